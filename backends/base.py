@@ -1,0 +1,164 @@
+"""The one async contract every backend implements.
+
+The session owns state (breakpoint registry, selected thread and frame, output
+buffer); a backend owns a debugger process and translates. A backend never
+imports from tui_debugger and never knows which front end asked.
+
+Lifecycle:
+
+    backend = SomeBackend(emit)            # emit(event) is called for every event
+    await backend.launch(request, configure)   # or attach(request, configure)
+        # the backend starts its debugger, then awaits `configure()` exactly once,
+        # at the moment breakpoints and exception filters may be set (for DAP:
+        # after `initialized`, before `configurationDone`). The session's
+        # configure sets every breakpoint it holds through the methods below.
+    ... run control and inspection ...
+    await backend.disconnect(terminate=True)   # or terminate=False to detach
+    await backend.dispose()                    # never raises; ends every child
+
+Run-control methods return once the debugger accepted the request; the stop that
+follows arrives as a StoppedEvent. Inspection methods raise DebuggerError (with
+a code) when the program is running or a handle is stale.
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import Awaitable, Callable, ClassVar
+
+from .errors import NotSupported
+from .models import (
+    AttachRequest,
+    BackendEvent,
+    BreakpointSpec,
+    BreakpointState,
+    Capabilities,
+    EvalResult,
+    Frame,
+    LaunchRequest,
+    Scope,
+    Thread,
+    Variable,
+)
+
+EventSink = Callable[[BackendEvent], None]
+Configure = Callable[[], Awaitable[None]]
+
+
+class Backend(abc.ABC):
+    #: adapter name as users type it: debugpy, lldb-dap, lldb-cli, dlv, node, simctl
+    name: ClassVar[str] = "backend"
+
+    def __init__(self, emit: EventSink) -> None:
+        self._emit = emit
+        self.capabilities = Capabilities()
+        #: pids of processes this backend started (adapter, debuggee); for status and tests
+        self.child_pids: list[int] = []
+        #: the debuggee's pid once known
+        self.debuggee_pid: int | None = None
+
+    def emit(self, event: BackendEvent) -> None:
+        self._emit(event)
+
+    # ----------------------------------------------------------------- start/end
+
+    @abc.abstractmethod
+    async def launch(self, request: LaunchRequest, configure: Configure) -> None: ...
+
+    @abc.abstractmethod
+    async def attach(self, request: AttachRequest, configure: Configure) -> None: ...
+
+    @abc.abstractmethod
+    async def disconnect(self, terminate: bool) -> None:
+        """End the debug session: kill the debuggee (terminate=True) or leave it
+        running (terminate=False, i.e. detach)."""
+
+    @abc.abstractmethod
+    async def dispose(self) -> None:
+        """Best effort, never raises: close connections and end every child process."""
+
+    # ----------------------------------------------------------------- breakpoints
+
+    @abc.abstractmethod
+    async def set_source_breakpoints(
+        self, path: str, specs: list[BreakpointSpec]
+    ) -> list[BreakpointState]:
+        """Replace all breakpoints in `path` with `specs` (DAP semantics). Returns one
+        state per spec, in order. Disabled specs are not sent and come back unverified."""
+
+    async def set_function_breakpoints(self, specs: list[BreakpointSpec]) -> list[BreakpointState]:
+        """Replace all function breakpoints with `specs`."""
+        if specs:
+            raise NotSupported(
+                f"The {self.name} backend has no function breakpoints; use FILE:LINE instead."
+            )
+        return []
+
+    async def set_exception_filters(self, filter_ids: list[str]) -> None:
+        """Which exceptions stop the program (ids from capabilities.exception_filters)."""
+        return None
+
+    # ----------------------------------------------------------------- run control
+
+    @abc.abstractmethod
+    async def continue_(self, thread_id: int | None) -> None: ...
+
+    @abc.abstractmethod
+    async def step_over(self, thread_id: int) -> None: ...
+
+    @abc.abstractmethod
+    async def step_in(self, thread_id: int) -> None: ...
+
+    @abc.abstractmethod
+    async def step_out(self, thread_id: int) -> None: ...
+
+    @abc.abstractmethod
+    async def pause(self, thread_id: int | None) -> None: ...
+
+    # ----------------------------------------------------------------- inspection
+
+    @abc.abstractmethod
+    async def threads(self) -> list[Thread]: ...
+
+    @abc.abstractmethod
+    async def stack_trace(
+        self, thread_id: int, start: int = 0, levels: int = 20
+    ) -> tuple[list[Frame], int | None]:
+        """Frames `start`..`start+levels` of a stopped thread, and the total frame
+        count when the backend knows it."""
+
+    @abc.abstractmethod
+    async def scopes(self, frame_id: int) -> list[Scope]: ...
+
+    @abc.abstractmethod
+    async def variables(self, ref: int, start: int = 0, count: int = 0) -> list[Variable]:
+        """Children of a scope or a structured value. count=0 means all; a backend
+        that cannot page returns all and the session slices."""
+
+    @abc.abstractmethod
+    async def evaluate(
+        self, expression: str, frame_id: int | None, context: str = "repl"
+    ) -> EvalResult:
+        """Evaluate in a frame (context: repl, watch, hover, clipboard). An
+        expression that raises is a DebuggerError whose message is the error text."""
+
+    # ----------------------------------------------------------------- optional
+
+    async def raw_command(self, command: str, timeout: float) -> str:
+        """The debugger's own command language (LLDB). DAP backends run it through
+        evaluate in the repl context where the adapter supports that."""
+        raise NotSupported(
+            f"The {self.name} backend has no raw command language; use evaluate instead."
+        )
+
+    async def source(self, source_reference: int) -> str:
+        raise NotSupported(f"The {self.name} backend cannot fetch source by reference.")
+
+    async def disassemble(self, frame_id: int, count: int = 32) -> list[str]:
+        raise NotSupported(f"The {self.name} backend cannot disassemble.")
+
+    async def read_memory(self, address: str, count: int) -> bytes:
+        raise NotSupported(f"The {self.name} backend cannot read memory.")
+
+    async def restart(self) -> None:
+        raise NotSupported(f"The {self.name} backend cannot restart; stop and run again.")

@@ -1,0 +1,277 @@
+"""Domain models shared by every backend and every front end.
+
+These are the only shapes that cross the backend boundary. A backend that can
+fill a field fills it; one that cannot leaves the documented default, so the
+session and the front ends never ask which backend they are talking to.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=False)
+
+
+# --------------------------------------------------------------------------- sources
+
+
+class SourceLocation(Model):
+    """A place in source code. `path` is absolute when the backend knows the file;
+    `source_reference` is set instead for sources that exist only in the adapter
+    (generated code, disassembly)."""
+
+    path: str | None = None
+    line: int = 0
+    column: int = 0
+    name: str | None = None
+    source_reference: int | None = None
+
+    def short(self) -> str:
+        import os
+
+        where = os.path.basename(self.path) if self.path else (self.name or "<unknown>")
+        return f"{where}:{self.line}" if self.line else where
+
+
+# --------------------------------------------------------------------------- breakpoints
+
+
+class BreakpointSpec(Model):
+    """What a user asked for. Exactly one of (`path` + `line`) or `function`."""
+
+    path: str | None = None
+    line: int | None = None
+    function: str | None = None
+    condition: str | None = None
+    hit_condition: str | None = None
+    log_message: str | None = None
+    enabled: bool = True
+
+
+class BreakpointState(Model):
+    """What the backend answered for one spec, in the order the specs were given."""
+
+    verified: bool = False
+    line: int | None = None  # where the adapter actually placed it
+    message: str | None = None  # why it is unverified, in the adapter's words
+    backend_id: int | str | None = None
+
+
+class Breakpoint(Model):
+    """A breakpoint in the session's registry: the spec, its state, and who set it."""
+
+    id: int
+    spec: BreakpointSpec
+    verified: bool = False
+    line: int | None = None
+    message: str | None = None
+    set_by: str = "user"
+    hits: int = 0
+
+    @property
+    def kind(self) -> Literal["line", "function"]:
+        return "function" if self.spec.function else "line"
+
+    def describe(self) -> str:
+        spec = self.spec
+        if spec.function:
+            where = f"function {spec.function}"
+        else:
+            where = f"{spec.path}:{spec.line}"
+            if self.line and self.line != spec.line:
+                where += f" (moved to line {self.line})"
+        extras = []
+        if spec.condition:
+            extras.append(f"if {spec.condition}")
+        if spec.hit_condition:
+            extras.append(f"hit {spec.hit_condition}")
+        if spec.log_message:
+            extras.append(f"log {spec.log_message!r}")
+        if not spec.enabled:
+            extras.append("disabled")
+        if not self.verified:
+            extras.append("unverified" + (f": {self.message}" if self.message else ""))
+        return where + (" [" + ", ".join(extras) + "]" if extras else "")
+
+
+# --------------------------------------------------------------------------- threads & stack
+
+
+class Thread(Model):
+    id: int
+    name: str = ""
+    stopped: bool | None = None  # None when the backend does not say
+
+
+class Frame(Model):
+    """One stack frame. `id` is the backend's handle (valid until the next resume);
+    `index` is its position, 0 being the innermost."""
+
+    id: int
+    index: int
+    name: str
+    location: SourceLocation | None = None
+    module: str | None = None
+    instruction_pointer: str | None = None
+    presentation: str | None = None  # "subtle" / "label" frames are library or glue code
+
+
+class ScopeKind(str, Enum):
+    locals = "locals"
+    arguments = "arguments"
+    globals = "globals"
+    registers = "registers"
+    closure = "closure"
+    other = "other"
+
+
+class Scope(Model):
+    name: str
+    kind: ScopeKind = ScopeKind.other
+    ref: int  # variables reference; pass to Backend.variables
+    expensive: bool = False
+    named_count: int | None = None
+    indexed_count: int | None = None
+
+
+class Variable(Model):
+    """A value. `ref` > 0 means it has children, fetched lazily with
+    Backend.variables(ref)."""
+
+    name: str
+    value: str
+    type: str | None = None
+    ref: int = 0
+    named_count: int | None = None
+    indexed_count: int | None = None
+    evaluate_name: str | None = None
+
+
+class EvalResult(Model):
+    value: str
+    type: str | None = None
+    ref: int = 0
+    named_count: int | None = None
+    indexed_count: int | None = None
+
+
+# --------------------------------------------------------------------------- requests
+
+
+class LaunchRequest(Model):
+    program: str
+    args: list[str] = Field(default_factory=list)
+    cwd: str | None = None
+    env: dict[str, str] = Field(default_factory=dict)
+    stop_on_entry: bool = False
+    # Adapter-specific fields from a launch configuration (launch.json), passed through.
+    extra: dict[str, Any] = Field(default_factory=dict)
+
+
+class AttachRequest(Model):
+    pid: int | None = None
+    host: str | None = None
+    port: int | None = None
+    wait_for: str | None = None  # process name to wait for (lldb)
+    program: str | None = None  # executable, when the backend needs symbols up front
+    extra: dict[str, Any] = Field(default_factory=dict)
+
+
+# --------------------------------------------------------------------------- capabilities
+
+
+class Capabilities(Model):
+    """What a backend can do. Each flag defaults to the answer that makes the
+    front ends hide or refuse the feature (a documented no-op default)."""
+
+    conditional_breakpoints: bool = False
+    hit_conditional_breakpoints: bool = False
+    log_points: bool = False
+    function_breakpoints: bool = False
+    pause: bool = True
+    terminate: bool = True
+    restart: bool = False
+    step_back: bool = False
+    set_variable: bool = False
+    raw_commands: bool = False  # Backend.raw_command runs the debugger's own command language
+    disassemble: bool = False
+    read_memory: bool = False
+    attach_pid: bool = False
+    attach_wait_for: bool = False
+    exception_filters: list[ExceptionFilter] = Field(default_factory=list)
+
+
+class ExceptionFilter(Model):
+    id: str
+    label: str
+    default: bool = False
+
+
+Capabilities.model_rebuild()
+
+
+# --------------------------------------------------------------------------- events
+
+
+class StoppedEvent(Model):
+    kind: Literal["stopped"] = "stopped"
+    reason: str  # breakpoint, step, exception, pause, entry, signal, goto, function breakpoint ...
+    thread_id: int | None = None
+    description: str | None = None
+    text: str | None = None  # exception message / signal name
+    all_threads_stopped: bool = True
+    hit_breakpoint_ids: list[int | str] = Field(default_factory=list)  # backend ids
+
+
+class ContinuedEvent(Model):
+    kind: Literal["continued"] = "continued"
+    thread_id: int | None = None
+    all_threads_continued: bool = True
+
+
+class OutputEvent(Model):
+    kind: Literal["output"] = "output"
+    category: str = "stdout"  # stdout, stderr, console (adapter messages), important
+    text: str
+
+
+class ExitedEvent(Model):
+    kind: Literal["exited"] = "exited"
+    exit_code: int | None = None
+
+
+class TerminatedEvent(Model):
+    kind: Literal["terminated"] = "terminated"
+    reason: str | None = None
+
+
+class BreakpointChangedEvent(Model):
+    kind: Literal["breakpoint"] = "breakpoint"
+    backend_id: int | str
+    state: BreakpointState
+    reason: str = "changed"
+
+
+class ThreadEvent(Model):
+    kind: Literal["thread"] = "thread"
+    thread_id: int
+    reason: Literal["started", "exited"]
+
+
+BackendEvent = Annotated[
+    Union[
+        StoppedEvent,
+        ContinuedEvent,
+        OutputEvent,
+        ExitedEvent,
+        TerminatedEvent,
+        BreakpointChangedEvent,
+        ThreadEvent,
+    ],
+    Field(discriminator="kind"),
+]

@@ -1,0 +1,148 @@
+"""Child processes: argument lists only, each in its own process group, ended
+with its session.
+
+Every backend starts its debugger (adapter, lldb, node) through `spawn`, and
+ends it with `ChildProcess.kill_group`. Debuggees started by an adapter may sit
+in a process group of their own; backends record their pid and end it with
+`kill_tree` as well.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import subprocess
+from dataclasses import dataclass
+from typing import Sequence
+
+from .errors import DependencyMissing
+
+
+@dataclass
+class ChildProcess:
+    proc: asyncio.subprocess.Process
+    argv: list[str]
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    @property
+    def alive(self) -> bool:
+        return self.proc.returncode is None
+
+    async def kill_group(self, grace: float = 1.0) -> None:
+        """SIGTERM the whole group, then SIGKILL whatever is left after `grace`."""
+        if self.proc.returncode is None:
+            signal_group(self.proc.pid, signal.SIGTERM)
+            try:
+                await asyncio.wait_for(self.proc.wait(), grace)
+            except (asyncio.TimeoutError, ProcessLookupError):
+                pass
+        # The group can outlive its leader (a debuggee the adapter forked).
+        signal_group(self.proc.pid, signal.SIGKILL)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.proc.wait(), grace)
+        for stream in (self.proc.stdin,):
+            if stream is not None:
+                with contextlib.suppress(Exception):
+                    stream.close()
+
+
+async def spawn(
+    argv: Sequence[str],
+    *,
+    cwd: str | None = None,
+    env: dict[str, str] | None = None,
+    stdin: int | None = subprocess.PIPE,
+    stdout: int | None = subprocess.PIPE,
+    stderr: int | None = subprocess.PIPE,
+    what: str = "process",
+    install_hint: str = "",
+) -> ChildProcess:
+    """Start `argv` in a new session (so a process group of its own)."""
+    argv = [str(a) for a in argv]
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *argv,
+            cwd=cwd,
+            env=env,
+            stdin=stdin,
+            stdout=stdout,
+            stderr=stderr,
+            start_new_session=True,
+            limit=2**24,
+        )
+    except FileNotFoundError as exc:
+        raise DependencyMissing(
+            f"Cannot start the {what}: {argv[0]} was not found. {install_hint}".strip(),
+            argv=argv,
+        ) from exc
+    except PermissionError as exc:
+        raise DependencyMissing(
+            f"Cannot start the {what}: {argv[0]} is not executable. {install_hint}".strip(),
+            argv=argv,
+        ) from exc
+    return ChildProcess(proc, argv)
+
+
+def signal_group(pid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
+        os.killpg(pid, sig)
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # A zombie is dead for our purposes.
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return True
+
+
+def descendants(pid: int) -> list[int]:
+    """All descendant pids of `pid` (Linux /proc; empty elsewhere)."""
+    children: dict[int, list[int]] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                ppid = int(f.read().split(")")[-1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+    out: list[int] = []
+    stack = [pid]
+    while stack:
+        for child in children.get(stack.pop(), []):
+            out.append(child)
+            stack.append(child)
+    return out
+
+
+async def kill_tree(pid: int, grace: float = 0.5) -> None:
+    """End `pid` and everything below it, whatever process group they are in."""
+    pids = [pid, *descendants(pid)]
+    for p in pids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(p, signal.SIGTERM)
+    deadline = asyncio.get_running_loop().time() + grace
+    while any(pid_alive(p) for p in pids) and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.02)
+    for p in pids:
+        if pid_alive(p):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(p, signal.SIGKILL)

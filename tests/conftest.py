@@ -1,0 +1,62 @@
+"""Shared test set-up.
+
+`require(tool)` skips a test whose debugger is missing on a developer's machine,
+and fails it under CI=true: CI must prove every backend works.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def require(available: bool, what: str) -> None:
+    if available:
+        return
+    message = f"{what} is not installed here (.ci/run installs it)"
+    if IN_CI:
+        pytest.fail(message + "; CI must run every backend", pytrace=False)
+    pytest.skip(message)
+
+
+def require_executable(*names: str) -> str:
+    for name in names:
+        found = shutil.which(name)
+        if found:
+            return found
+    require(False, " or ".join(names))
+    raise AssertionError("unreachable")
+
+
+@pytest.fixture
+def no_leftover_processes():
+    """Fails the test if it leaves any child process of this test process alive."""
+    from backends.process import descendants, pid_alive
+
+    before = set(descendants(os.getpid()))
+    yield
+    deadline = time.monotonic() + 5
+    while True:
+        left = [p for p in descendants(os.getpid()) if p not in before and pid_alive(p)]
+        if not left or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    if left:
+        cmdlines = []
+        for pid in left:
+            try:
+                cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+            except OSError:
+                cmd = "?"
+            cmdlines.append(f"{pid}: {cmd}")
+        pytest.fail("processes left running:\n" + "\n".join(cmdlines), pytrace=False)
