@@ -1,0 +1,350 @@
+"""The simctl backend against tests/fake_xcrun: the real output shapes of
+`simctl list`, `simctl spawn UDID launchctl list` and `xcrun --find`, with the
+attach itself done by the real local lldb / lldb-dap on a real local process."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import plistlib
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from backends.adapters import find_lldb, find_lldb_dap
+from backends.errors import (
+    CommandFailed,
+    DependencyMissing,
+    ErrorCode,
+    InvalidInput,
+    ResourceBusy,
+    StaleDefault,
+    Timeout,
+)
+from backends.simctl import (
+    SimDefaults,
+    attach_sim,
+    find_app_pid,
+    find_xcrun,
+    parse_device_list,
+    parse_launchctl_list,
+    resolve_app_pid,
+    resolve_simulator,
+)
+from backends.simctl import locks
+from backends.simctl.apps import app_executable_name
+
+from conftest import ROOT, require
+
+FAKE_XCRUN = ROOT / "tests" / "fake_xcrun" / "xcrun"
+APP_SOURCE = ROOT / "tests" / "programs" / "sim_demo_app.c"
+BUILD_DIR = ROOT / "tests" / "programs" / "build" / "simctl"
+APP_EXECUTABLE = "SimDemoApp"  # under 16 characters: Linux matches wait-for names on comm
+BUNDLE = "com.example.SimDemoApp"
+
+IPHONE_15 = "A1EDEC56-560D-4E95-A19C-87F2FC438103"
+IPHONE_15_PRO = "9F72E171-D1DD-4A7E-8C78-2CB1F540AE95"
+IPHONE_15_IOS18 = "5B2E8C1F-3D4A-4F6B-9E7C-1A2B3C4D5E6F"
+IPHONE_16_A = "0C9D8E7F-6A5B-4C3D-2E1F-0A9B8C7D6E5F"
+IPHONE_16_B = "D3FF5631-7656-4429-A597-527A1B2C3D4E"
+IPAD_GONE = "064545FB-B27F-4D1C-9F9F-C05F31F30B42"
+IOS_17 = "com.apple.CoreSimulator.SimRuntime.iOS-17-5"
+IOS_18 = "com.apple.CoreSimulator.SimRuntime.iOS-18-0"
+
+
+def device(udid: str, name: str, state: str, available: bool = True, kind: str = "iPhone-15"):
+    entry = {
+        "dataPath": f"/Users/dev/Library/Developer/CoreSimulator/Devices/{udid}/data",
+        "dataPathSize": 18446744073709551616 if state == "Booted" else 0,
+        "logPath": f"/Users/dev/Library/Logs/CoreSimulator/{udid}",
+        "udid": udid,
+        "isAvailable": available,
+        "deviceTypeIdentifier": f"com.apple.CoreSimulator.SimDeviceType.{kind}",
+        "state": state,
+        "name": name,
+    }
+    if not available:
+        entry["availabilityError"] = "runtime profile not found"
+    return entry
+
+
+class FakeSimulators:
+    """The fixture file the fake xcrun reads, and the log of what it was asked."""
+
+    def __init__(self, root: Path) -> None:
+        self.path = root / "fixture.json"
+        self.log = root / "xcrun-calls.jsonl"
+        self.state_dir = root / "state"
+        self.data: dict = {
+            "devices": {
+                IOS_17: [
+                    device(IPHONE_15, "iPhone 15", "Booted"),
+                    device(IPHONE_15_PRO, "iPhone 15 Pro", "Shutdown", kind="iPhone-15-Pro"),
+                    device(IPHONE_16_A, "iPhone 16", "Booted", kind="iPhone-16"),
+                    device(IPAD_GONE, "iPad Air", "Shutdown", available=False, kind="iPad-Air"),
+                ],
+                IOS_18: [
+                    device(IPHONE_15_IOS18, "iPhone 15", "Shutdown"),
+                    device(IPHONE_16_B, "iPhone 16", "Booted", kind="iPhone-16"),
+                ],
+            },
+            "apps": {},
+            "tools": {"lldb": find_lldb(), "lldb-dap": find_lldb_dap()},
+        }
+        self.save()
+
+    def save(self) -> None:
+        self.path.write_text(json.dumps(self.data))
+
+    def set_app(self, udid: str, bundle_id: str, pid: int | None, **extra) -> None:
+        apps = self.data["apps"].setdefault(udid, [])
+        apps[:] = [a for a in apps if a["bundleId"] != bundle_id]
+        apps.append({"bundleId": bundle_id, "pid": pid, "instance": "1a2b",
+                     "suffix": "[rb-legacy]", **extra})
+        self.save()
+
+    def remove_device(self, udid: str) -> None:
+        for runtime, devices in self.data["devices"].items():
+            self.data["devices"][runtime] = [d for d in devices if d["udid"] != udid]
+        self.save()
+
+    def calls(self) -> list[list[str]]:
+        if not self.log.exists():
+            return []
+        return [json.loads(line) for line in self.log.read_text().splitlines()]
+
+
+@pytest.fixture
+def sims(tmp_path, monkeypatch) -> FakeSimulators:
+    fake = FakeSimulators(tmp_path)
+    monkeypatch.setenv("FAKE_XCRUN_FIXTURE", str(fake.path))
+    monkeypatch.setenv("FAKE_XCRUN_LOG", str(fake.log))
+    monkeypatch.setenv("TUI_DEBUGGER_XCRUN", str(FAKE_XCRUN))
+    monkeypatch.setenv("TUI_DEBUGGER_STATE_DIR", str(fake.state_dir))
+    monkeypatch.delenv("TUI_DEBUGGER_SIM_BACKEND", raising=False)
+    return fake
+
+
+XCRUN = str(FAKE_XCRUN)
+
+
+# --------------------------------------------------------------------------- parsing
+
+
+LAUNCHCTL_REAL = (
+    "PID\tStatus\tLabel\n"
+    "-\t0\tcom.apple.progressd\n"
+    "22109\t0\tcom.apple.CoreAuthentication.daemon\n"
+    "68331\t0\tUIKitApplication:com.apple.mobilecal[1a99][rb-legacy]\n"
+    "-\t0\tUIKitApplication:com.example.App[2b0f][rb-legacy]\n"
+    "70001\t0\tUIKitApplication:com.example.AppWidget[0c1d][rb-legacy]\n"
+    "70002\t0\tUIKitApplication:com.example.Plain[0x37c3]\n"
+    "70003\t0\tUIKitApplication:com.example.Bare\n"
+)
+
+
+def test_launchctl_rows_parse_with_and_without_launchd_suffixes():
+    jobs = parse_launchctl_list(LAUNCHCTL_REAL)
+    assert [j.pid for j in jobs] == [None, 22109, 68331, None, 70001, 70002, 70003]
+    assert [j.bundle_id for j in jobs] == [
+        None, None, "com.apple.mobilecal", "com.example.App", "com.example.AppWidget",
+        "com.example.Plain", "com.example.Bare",
+    ]
+    assert find_app_pid(jobs, "U", "com.example.Plain") == 70002
+    assert find_app_pid(jobs, "U", "com.example.Bare") == 70003
+    # A bundle id is matched whole: the widget's pid is not the app's.
+    with pytest.raises(InvalidInput) as caught:
+        find_app_pid(jobs, "U", "com.example.App")
+    assert "xcrun simctl launch U com.example.App" in caught.value.message
+
+
+def test_device_list_skips_unavailable_devices_in_both_formats():
+    text = json.dumps({"devices": {
+        IOS_17: [device(IPHONE_15, "iPhone 15", "Booted"),
+                 device(IPAD_GONE, "iPad Air", "Shutdown", available=False)],
+        "iOS 12.0": [{"state": "Shutdown", "availability": "(unavailable, runtime profile not found)",
+                      "name": "iPhone X", "udid": "OLD-1"}],
+    }})
+    devices = parse_device_list(text)
+    assert [(d.udid, d.runtime_name) for d in devices] == [(IPHONE_15, "iOS 17.5")]
+    with pytest.raises(CommandFailed):
+        parse_device_list("Usage: simctl list")
+
+
+# --------------------------------------------------------------------------- simulators
+
+
+async def test_name_prefers_the_booted_device_and_runs_the_real_command(sims):
+    found = await resolve_simulator(XCRUN, simulator_name="iPhone 15")
+    assert (found.udid, found.state, found.runtime_name) == (IPHONE_15, "Booted", "iOS 17.5")
+    assert sims.calls() == [["simctl", "list", "devices", "available", "-j"]]
+
+
+async def test_udid_matches_case_insensitively_and_names_fall_back_to_any_case(sims):
+    assert (await resolve_simulator(XCRUN, simulator_id=IPHONE_15.lower())).name == "iPhone 15"
+    assert (await resolve_simulator(XCRUN, simulator_name="IPHONE 15")).udid == IPHONE_15
+
+
+async def test_several_booted_devices_of_one_name_are_listed(sims):
+    with pytest.raises(InvalidInput) as caught:
+        await resolve_simulator(XCRUN, simulator_name="iPhone 16")
+    message = caught.value.message
+    assert IPHONE_16_A in message and IPHONE_16_B in message
+    assert "iOS 17.5" in message and "iOS 18.0" in message
+    assert "simulatorId" in message
+    assert caught.value.code is ErrorCode.invalid_input
+
+
+async def test_no_such_simulator_lists_the_available_names(sims):
+    with pytest.raises(InvalidInput) as caught:
+        await resolve_simulator(XCRUN, simulator_name="iPhone 99")
+    message = caught.value.message
+    assert "iPhone 99" in message and "iPhone 15 (booted)" in message and "iPhone 15 Pro" in message
+    assert "iPad Air" not in message  # unavailable devices cannot be debugged
+    with pytest.raises(InvalidInput, match="No available simulator has UDID"):
+        await resolve_simulator(XCRUN, simulator_id="00000000-0000-0000-0000-000000000000")
+    with pytest.raises(InvalidInput, match="No available simulator has UDID"):
+        await resolve_simulator(XCRUN, simulator_id=IPAD_GONE)
+
+
+async def test_a_simulator_that_is_not_booted_says_how_to_boot_it(sims):
+    with pytest.raises(InvalidInput) as caught:
+        await resolve_simulator(XCRUN, simulator_name="iPhone 15 Pro")
+    assert f"xcrun simctl boot {IPHONE_15_PRO}" in caught.value.message
+
+
+async def test_booted_keyword_needs_a_single_booted_device(sims):
+    with pytest.raises(InvalidInput, match="3 booted simulators"):
+        await resolve_simulator(XCRUN, simulator_id="booted")
+
+
+# --------------------------------------------------------------------------- apps
+
+
+async def test_app_pid_comes_from_launchctl_and_a_stopped_app_says_how_to_launch_it(sims):
+    sims.set_app(IPHONE_15, "com.example.Running", 4242)
+    sims.set_app(IPHONE_15, "com.example.Idle", None)
+    assert await resolve_app_pid(XCRUN, IPHONE_15, "com.example.Running") == 4242
+    assert sims.calls()[-1] == ["simctl", "spawn", IPHONE_15, "launchctl", "list"]
+    for bundle in ("com.example.Idle", "com.example.Missing"):
+        with pytest.raises(InvalidInput) as caught:
+            await resolve_app_pid(XCRUN, IPHONE_15, bundle)
+        assert f"xcrun simctl launch {IPHONE_15} {bundle}" in caught.value.message
+        assert "waitFor" in caught.value.message
+
+
+async def test_simctl_device_errors_become_actionable(sims):
+    with pytest.raises(InvalidInput, match="Invalid device: 00000000"):
+        await resolve_app_pid(XCRUN, "00000000-0000-0000-0000-000000000000", BUNDLE)
+    with pytest.raises(InvalidInput, match=f"xcrun simctl boot {IPHONE_15_PRO}"):
+        await resolve_app_pid(XCRUN, IPHONE_15_PRO, BUNDLE)
+
+
+async def test_executable_name_comes_from_the_installed_bundle(sims, tmp_path):
+    bundle_dir = tmp_path / "Demo.app"
+    bundle_dir.mkdir()
+    (bundle_dir / "Info.plist").write_bytes(
+        plistlib.dumps({"CFBundleExecutable": "DemoExec", "CFBundleIdentifier": BUNDLE},
+                       fmt=plistlib.FMT_BINARY)
+    )
+    sims.set_app(IPHONE_15, BUNDLE, None, appPath=str(bundle_dir))
+    assert await app_executable_name(XCRUN, IPHONE_15, BUNDLE) == "DemoExec"
+    with pytest.raises(InvalidInput, match="not installed"):
+        await app_executable_name(XCRUN, IPHONE_15, "com.example.NotInstalled")
+
+
+# --------------------------------------------------------------------------- xcrun
+
+
+def test_missing_xcrun_says_this_backend_needs_xcode_on_macos(monkeypatch, tmp_path):
+    monkeypatch.delenv("TUI_DEBUGGER_XCRUN", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(DependencyMissing) as caught:
+        find_xcrun()
+    assert "Xcode" in caught.value.message
+    if sys.platform != "darwin":
+        assert "macOS-only" in caught.value.message
+    monkeypatch.setenv("TUI_DEBUGGER_XCRUN", str(tmp_path / "nowhere" / "xcrun"))
+    with pytest.raises(DependencyMissing, match="TUI_DEBUGGER_XCRUN"):
+        find_xcrun()
+
+
+async def test_attach_without_xcrun_is_dependency_missing(monkeypatch, tmp_path):
+    monkeypatch.delenv("TUI_DEBUGGER_XCRUN", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(DependencyMissing) as caught:
+        await attach_sim(lambda e: None, simulator_name="iPhone 15", bundle_id=BUNDLE,
+                         defaults=SimDefaults(tmp_path))
+    assert caught.value.code is ErrorCode.dependency_missing
+
+
+async def test_a_hanging_simctl_times_out_and_is_ended(sims, tmp_path, no_leftover_processes):
+    hang = tmp_path / "xcrun-hang"
+    hang.write_text("#!/bin/sh\nexec sleep 30\n")
+    hang.chmod(0o755)
+    started = time.monotonic()
+    with pytest.raises(Timeout, match="did not answer within 0.5 s"):
+        await resolve_simulator(str(hang), simulator_name="iPhone 15", timeout=0.5)
+    assert time.monotonic() - started < 3
+
+
+# --------------------------------------------------------------------------- defaults
+
+
+async def test_a_remembered_simulator_that_is_gone_is_a_stale_default(sims):
+    store = SimDefaults()
+    store.set(simulator_id=IPHONE_15_PRO, simulator_name="iPhone 15 Pro", bundle_id=BUNDLE)
+    sims.remove_device(IPHONE_15_PRO)
+    with pytest.raises(StaleDefault) as caught:
+        await attach_sim(lambda e: None, defaults=store)
+    assert caught.value.code is ErrorCode.stale_default
+    assert f"iPhone 15 Pro ({IPHONE_15_PRO}) no longer exists" in caught.value.message
+    assert "simulatorId or simulatorName" in caught.value.message
+
+
+async def test_defaults_pass_validation_when_simctl_itself_fails(sims):
+    store = SimDefaults()
+    store.set(simulator_id=IPHONE_15, simulator_name="iPhone 15", bundle_id=BUNDLE)
+    sims.data["fail"] = {"list": "CoreSimulatorService connection became invalid."}
+    sims.save()
+    # The listing fails, the remembered UDID is used as it is, and the flow goes on to
+    # launchctl, which answers: the app is not running.
+    with pytest.raises(InvalidInput, match=f"xcrun simctl launch {IPHONE_15} {BUNDLE}"):
+        await attach_sim(lambda e: None, defaults=store)
+    # An explicit simulator is never guessed: the failure is reported.
+    with pytest.raises(CommandFailed, match="CoreSimulatorService"):
+        await attach_sim(lambda e: None, simulator_name="iPhone 15", bundle_id=BUNDLE,
+                         defaults=store)
+
+
+async def test_nothing_given_and_nothing_remembered_asks_for_a_simulator(sims):
+    with pytest.raises(InvalidInput, match="simulatorId"):
+        await attach_sim(lambda e: None, defaults=SimDefaults())
+    with pytest.raises(InvalidInput, match="bundleId"):
+        await attach_sim(lambda e: None, simulator_name="iPhone 15", defaults=SimDefaults())
+
+
+def test_defaults_file_survives_corruption(sims):
+    store = SimDefaults()
+    store.path.write_text("{not json")
+    assert store.load().simulator_id is None
+    store.set(bundle_id=BUNDLE)
+    assert SimDefaults().load().bundle_id == BUNDLE
+
+
+# --------------------------------------------------------------------------- locks
+
+
+def test_a_resource_lock_names_its_owner_until_released(sims):
+    first = locks.acquire("lldb:4242", "session agent-1")
+    with pytest.raises(ResourceBusy) as caught:
+        locks.acquire("lldb:4242", "session person-2")
+    assert "session agent-1" in caught.value.message
+    assert caught.value.code is ErrorCode.resource_busy
+    first.release()
+    first.release()
+    locks.acquire("lldb:4242", "session person-2").release()
