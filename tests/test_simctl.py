@@ -59,7 +59,6 @@ IOS_18 = "com.apple.CoreSimulator.SimRuntime.iOS-18-0"
 def device(udid: str, name: str, state: str, available: bool = True, kind: str = "iPhone-15"):
     entry = {
         "dataPath": f"/Users/dev/Library/Developer/CoreSimulator/Devices/{udid}/data",
-        "dataPathSize": 18446744073709551616 if state == "Booted" else 0,
         "logPath": f"/Users/dev/Library/Logs/CoreSimulator/{udid}",
         "udid": udid,
         "isAvailable": available,
