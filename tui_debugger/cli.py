@@ -1,0 +1,442 @@
+"""The `tui-debugger` executable. Session commands are generated from the command
+registry; `run`, `attach`, `ui`, `start`, `mcp` and the hidden `daemon` are the
+entry points that host or join a session."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import time
+from typing import Any, Sequence
+
+from backends.errors import DebuggerError, ErrorCode, InvalidInput
+
+from . import __version__, paths
+from .commands import registry
+from .commands.registry import CliSpec, Command
+from .commands.render import render
+
+ENTRY_POINTS = {"run", "attach", "ui", "start", "mcp", "daemon", "launches"}
+
+
+# ============================================================================ parser
+
+
+def _add_common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--session", metavar="NAME", help="session to use (default: the only live one, else the newest)")
+    parser.add_argument("--json", action="store_true", help="print the result model as JSON")
+
+
+def _add_launch_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--session", metavar="NAME", help="name for the new session")
+    parser.add_argument("--adapter", help="debugpy, lldb-dap, lldb-cli, dlv or node (default: by program type)")
+    parser.add_argument("--break", "-b", dest="breakpoints", action="append", default=[],
+                        metavar="FILE:LINE", help="breakpoint to set before start (repeatable)")
+    parser.add_argument("--stop-on-entry", action="store_true", help="stop at the first line")
+    parser.add_argument("--cwd", help="working directory of the program")
+    parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE", help="environment variable (repeatable)")
+    parser.add_argument("--launch", dest="launch_config", metavar="NAME",
+                        help="use this configuration from .vscode/launch.json")
+    parser.add_argument("program", nargs="?", metavar="PROGRAM")
+    parser.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS")
+
+
+def _generated_field_args(parser: argparse.ArgumentParser, cmd: Command, spec: CliSpec) -> None:
+    """Flags from the argument model for commands without a custom CLI shape."""
+    for name, field in cmd.args.model_fields.items():
+        if name in spec.fixed:
+            continue
+        flag = "--" + name.replace("_", "-")
+        help_text = field.description
+        annotation = str(field.annotation)
+        if name in spec.positional:
+            parser.add_argument(name, type=int if "int" in annotation else str, help=help_text)
+        elif field.annotation is bool:
+            parser.add_argument(flag, action="store_true", dest=name, help=help_text)
+        elif "int" in annotation:
+            parser.add_argument(flag, type=int, dest=name, help=help_text)
+        elif "list" in annotation:
+            parser.add_argument(flag, nargs="+", dest=name, help=help_text)
+        else:
+            parser.add_argument(flag, dest=name, help=help_text)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tui-debugger",
+        description="A terminal debugger that a person and a coding agent drive together.",
+    )
+    parser.add_argument("--version", action="version", version=f"tui-debugger {__version__}")
+    sub = parser.add_subparsers(dest="entry", metavar="COMMAND")
+
+    p = sub.add_parser("run", help="open the TUI on a new session of PROGRAM")
+    _add_launch_options(p)
+    p = sub.add_parser("start", help="start a headless session in the background")
+    _add_launch_options(p)
+    p.add_argument("--json", action="store_true")
+    p = sub.add_parser("attach", help="open the TUI attached to PID, HOST:PORT or a simulator app")
+    p.add_argument("target", nargs="?", metavar="PID|HOST:PORT")
+    p.add_argument("--session", metavar="NAME")
+    p.add_argument("--adapter")
+    p.add_argument("--program", help="the executable, for symbols")
+    p.add_argument("--wait-for", metavar="NAME", help="wait for a process with this name (lldb)")
+    p.add_argument("--sim", metavar="NAME|UDID", help="iOS simulator (by name or UDID)")
+    p.add_argument("--bundle-id", metavar="ID", help="app bundle id in the simulator")
+    p.add_argument("--headless", action="store_true", help="no TUI: serve the session in the background")
+    p.add_argument("--json", action="store_true")
+    p = sub.add_parser("ui", help="open the TUI on a live session")
+    p.add_argument("--session", metavar="NAME")
+    p = sub.add_parser("mcp", help="serve the debugger as MCP tools (joins a live session when there is one)")
+    p.add_argument("--session", metavar="NAME")
+    p.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8765)
+    p = sub.add_parser("launches", help="list configurations in .vscode/launch.json")
+    p.add_argument("--json", action="store_true")
+    p = sub.add_parser("daemon")  # internal: the host of a headless session
+    p.add_argument("--spec", required=True)
+
+    groups: dict[str, Any] = {}
+
+    def parent_for(words: tuple[str, ...]) -> Any:
+        if len(words) == 1:
+            return sub
+        if words[0] not in groups:
+            group_parser = sub.add_parser(words[0], help=f"{words[0]} commands")
+            groups[words[0]] = group_parser.add_subparsers(dest="sub", metavar="SUBCOMMAND")
+        return groups[words[0]]
+
+    for cmd in registry.all_commands():
+        for spec in cmd.cli:
+            same_level = [a[-1] for a in spec.aliases
+                          if len(a) == len(spec.path) and a[:-1] == spec.path[:-1]]
+            other = [a for a in spec.aliases if a[-1] not in same_level or len(a) != len(spec.path)]
+            forms = [(spec.path, {"help": cmd.help, "aliases": same_level})]
+            forms += [(a, {}) for a in other]  # listed nowhere, accepted everywhere
+            for words, extra in forms:
+                cp = parent_for(words).add_parser(
+                    words[-1], description=cmd.description or cmd.help, **extra)
+                cp.set_defaults(command=cmd.id, cli_spec=spec)
+                if spec.build:
+                    spec.build(cp)
+                else:
+                    _generated_field_args(cp, cmd, spec)
+                _add_common(cp)
+    return parser
+
+
+def cli_args(cmd: Command, spec: CliSpec, ns: argparse.Namespace) -> dict[str, Any]:
+    if spec.adapt is not None:
+        values = spec.adapt(ns)
+    else:
+        values = {}
+        for name in cmd.args.model_fields:
+            value = getattr(ns, name, None)
+            if value is not None and value is not False:
+                values[name] = value
+    values.update(spec.fixed)
+    return values
+
+
+def _env_pairs(pairs: list[str]) -> dict[str, str]:
+    env = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise InvalidInput(f"--env takes NAME=VALUE, got {pair!r}.")
+        key, value = pair.split("=", 1)
+        env[key] = value
+    return env
+
+
+def launch_args_from(ns: argparse.Namespace) -> dict[str, Any]:
+    if not ns.program and not ns.launch_config:
+        raise InvalidInput("Give the program to debug, e.g. `tui-debugger start app.py`.")
+    args = list(ns.args or [])
+    if args[:1] == ["--"]:
+        args = args[1:]
+    out: dict[str, Any] = {
+        "program": ns.program or "", "args": args, "adapter": ns.adapter,
+        "stop_on_entry": ns.stop_on_entry, "session_name": ns.session,
+        "breakpoints": ns.breakpoints, "env": _env_pairs(ns.env), "cwd": ns.cwd,
+        "launch_config": ns.launch_config,
+    }
+    return {k: v for k, v in out.items() if v not in (None, [], {}, False, "")} | {
+        "program": ns.program or ""}
+
+
+# ============================================================================ output
+
+
+def emit_result(cmd_id: str, result: Any, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(result.model_dump(mode="json", by_alias=True), indent=2))
+    else:
+        text = render(cmd_id, result)
+        if text:
+            print(text)
+
+
+def emit_error(exc: DebuggerError, as_json: bool) -> int:
+    if as_json:
+        print(json.dumps({"error": exc.to_dict()}, indent=2))
+    print(f"error: {exc.message}", file=sys.stderr)
+    return 1
+
+
+# ============================================================================ client commands
+
+
+async def _call_remote(cmd: Command, args: dict[str, Any], session: str | None) -> Any:
+    from .client import RemoteSession
+    from .hub import resolve_live
+
+    name = resolve_live(session)
+    remote = await RemoteSession.connect(name, "cli", register=False)
+    try:
+        raw = await remote.call(cmd.id, args, cwd=os.getcwd())
+    finally:
+        await remote.close()
+    return cmd.result.model_validate(raw)
+
+
+async def _call_local(cmd: Command, args: dict[str, Any]) -> Any:
+    from .hub import Hub, execute
+
+    hub = Hub(serve=False)
+    try:
+        return await execute(hub, cmd.id, args, origin="cli", client_cwd=os.getcwd())
+    finally:
+        await hub.close_all()
+
+
+async def _follow_output(ns: argparse.Namespace, args: dict[str, Any]) -> int:
+    from .client import RemoteSession
+    from .hub import resolve_live
+
+    cmd = registry.get("output")
+    name = resolve_live(ns.session)
+    remote = await RemoteSession.connect(name, "cli", register=False)
+    since = args.get("since", 0)
+    try:
+        while True:
+            raw = await remote.call("output", {"since": since, "limit": 1000})
+            result = cmd.result.model_validate(raw)
+            for entry in result.entries:
+                sys.stdout.write(entry.text)
+            sys.stdout.flush()
+            since = result.next_cursor
+            if not result.truncated:
+                status = await remote.call("status", {})
+                if status.get("state") == "terminated":
+                    return 0
+                await asyncio.sleep(0.2)
+    except DebuggerError:
+        return 0
+    finally:
+        await remote.close()
+
+
+def run_client_command(ns: argparse.Namespace) -> int:
+    cmd = registry.get(ns.command)
+    as_json = getattr(ns, "json", False)
+    try:
+        args = cli_args(cmd, ns.cli_spec, ns)
+        if cmd.id == "output" and getattr(ns, "follow", False):
+            return asyncio.run(_follow_output(ns, args))
+        if cmd.needs_session:
+            result = asyncio.run(_call_remote(cmd, args, ns.session))
+        else:
+            result = asyncio.run(_call_local(cmd, args))
+    except DebuggerError as exc:
+        return emit_error(exc, as_json)
+    except KeyboardInterrupt:
+        return 130
+    emit_result(cmd.id, result, as_json)
+    return 0
+
+
+# ============================================================================ headless sessions
+
+
+def start_daemon(command: str, args: dict[str, Any], timeout: float = 90.0) -> dict[str, Any]:
+    """Start a daemon hosting a new session; return the launch result (or raise)."""
+    spec = json.dumps({"command": command, "args": args, "cwd": os.getcwd()})
+    name_hint = args.get("session_name") or "daemon"
+    log = paths.runtime_dir() / f"daemon-{os.getpid()}-{int(time.time() * 1000)}.log"
+    with open(log, "wb") as log_file:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "tui_debugger", "daemon", "--spec", spec],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log_file,
+            start_new_session=True, cwd=os.getcwd(),
+        )
+    assert proc.stdout is not None
+    deadline = time.monotonic() + timeout
+    import selectors
+
+    selector = selectors.DefaultSelector()
+    selector.register(proc.stdout, selectors.EVENT_READ)
+    line = b""
+    while time.monotonic() < deadline:
+        if selector.select(timeout=0.2):
+            line = proc.stdout.readline()
+            break
+        if proc.poll() is not None:
+            line = proc.stdout.readline()
+            break
+    selector.close()
+    proc.stdout.close()
+    if not line:
+        tail = ""
+        try:
+            tail = log.read_text()[-2000:]
+        except OSError:
+            pass
+        if proc.poll() is None:
+            proc.kill()
+            raise DebuggerError(
+                f"The session {name_hint} did not start within {timeout:.0f} s. Log: {log}",
+                ErrorCode.timeout,
+            )
+        raise DebuggerError(
+            f"The session host exited before it was ready (code {proc.returncode}). {tail.strip()[-800:]}",
+            ErrorCode.command_failed,
+        )
+    message = json.loads(line)
+    if not message.get("ok"):
+        err = message.get("error", {})
+        raise DebuggerError(err.get("message", "start failed"),
+                            ErrorCode(err.get("code", "internal_error")))
+    with_log = message["result"]
+    with_log["_log"] = str(log)
+    return with_log
+
+
+def cmd_start(ns: argparse.Namespace) -> int:
+    as_json = getattr(ns, "json", False)
+    try:
+        args = launch_args_from(ns)
+        raw = start_daemon("launch", args)
+    except DebuggerError as exc:
+        return emit_error(exc, as_json)
+    raw.pop("_log", None)
+    result = registry.get("launch").result.model_validate(raw)
+    emit_result("launch", result, as_json)
+    return 0
+
+
+def attach_args_from(ns: argparse.Namespace) -> tuple[str, dict[str, Any]]:
+    if ns.sim or ns.bundle_id:
+        out: dict[str, Any] = {"bundle_id": ns.bundle_id, "session_name": ns.session, "adapter": ns.adapter}
+        if ns.sim:
+            import re
+
+            key = "simulator_id" if re.fullmatch(r"[0-9A-Fa-f-]{36}", ns.sim) else "simulator_name"
+            out[key] = ns.sim
+        if ns.target and ns.target.isdigit():
+            out["pid"] = int(ns.target)
+        return "attach_sim", {k: v for k, v in out.items() if v is not None}
+    out = {"session_name": ns.session, "adapter": ns.adapter, "program": ns.program,
+           "wait_for": ns.wait_for}
+    target = ns.target or ""
+    if target.isdigit():
+        out["pid"] = int(target)
+    elif ":" in target:
+        host, _, port = target.rpartition(":")
+        if not port.isdigit():
+            raise InvalidInput(f"Expected PID or HOST:PORT, got {target!r}.")
+        out["host"], out["port"] = host or "127.0.0.1", int(port)
+    elif target:
+        raise InvalidInput(f"Expected PID or HOST:PORT, got {target!r}.")
+    elif not ns.wait_for:
+        raise InvalidInput("Give a PID, HOST:PORT, --wait-for NAME, or --sim NAME --bundle-id ID.")
+    return "attach", {k: v for k, v in out.items() if v is not None}
+
+
+def cmd_attach(ns: argparse.Namespace) -> int:
+    as_json = getattr(ns, "json", False)
+    try:
+        command, args = attach_args_from(ns)
+        if ns.headless:
+            raw = start_daemon(command, args)
+            raw.pop("_log", None)
+            emit_result(command, registry.get(command).result.model_validate(raw), as_json)
+            return 0
+    except DebuggerError as exc:
+        return emit_error(exc, as_json)
+    return _run_tui(mode=command, args=args, session=None)
+
+
+def _run_tui(mode: str, args: dict[str, Any], session: str | None) -> int:
+    try:
+        from .tui.app import run_app
+    except ImportError as exc:  # pragma: no cover - the TUI ships with the package
+        print(f"error: the TUI is not available: {exc}", file=sys.stderr)
+        return 1
+    return run_app(mode=mode, args=args, session=session)
+
+
+def cmd_daemon(ns: argparse.Namespace) -> int:
+    from .daemon import run_daemon
+
+    return run_daemon(json.loads(ns.spec))
+
+
+def cmd_mcp(ns: argparse.Namespace) -> int:
+    from .mcp_server import run_mcp
+
+    return run_mcp(session=ns.session, transport=ns.transport, host=ns.host, port=ns.port)
+
+
+def cmd_launches(ns: argparse.Namespace) -> int:
+    from .launch_json import list_launch_configs
+
+    try:
+        configs = list_launch_configs(os.getcwd())
+    except DebuggerError as exc:
+        return emit_error(exc, ns.json)
+    if ns.json:
+        print(json.dumps([c.model_dump(mode="json") for c in configs], indent=2))
+    else:
+        for c in configs:
+            print(f"{c.name}  ({c.type}, {c.request})")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv:
+        parser.print_help()
+        return 2
+    ns = parser.parse_args(argv)
+    entry = ns.entry
+    try:
+        if entry == "run":
+            try:
+                args = launch_args_from(ns)
+            except DebuggerError as exc:
+                return emit_error(exc, False)
+            return _run_tui(mode="launch", args=args, session=None)
+        if entry == "start":
+            return cmd_start(ns)
+        if entry == "attach":
+            return cmd_attach(ns)
+        if entry == "ui":
+            return _run_tui(mode="join", args={}, session=ns.session)
+        if entry == "mcp":
+            return cmd_mcp(ns)
+        if entry == "daemon":
+            return cmd_daemon(ns)
+        if entry == "launches":
+            return cmd_launches(ns)
+        if getattr(ns, "command", None):
+            return run_client_command(ns)
+    except KeyboardInterrupt:
+        return 130
+    # A group word alone (`tui-debugger break`): show its subcommands.
+    parser.parse_args([*argv, "--help"])
+    return 2

@@ -1,0 +1,139 @@
+"""Client side of the session socket: how the CLI, the MCP server and a joining
+TUI drive a session that lives in another process."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import os
+from pathlib import Path
+from typing import Any, AsyncIterator
+
+from backends.errors import BackendDied, DebuggerError, ErrorCode
+
+from . import paths, wire
+from .session import SessionEvent
+
+
+class RemoteSession:
+    def __init__(self, name: str, path: Path, origin: str):
+        self.name = name
+        self.path = path
+        self.origin = origin
+        self._reader: asyncio.StreamReader | None = None
+        self._writer: asyncio.StreamWriter | None = None
+        self._ids = itertools.count(1)
+        self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self._events: asyncio.Queue[SessionEvent | None] = asyncio.Queue()
+        self._read_task: asyncio.Task[None] | None = None
+        self._welcome: asyncio.Future[dict[str, Any]] | None = None
+        self.closed = False
+        self.host_pid: int | None = None
+
+    @classmethod
+    async def connect(
+        cls, name: str, origin: str, *, subscribe: bool = False, client_id: str | None = None,
+        register: bool = True, timeout: float = 5.0,
+    ) -> "RemoteSession":
+        path = paths.socket_path(name)
+        self = cls(name, path, origin)
+        try:
+            self._reader, self._writer = await asyncio.wait_for(
+                asyncio.open_unix_connection(str(path), limit=wire.MAX_LINE), timeout
+            )
+        except (OSError, asyncio.TimeoutError) as exc:
+            paths.live_sessions(clean_stale=True)
+            raise DebuggerError(
+                f"Session {name!r} is not answering (its host process may have died). "
+                "See `tui-debugger sessions`, or start a new one with `tui-debugger start PROGRAM`.",
+                ErrorCode.stale_default,
+            ) from exc
+        loop = asyncio.get_running_loop()
+        self._welcome = loop.create_future()
+        self._read_task = loop.create_task(self._read_loop())
+        await self._send({
+            "type": "hello", "origin": origin, "subscribe": subscribe, "register": register,
+            "client": client_id or f"{origin}-{os.getpid()}",
+        })
+        welcome = await asyncio.wait_for(self._welcome, timeout)
+        self.host_pid = welcome.get("pid")
+        return self
+
+    async def _send(self, message: dict[str, Any]) -> None:
+        if self._writer is None or self.closed:
+            raise self._died()
+        self._writer.write(wire.encode(message))
+        await self._writer.drain()
+
+    def _died(self) -> DebuggerError:
+        return BackendDied(
+            f"Lost the connection to session {self.name!r}: its host process exited. "
+            "See `tui-debugger sessions`, or start a new one with `tui-debugger start PROGRAM`."
+        )
+
+    async def _read_loop(self) -> None:
+        assert self._reader is not None
+        try:
+            while True:
+                line = await self._reader.readline()
+                if not line:
+                    break
+                message = wire.decode(line)
+                kind = message.get("type")
+                if kind == "result":
+                    fut = self._pending.pop(message.get("id"), None)
+                    if fut is not None and not fut.done():
+                        fut.set_result(message)
+                elif kind == "event":
+                    self._events.put_nowait(SessionEvent.model_validate(message["event"]))
+                elif kind == "welcome" and self._welcome and not self._welcome.done():
+                    self._welcome.set_result(message)
+        except (ConnectionError, ValueError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            self.closed = True
+            err = self._died()
+            for fut in self._pending.values():
+                if not fut.done():
+                    fut.set_exception(err)
+            self._pending.clear()
+            if self._welcome and not self._welcome.done():
+                self._welcome.set_exception(err)
+            self._events.put_nowait(None)
+
+    async def call(self, command: str, args: dict[str, Any], cwd: str | None = None,
+                   origin: str | None = None) -> dict[str, Any]:
+        call_id = next(self._ids)
+        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._pending[call_id] = fut
+        await self._send({
+            "type": "call", "id": call_id, "command": command, "args": args,
+            "cwd": cwd or os.getcwd(), "origin": origin or self.origin,
+        })
+        message = await fut
+        if message.get("ok"):
+            return message.get("result") or {}
+        error = message.get("error") or {}
+        try:
+            code = ErrorCode(error.get("code", "internal_error"))
+        except ValueError:
+            code = ErrorCode.internal_error
+        raise DebuggerError(error.get("message", "unknown error"), code, **(error.get("details") or {}))
+
+    async def events(self) -> AsyncIterator[SessionEvent]:
+        while True:
+            event = await self._events.get()
+            if event is None:
+                return
+            yield event
+
+    async def close(self) -> None:
+        self.closed = True
+        if self._writer is not None:
+            with contextlib.suppress(Exception):
+                self._writer.close()
+        if self._read_task is not None:
+            self._read_task.cancel()
+            with contextlib.suppress(BaseException):
+                await self._read_task

@@ -1,0 +1,169 @@
+"""The one command registry. Each command is declared once: id, typed argument
+model, typed result model, handler, help, read-only flag, and its names in each
+front end. The CLI subcommands, the TUI bindings and palette, and the MCP tools
+are all generated from these declarations.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+if TYPE_CHECKING:
+    from ..hub import Hub
+    from ..session import Session
+
+
+class Args(BaseModel):
+    """Argument models: snake_case in Python and on the CLI (--kebab-case),
+    camelCase on the wire and in MCP (as in DAP and XcodeBuildMCP)."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="forbid"
+    )
+
+
+class NoArgs(Args):
+    pass
+
+
+class NextStep(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
+
+    tool: str  # MCP tool name
+    command: str  # CLI form
+    description: str
+
+
+class Result(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
+
+
+class ActionResult(Result):
+    """Results of commands that change state carry what usually follows."""
+
+    next_steps: list[NextStep] = Field(default_factory=list)
+
+
+@dataclass
+class CommandContext:
+    hub: "Hub"
+    origin: str  # tui / cli / mcp
+    session: "Session | None" = None
+    client_cwd: str | None = None  # where relative paths from this client are rooted
+    session_name: str | None = None
+
+
+Handler = Callable[[CommandContext, Any], Awaitable[Result]]
+
+
+@dataclass
+class CliSpec:
+    """How the command appears on the command line. `path` is the subcommand words
+    (e.g. ("break", "add")); `positional` names argument fields taken positionally;
+    `build`/`adapt` override generation for commands whose CLI shape differs from
+    their argument model (FILE:LINE, PROGRAM ARGS...)."""
+
+    path: tuple[str, ...]
+    aliases: tuple[tuple[str, ...], ...] = ()
+    positional: tuple[str, ...] = ()
+    build: Callable[[argparse.ArgumentParser], None] | None = None
+    adapt: Callable[[argparse.Namespace], dict[str, Any]] | None = None
+    fixed: dict[str, Any] = field(default_factory=dict)  # args preset by this CLI form
+
+
+@dataclass
+class Command:
+    id: str
+    help: str  # one line, for --help, the palette and `?`
+    args: type[Args]
+    result: type[Result]
+    handler: Handler
+    description: str = ""  # for agents: when to use it and what comes back
+    read_only: bool = False
+    destructive: bool = False
+    needs_session: bool = True  # resolves a session before the handler runs
+    creates_session: bool = False
+    cli: list[CliSpec] = field(default_factory=list)
+    mcp: str | None = None
+    keys: tuple[str, ...] = ()  # default TUI bindings (the keymap can override)
+    tui_action: bool = True  # offered in the TUI palette and bindable
+    next_steps: Callable[[Any], list[str]] | None = None  # ids of commands that usually follow
+    log_activity: bool = True
+    render: Callable[[Any], str] | None = None
+
+    @property
+    def mcp_description(self) -> str:
+        return (self.description or self.help).strip()
+
+
+REGISTRY: dict[str, Command] = {}
+
+
+def register(command: Command) -> Command:
+    if command.id in REGISTRY:
+        raise ValueError(f"command {command.id} declared twice")
+    REGISTRY[command.id] = command
+    return command
+
+
+def command(
+    id: str,
+    *,
+    help: str,
+    args: type[Args] = NoArgs,
+    result: type[Result],
+    **options: Any,
+) -> Callable[[Handler], Handler]:
+    """Decorator form of `register` for handlers."""
+
+    def wrap(handler: Handler) -> Handler:
+        register(Command(id=id, help=help, args=args, result=result, handler=handler, **options))
+        return handler
+
+    return wrap
+
+
+def get(command_id: str) -> Command:
+    from . import builtin  # noqa: F401 - populates the registry
+
+    try:
+        return REGISTRY[command_id]
+    except KeyError:
+        from backends.errors import InvalidInput
+
+        raise InvalidInput(
+            f"Unknown command {command_id!r}. Commands: {', '.join(sorted(REGISTRY))}."
+        ) from None
+
+
+def all_commands() -> list[Command]:
+    from . import builtin  # noqa: F401
+
+    return list(REGISTRY.values())
+
+
+def by_mcp_name(name: str) -> Command | None:
+    for cmd in all_commands():
+        if cmd.mcp == name:
+            return cmd
+    return None
+
+
+def next_step_models(cmd: Command, result: Any) -> list[NextStep]:
+    if cmd.next_steps is None:
+        return []
+    steps: list[NextStep] = []
+    for target_id in cmd.next_steps(result):
+        target = REGISTRY.get(target_id)
+        if target is None:
+            continue
+        cli = " ".join(target.cli[0].path) if target.cli else target.id
+        steps.append(
+            NextStep(tool=target.mcp or target.id, command=f"tui-debugger {cli}", description=target.help)
+        )
+    return steps

@@ -1,0 +1,194 @@
+"""Plain-text forms of results, for the CLI and the text part of MCP answers."""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+from backends.models import Breakpoint
+
+
+def stop_line(stop: Any) -> str:
+    if stop is None:
+        return ""
+    where = ""
+    if stop.location is not None and stop.location.path:
+        where = f" at {_short(stop.location.path)}:{stop.location.line}"
+    func = f" in {stop.function}" if stop.function else ""
+    reason = stop.reason
+    if stop.breakpoint_ids:
+        reason += " " + ", ".join(f"#{i}" for i in stop.breakpoint_ids)
+    text = f"Stopped ({reason}){func}{where}"
+    if stop.thread_id is not None:
+        text += f", thread {stop.thread_id}"
+    if stop.text:
+        text += f"\n  {stop.text}"
+    elif stop.description and stop.reason == "exception":
+        text += f"\n  {stop.description}"
+    return text
+
+
+def _short(path: str) -> str:
+    try:
+        rel = os.path.relpath(path)
+        return rel if not rel.startswith("../..") else path
+    except ValueError:
+        return path
+
+
+def context(result: Any) -> str:
+    lines: list[str] = []
+    if result.state != "stopped":
+        lines.append(f"Session {result.session} is {result.state}"
+                     + (f" (exit code {result.exit_code})" if result.exit_code is not None else "") + ".")
+        return "\n".join(lines)
+    lines.append(stop_line(result.stop) or "Stopped.")
+    if result.frame is not None and result.stop and result.frame.index != 0:
+        lines.append(f"Frame {result.frame.index}: {result.frame.name}")
+    if result.source:
+        lines.append("")
+        width = len(str(result.source[-1].line))
+        for sl in result.source:
+            marker = "->" if sl.current else ("●" if sl.breakpoint else "  ")
+            if sl.current and sl.breakpoint:
+                marker = "●>"
+            lines.append(f"{marker:>2} {sl.line:>{width}} | {sl.text}")
+    elif result.source_note:
+        lines.append(result.source_note)
+    if result.locals:
+        lines.append("")
+        lines.append("Locals:")
+        lines.extend(variable_lines(result.locals))
+    if result.locals_note:
+        lines.append(f"  ({result.locals_note})")
+    return "\n".join(lines)
+
+
+def variable_lines(variables: list[Any], indent: str = "  ") -> list[str]:
+    out = []
+    for v in variables:
+        typ = f" ({v.type})" if v.type else ""
+        more = " …" if v.has_children else ""
+        changed = " *" if getattr(v, "changed", False) else ""
+        out.append(f"{indent}{v.name}{typ} = {v.value}{more}{changed}")
+    return out
+
+
+def breakpoint_line(bp: Breakpoint) -> str:
+    by = f" (set by {bp.set_by})" if bp.set_by not in ("user", "session") else ""
+    hits = f" hits={bp.hits}" if bp.hits else ""
+    return f"#{bp.id} {bp.describe()}{hits}{by}"
+
+
+def run(result: Any) -> str:
+    if result.status == "stopped" and result.context is not None:
+        return context(result.context)
+    if result.status == "stopped":
+        return stop_line(result.stop)
+    return result.message or result.status
+
+
+def status(result: Any) -> str:
+    lines = [f"Session {result.session}: {result.state}"]
+    if result.program:
+        lines.append(f"  program: {result.program}" + (f" (pid {result.pid})" if result.pid else ""))
+    if result.adapter:
+        lines.append(f"  adapter: {result.adapter}")
+    if result.stop is not None:
+        lines.append("  " + stop_line(result.stop).replace("\n", "\n  "))
+    if result.exit_code is not None:
+        lines.append(f"  exit code: {result.exit_code}")
+    if result.state == "terminated" and result.terminated_reason:
+        lines.append(f"  ended: {result.terminated_reason}")
+    lines.append(f"  breakpoints: {result.breakpoints}")
+    if result.clients:
+        who = ", ".join(f"{c.origin}" for c in result.clients)
+        lines.append(f"  connected: {who}")
+    return "\n".join(lines)
+
+
+def render(command_id: str, result: Any) -> str:
+    name = type(result).__name__
+    if name == "RunResult":
+        return run(result)
+    if name == "ContextResult":
+        return context(result)
+    if name == "SessionStatus":
+        return status(result)
+    if name == "SessionList":
+        if not result.sessions:
+            return "No live sessions. Start one: tui-debugger start PROGRAM"
+        return "\n".join(
+            f"{'*' if s.current else ' '} {s.name}  {s.adapter or '-'}  {s.program or '-'}  "
+            f"pid {s.pid}  started {time.strftime('%H:%M:%S', time.localtime(s.created_at))}"
+            for s in result.sessions
+        )
+    if name == "BreakpointResult":
+        text = f"Breakpoint {breakpoint_line(result.breakpoint)}"
+        if result.note:
+            text += f"\n  {result.note}"
+        return text
+    if name == "BreakpointList":
+        if not result.breakpoints:
+            return "No breakpoints."
+        return "\n".join(breakpoint_line(bp) for bp in result.breakpoints)
+    if name == "BreakpointsRemoved":
+        ids = ", ".join(f"#{i}" for i in result.removed) or "none"
+        return f"Removed {ids}; {result.remaining} left."
+    if name == "StackResult":
+        lines = []
+        for f in result.frames:
+            where = f" at {_short(f.file)}:{f.line}" if f.file else ""
+            lines.append(f"{'*' if f.selected else ' '} #{f.index} {f.name}{where}")
+        if result.truncated:
+            lines.append(f"  ... {result.total - len(result.frames)} more frames (maxFrames)")
+        return "\n".join(lines) or "No frames."
+    if name == "VariablesResult":
+        head = f"{result.scope}" + (f" / {result.path}" if result.path else "") + ":"
+        lines = [head, *variable_lines(result.variables)]
+        if result.note:
+            lines.append(f"  ({result.note})")
+        return "\n".join(lines)
+    if name == "EvaluateResult":
+        typ = f" ({result.type})" if result.type else ""
+        lines = [f"{result.value}{typ}"]
+        lines.extend(variable_lines(result.children))
+        return "\n".join(lines)
+    if name == "ThreadsResult":
+        return "\n".join(
+            f"{'*' if t.selected else ' '} {t.id}  {t.name}" for t in result.threads
+        ) or "No threads."
+    if name == "FrameSelected":
+        if result.context is not None:
+            return context(result.context)
+        return f"#{result.frame.index} {result.frame.name}"
+    if name == "OutputResult":
+        text = "".join(e.text for e in result.entries)
+        if result.dropped:
+            text = f"[{result.dropped} earlier entries were dropped]\n" + text
+        return text.rstrip("\n")
+    if name == "RawCommandResult":
+        return result.output
+    if name == "DoctorResult":
+        lines = [f"python {result.python} on {result.platform}"]
+        for a in result.adapters:
+            if a.available:
+                lines.append(f"  ok       {a.name:9} {a.path or ''} {a.version or ''}".rstrip())
+            else:
+                lines.append(f"  missing  {a.name:9} {a.install_hint}")
+            if a.note:
+                lines.append(f"           {'':9} {a.note}")
+        return "\n".join(lines)
+    if name == "ActivityResult":
+        return "\n".join(
+            f"{time.strftime('%H:%M:%S', time.localtime(e.at))} {e.origin:4} {e.command} {e.summary}"
+            for e in result.entries
+        ) or "No activity yet."
+    if name == "ScriptResult":
+        import json
+
+        return "\n".join(json.dumps(r.model_dump()) for r in result.results) or "No hits."
+    if hasattr(result, "message") and isinstance(getattr(result, "message"), str):
+        return result.message
+    return result.model_dump_json(indent=2, by_alias=True)

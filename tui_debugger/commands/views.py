@@ -1,0 +1,202 @@
+"""Result models: what every front end receives. Capped and redacted where
+they carry program data, so no answer is 200,000 characters long."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from backends.models import Breakpoint, SourceLocation
+
+from ..output import OutputLine
+from ..session import ActivityEntry, ClientInfo, StopInfo
+from .registry import ActionResult, Result
+
+
+class FrameView(Result):
+    index: int
+    name: str
+    file: str | None = None
+    line: int | None = None
+    selected: bool = False
+    has_source: bool = False
+
+
+class VariableView(Result):
+    name: str
+    value: str
+    type: str | None = None
+    path: str  # pass as `path` to drill down
+    has_children: bool = False
+    child_count: int | None = None
+    changed: bool = False
+    value_truncated: bool = False
+
+
+class SourceLineView(Result):
+    line: int
+    text: str
+    current: bool = False
+    breakpoint: bool = False
+
+
+class SessionStatus(ActionResult):
+    session: str
+    state: str
+    adapter: str | None = None
+    program: str | None = None
+    pid: int | None = None
+    host_pid: int | None = None
+    stop: StopInfo | None = None
+    exit_code: int | None = None
+    terminated_reason: str | None = None
+    breakpoints: int = 0
+    output_cursor: int = 0
+    clients: list[ClientInfo] = Field(default_factory=list)
+    selected_thread_id: int | None = None
+    selected_frame_index: int = 0
+    message: str | None = None
+
+
+class SessionListEntry(Result):
+    name: str
+    pid: int
+    program: str | None = None
+    adapter: str | None = None
+    created_at: float
+    current: bool = False
+
+
+class SessionList(Result):
+    sessions: list[SessionListEntry]
+
+
+class BreakpointResult(ActionResult):
+    breakpoint: Breakpoint
+    note: str | None = None
+
+
+class BreakpointList(Result):
+    breakpoints: list[Breakpoint]
+
+
+class BreakpointsRemoved(ActionResult):
+    removed: list[int]
+    remaining: int
+
+
+class ContextResult(Result):
+    session: str
+    state: str
+    stop: StopInfo | None = None
+    thread_id: int | None = None
+    frame: FrameView | None = None
+    source: list[SourceLineView] = Field(default_factory=list)
+    source_note: str | None = None
+    locals: list[VariableView] = Field(default_factory=list)
+    locals_note: str | None = None
+    exit_code: int | None = None
+
+
+class RunResult(ActionResult):
+    """The answer to continue / step / await: where the program stopped, or that
+    it is still running (then call debug_wait), or that it ended."""
+
+    status: Literal["stopped", "running", "terminated"]
+    command: str
+    waited_ms: int = 0
+    stop: StopInfo | None = None
+    context: ContextResult | None = None
+    exit_code: int | None = None
+    message: str | None = None
+
+
+class StackResult(Result):
+    thread_id: int
+    frames: list[FrameView]
+    total: int | None = None
+    truncated: bool = False
+
+
+class VariablesResult(Result):
+    frame_index: int
+    scope: str
+    path: str | None = None
+    scopes: list[str] = Field(default_factory=list)
+    variables: list[VariableView]
+    total: int | None = None
+    truncated: bool = False
+    note: str | None = None
+
+
+class EvaluateResult(ActionResult):
+    expression: str
+    value: str
+    type: str | None = None
+    has_children: bool = False
+    children: list[VariableView] = Field(default_factory=list)
+    value_truncated: bool = False
+
+
+class ThreadView(Result):
+    id: int
+    name: str
+    selected: bool = False
+    stopped: bool | None = None
+
+
+class ThreadsResult(Result):
+    threads: list[ThreadView]
+
+
+class FrameSelected(ActionResult):
+    frame: FrameView
+    context: ContextResult | None = None
+
+
+class OutputResult(Result):
+    entries: list[OutputLine]
+    next_cursor: int = Field(description="pass as `since` to read only newer output")
+    dropped: int = Field(description="entries evicted from the buffer before you read them")
+    truncated: bool = Field(description="more output is waiting after next_cursor")
+
+
+class RawCommandResult(ActionResult):
+    command: str
+    output: str
+    unsafe: bool = False
+    truncated: bool = False
+
+
+class AdapterView(Result):
+    name: str
+    available: bool
+    path: str | None = None
+    version: str | None = None
+    install_hint: str = ""
+    note: str = ""
+
+
+class DoctorResult(Result):
+    adapters: list[AdapterView]
+    python: str
+    platform: str
+
+
+class ScriptHit(Result):
+    type: str
+    value: Any = None
+
+
+class ScriptResult(Result):
+    results: list[ScriptHit]
+
+
+class ActivityResult(Result):
+    entries: list[ActivityEntry]
+
+
+class Done(ActionResult):
+    message: str
+    location: SourceLocation | None = None

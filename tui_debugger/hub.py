@@ -1,0 +1,232 @@
+"""The hub: the sessions a process hosts, and the dispatcher every front end
+calls. A command runs in the process that hosts its session; a front end in
+another process reaches it through the session's socket, transparently.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import time
+from typing import Any
+
+from pydantic import ValidationError
+
+from backends.errors import DebuggerError, InternalError, InvalidInput
+
+from . import paths
+from .client import RemoteSession
+from .commands import registry
+from .commands.registry import Args, Command, CommandContext, Result
+from .server import SessionServer
+from .session import Session, SessionState
+
+
+class Hub:
+    """Sessions hosted by this process. Each is served on its socket."""
+
+    def __init__(self, serve: bool = True):
+        self.serve = serve
+        self.sessions: dict[str, Session] = {}
+        self.servers: dict[str, SessionServer] = {}
+        self.current: str | None = None
+        self.session_defaults: dict[str, Any] = {}
+        self._on_session_created: list = []
+
+    def on_session_created(self, callback) -> None:
+        self._on_session_created.append(callback)
+
+    async def create_session(self, name: str | None, hint: str = "session") -> Session:
+        if name:
+            paths.validate_name(name)
+            if name in self.sessions and self.sessions[name].state != SessionState.terminated:
+                raise InvalidInput(f"A session named {name!r} is already running here; pick another name.")
+            if any(s.name == name for s in paths.live_sessions()) and name not in self.sessions:
+                raise InvalidInput(
+                    f"A session named {name!r} is already live; pick another name or stop it "
+                    f"(`tui-debugger stop --session {name}`)."
+                )
+            if name in self.sessions:
+                await self.close_session(name)
+        else:
+            base = os.path.splitext(os.path.basename(hint.rstrip("/")))[0] or "session"
+            name = paths.unique_name(base, set(self.sessions))
+        session = Session(name)
+        self.sessions[name] = session
+        self.current = name
+        if self.serve:
+            server = SessionServer(self, session)
+            await server.start()
+            self.servers[name] = server
+            paths.write_meta(name, {
+                "pid": os.getpid(), "created_at": time.time(), "program": None, "adapter": None,
+            })
+        for cb in self._on_session_created:
+            cb(session)
+        return session
+
+    def update_meta(self, session: Session) -> None:
+        if self.serve and session.name in self.servers:
+            paths.write_meta(session.name, {
+                "pid": os.getpid(), "created_at": session.created_at,
+                "program": session.program, "adapter": session.adapter,
+            })
+
+    async def close_session(self, name: str) -> None:
+        session = self.sessions.pop(name, None)
+        server = self.servers.pop(name, None)
+        if session is not None:
+            await session.close()
+        if server is not None:
+            await server.close()
+            paths.remove_files(name)
+        if self.current == name:
+            self.current = next(reversed(self.sessions), None) if self.sessions else None
+
+    async def close_all(self) -> None:
+        for name in list(self.sessions):
+            with contextlib.suppress(Exception):
+                await self.close_session(name)
+
+    def local(self, name: str | None) -> Session | None:
+        if name is not None:
+            return self.sessions.get(name)
+        if self.current and self.current in self.sessions:
+            return self.sessions[self.current]
+        return None
+
+
+def _validate(cmd: Command, raw: Any) -> Args:
+    if isinstance(raw, cmd.args):
+        return raw
+    try:
+        return cmd.args.model_validate(raw or {})
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            loc = ".".join(str(p) for p in err["loc"]) or "arguments"
+            msg = err["msg"]
+            if err["type"] == "extra_forbidden":
+                valid = ", ".join(
+                    (f.alias or n) for n, f in cmd.args.model_fields.items()
+                )
+                msg = f"unknown argument (valid: {valid or 'none'})"
+            problems.append(f"{loc}: {msg}")
+        raise InvalidInput(
+            f"Invalid arguments for {cmd.mcp or cmd.id}: " + "; ".join(problems) + ".",
+            problems=problems,
+        ) from None
+
+
+async def execute(
+    hub: Hub, command_id: str, raw_args: Any, *, origin: str,
+    session: Session | None = None, client_cwd: str | None = None,
+    session_name: str | None = None,
+) -> Result:
+    """Run a command in this process: validate, resolve the session, run the
+    handler, log the activity, attach next steps. Raises DebuggerError only."""
+    cmd = registry.get(command_id)
+    args = _validate(cmd, raw_args)
+    if cmd.needs_session and session is None:
+        session = hub.local(session_name)
+        if session is None:
+            raise InvalidInput(
+                "No live session. Start one: `tui-debugger start PROGRAM` (MCP: debug_launch)."
+                if session_name is None else
+                f"No session named {session_name!r}. See `tui-debugger sessions`."
+            )
+    ctx = CommandContext(hub=hub, origin=origin, session=session, client_cwd=client_cwd,
+                         session_name=session_name)
+    try:
+        result = await cmd.handler(ctx, args)
+    except DebuggerError as exc:
+        if session is not None and cmd.log_activity and not cmd.read_only:
+            session.record_activity(origin, cmd.id, f"failed: {exc.message}", ok=False)
+        raise
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        raise
+    except Exception as exc:
+        raise InternalError(f"{cmd.id} failed unexpectedly: {exc!r}. Please report this.") from exc
+    if isinstance(result, registry.ActionResult) and not result.next_steps:
+        result.next_steps = registry.next_step_models(cmd, result)
+    target = ctx.session or session
+    if target is not None and cmd.log_activity and not cmd.read_only:
+        target.record_activity(origin, cmd.id, summarize(cmd, args))
+    return result
+
+
+def summarize(cmd: Command, args: Args) -> str:
+    parts = []
+    for name, value in args.model_dump(exclude_defaults=True).items():
+        if value in (None, [], {}, ""):
+            continue
+        text = str(value)
+        parts.append(f"{name}={text[:60]}")
+    return " ".join(parts)
+
+
+class Dispatcher:
+    """What a front end calls. Routes to a session hosted here or, through its
+    socket, to a session hosted by another process."""
+
+    def __init__(self, hub: Hub, origin: str, join_remote: bool = True):
+        self.hub = hub
+        self.origin = origin
+        self.join_remote = join_remote
+        self._remotes: dict[str, RemoteSession] = {}
+        self.default_session: str | None = None
+
+    async def call(self, command_id: str, args: Any = None, *, session: str | None = None,
+                   cwd: str | None = None) -> Result:
+        cmd = registry.get(command_id)
+        if isinstance(args, Args):
+            args = args.model_dump(by_alias=True, exclude_unset=True)
+        args = args or {}
+        name = session or self.default_session
+        if not cmd.needs_session:
+            return await execute(self.hub, command_id, args, origin=self.origin,
+                                 client_cwd=cwd, session_name=name)
+        local = self.hub.local(name)
+        if local is not None:
+            return await execute(self.hub, command_id, args, origin=self.origin,
+                                 session=local, client_cwd=cwd)
+        if not self.join_remote:
+            return await execute(self.hub, command_id, args, origin=self.origin,
+                                 client_cwd=cwd, session_name=name)
+        remote = await self.remote(name)
+        raw = await remote.call(command_id, _validate(cmd, args).model_dump(
+            mode="json", by_alias=True, exclude_unset=True), cwd=cwd or os.getcwd())
+        return cmd.result.model_validate(raw)
+
+    async def remote(self, name: str | None) -> RemoteSession:
+        target = resolve_live(name)
+        existing = self._remotes.get(target)
+        if existing is not None and not existing.closed:
+            return existing
+        remote = await RemoteSession.connect(target, self.origin)
+        self._remotes[target] = remote
+        return remote
+
+    async def close(self) -> None:
+        for remote in self._remotes.values():
+            await remote.close()
+        self._remotes.clear()
+
+
+def resolve_live(name: str | None) -> str:
+    """The live session to join: the one named, else the only one, else the newest."""
+    live = paths.live_sessions()
+    if name is not None:
+        if any(s.name == name for s in live):
+            return name
+        names = ", ".join(s.name for s in live) or "none"
+        raise InvalidInput(
+            f"No live session named {name!r}. Live sessions: {names}. "
+            "Start one with `tui-debugger start PROGRAM`."
+        )
+    if not live:
+        raise InvalidInput(
+            "No live session. Start one: `tui-debugger start PROGRAM` (MCP: debug_launch)."
+        )
+    return live[-1].name

@@ -1,0 +1,144 @@
+"""Where live sessions are found: one socket and one metadata file per session in
+a per-user runtime directory (mode 0700; sockets 0600)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from backends.errors import InvalidInput
+from backends.process import pid_alive
+
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,40}$")
+
+
+def runtime_dir() -> Path:
+    override = os.environ.get("TUI_DEBUGGER_RUNTIME_DIR")
+    if override:
+        base = Path(override)
+    else:
+        xdg = os.environ.get("XDG_RUNTIME_DIR")
+        if xdg and os.path.isdir(xdg) and os.access(xdg, os.W_OK):
+            base = Path(xdg) / "tui-debugger"
+        else:
+            base = Path(tempfile.gettempdir()) / f"tui-debugger-{os.getuid()}"
+    base.mkdir(mode=0o700, parents=True, exist_ok=True)
+    st = base.stat()
+    if st.st_uid != os.getuid():
+        raise InvalidInput(
+            f"The runtime directory {base} belongs to another user; set TUI_DEBUGGER_RUNTIME_DIR "
+            "to a directory of your own."
+        )
+    if st.st_mode & 0o077:
+        os.chmod(base, 0o700)
+    return base
+
+
+def socket_path(name: str) -> Path:
+    return runtime_dir() / f"{name}.sock"
+
+
+def meta_path(name: str) -> Path:
+    return runtime_dir() / f"{name}.json"
+
+
+def log_path(name: str) -> Path:
+    return runtime_dir() / f"{name}.log"
+
+
+def validate_name(name: str) -> str:
+    if not NAME_RE.match(name):
+        raise InvalidInput(
+            f"Invalid session name {name!r}: use letters, digits, '.', '_' or '-' "
+            "(at most 41 characters, starting with a letter or digit)."
+        )
+    return name
+
+
+@dataclass
+class LiveSession:
+    name: str
+    pid: int
+    socket: Path
+    created_at: float
+    program: str | None
+    adapter: str | None
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "name": self.name, "pid": self.pid, "socket": str(self.socket),
+            "created_at": self.created_at, "program": self.program, "adapter": self.adapter,
+        }
+
+
+def write_meta(name: str, info: dict[str, object]) -> None:
+    path = meta_path(name)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(info))
+    os.chmod(tmp, 0o600)
+    tmp.replace(path)
+
+
+def remove_files(name: str) -> None:
+    for path in (socket_path(name), meta_path(name)):
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            pass
+
+
+def socket_answers(path: Path, timeout: float = 0.5) -> bool:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(timeout)
+    try:
+        sock.connect(str(path))
+        return True
+    except OSError:
+        return False
+    finally:
+        sock.close()
+
+
+def live_sessions(clean_stale: bool = True) -> list[LiveSession]:
+    """Sessions whose host process is alive and whose socket answers, newest last.
+    Files of dead hosts are removed (a dead daemon's stale socket)."""
+    out: list[LiveSession] = []
+    base = runtime_dir()
+    for meta in base.glob("*.json"):
+        name = meta.stem
+        try:
+            info = json.loads(meta.read_text())
+        except (OSError, ValueError):
+            continue
+        sock = base / f"{name}.sock"
+        pid = int(info.get("pid", 0))
+        alive = pid > 0 and pid_alive(pid) and sock.exists() and socket_answers(sock)
+        if not alive:
+            if clean_stale and not (pid > 0 and pid_alive(pid)):
+                remove_files(name)
+            continue
+        out.append(
+            LiveSession(name, pid, sock, float(info.get("created_at", 0)),
+                        info.get("program"), info.get("adapter"))
+        )
+    out.sort(key=lambda s: s.created_at)
+    return out
+
+
+def unique_name(base: str, taken: set[str]) -> str:
+    base = re.sub(r"[^A-Za-z0-9_.-]", "-", base).strip("-.") or "session"
+    base = base[:30]
+    if not base[0].isalnum():
+        base = "s" + base
+    existing = taken | {s.name for s in live_sessions()}
+    if base not in existing and not meta_path(base).exists():
+        return base
+    i = 2
+    while f"{base}-{i}" in existing or meta_path(f"{base}-{i}").exists():
+        i += 1
+    return f"{base}-{i}"

@@ -1,0 +1,37 @@
+"""Secret redaction for output and values that reach a transcript (seeds/004).
+
+On by default; `TUI_DEBUGGER_REDACT=0` (or the config file) turns it off."""
+
+from __future__ import annotations
+
+import re
+
+_PATTERNS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"(?i)\b(bearer)\s+[A-Za-z0-9\-._~+/]{8,}=*"), r"\1 [REDACTED]"),
+    (
+        re.compile(
+            r"(?i)\b([A-Za-z0-9_\-]*(?:api[_-]?key|secret|token|passw(?:or)?d|passwd|pwd|"
+            r"access[_-]?key|private[_-]?key|auth)[A-Za-z0-9_\-]*)"
+            r"(\s*[\"']?\s*[:=]\s*[\"']?)([^\s\"',;}]{3,})"
+        ),
+        r"\1\2[REDACTED]",
+    ),
+    (re.compile(r"\b(AKIA|ASIA)[A-Z0-9]{16}\b"), "[REDACTED-AWS-KEY]"),
+    (re.compile(r"\bgh[pousr]_[A-Za-z0-9]{30,}\b"), "[REDACTED-GITHUB-TOKEN]"),
+    (re.compile(r"\bsk-[A-Za-z0-9_\-]{20,}\b"), "[REDACTED-KEY]"),
+    (re.compile(r"\bxox[baprs]-[A-Za-z0-9\-]{10,}\b"), "[REDACTED-SLACK-TOKEN]"),
+    (
+        re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----", re.S),
+        "[REDACTED-PRIVATE-KEY]",
+    ),
+    (re.compile(r"(?i)(Signing Identity:\s*)\"[^\"]+\""), r'\1"[REDACTED]"'),
+    (re.compile(r"(?i)(Provisioning Profile:\s*)\"[^\"]+\""), r'\1"[REDACTED]"'),
+]
+
+
+def redact(text: str) -> str:
+    if not text:
+        return text
+    for pattern, replacement in _PATTERNS:
+        text = pattern.sub(replacement, text)
+    return text

@@ -1,0 +1,129 @@
+"""Serves one session on its Unix socket so that every other front end (a CLI
+command, `tui-debugger mcp`, a second TUI) drives the same live session."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import os
+from typing import TYPE_CHECKING
+
+from backends.errors import DebuggerError, InternalError
+
+from . import paths, wire
+from .session import ClientInfo, Session
+
+if TYPE_CHECKING:
+    from .hub import Hub
+
+_client_ids = itertools.count(1)
+
+
+class SessionServer:
+    def __init__(self, hub: "Hub", session: Session):
+        self.hub = hub
+        self.session = session
+        self.path = paths.socket_path(session.name)
+        self._server: asyncio.AbstractServer | None = None
+        self._connections: set[asyncio.Task[None]] = set()
+
+    async def start(self) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            self.path.unlink()
+        old_umask = os.umask(0o177)
+        try:
+            self._server = await asyncio.start_unix_server(
+                self._serve, path=str(self.path), limit=wire.MAX_LINE
+            )
+        finally:
+            os.umask(old_umask)
+        os.chmod(self.path, 0o600)
+
+    async def close(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._server.wait_closed(), 1)
+        for task in list(self._connections):
+            task.cancel()
+        with contextlib.suppress(FileNotFoundError):
+            self.path.unlink()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._connections.add(task)
+        client_id = f"client-{next(_client_ids)}"
+        origin = "cli"
+        subscription = None
+        forward: asyncio.Task[None] | None = None
+        calls: set[asyncio.Task[None]] = set()
+        write_lock = asyncio.Lock()
+
+        async def send(message: dict) -> None:
+            async with write_lock:
+                writer.write(wire.encode(message))
+                await writer.drain()
+
+        async def forward_events() -> None:
+            assert subscription is not None
+            async for event in subscription:
+                await send({"type": "event", "event": event.model_dump(mode="json")})
+
+        async def run_call(message: dict) -> None:
+            from .hub import execute
+
+            call_id = message.get("id")
+            try:
+                result = await execute(
+                    self.hub, message.get("command", ""), message.get("args") or {},
+                    origin=message.get("origin") or origin, session=self.session,
+                    client_cwd=message.get("cwd"),
+                )
+                payload = {"type": "result", "id": call_id, "ok": True,
+                           "result": result.model_dump(mode="json", by_alias=True)}
+            except DebuggerError as exc:
+                payload = {"type": "result", "id": call_id, "ok": False, "error": exc.to_dict()}
+            except Exception as exc:  # the host keeps serving whatever one call does
+                err = InternalError(f"Internal error in {message.get('command')}: {exc}")
+                payload = {"type": "result", "id": call_id, "ok": False, "error": err.to_dict()}
+            with contextlib.suppress(Exception):
+                await send(payload)
+
+        try:
+            while True:
+                line = await reader.readline()
+                if not line:
+                    break
+                try:
+                    message = wire.decode(line)
+                except ValueError:
+                    continue
+                kind = message.get("type")
+                if kind == "hello":
+                    origin = str(message.get("origin") or "cli")
+                    client_id = str(message.get("client") or client_id)
+                    if message.get("register", True):
+                        self.session.add_client(ClientInfo(id=client_id, origin=origin))
+                    if message.get("subscribe") and subscription is None:
+                        subscription = self.session.subscribe()
+                        forward = asyncio.create_task(forward_events())
+                    await send({"type": "welcome", "session": self.session.name, "pid": os.getpid()})
+                elif kind == "call":
+                    t = asyncio.create_task(run_call(message))
+                    calls.add(t)
+                    t.add_done_callback(calls.discard)
+        except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
+            pass
+        finally:
+            self.session.remove_client(client_id)
+            if subscription is not None:
+                subscription.close()
+            if forward is not None:
+                forward.cancel()
+            for t in calls:
+                t.cancel()
+            with contextlib.suppress(Exception):
+                writer.close()
+            self._connections.discard(task)

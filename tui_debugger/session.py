@@ -1,0 +1,776 @@
+"""The session: one backend, its state machine, the breakpoint registry, the
+output buffer, and the fan-out of events to every subscriber (the TUI, remote
+clients of the daemon socket, the MCP server).
+
+State machine: idle -> starting -> running <-> stopped -> terminated.
+
+The session fetches only what a stop needs to say where it is (the top frames
+of the stopped thread); scopes and variables are fetched when someone asks,
+and cached until the program resumes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import time
+from collections import deque
+from enum import Enum
+from typing import Any, AsyncIterator, Literal
+
+from pydantic import BaseModel, Field
+
+from backends.adapters import create_backend
+from backends.base import Backend
+from backends.errors import DebuggerError, InternalError, InvalidInput, NotSupported
+from backends.models import (
+    AttachRequest,
+    BackendEvent,
+    Breakpoint,
+    BreakpointChangedEvent,
+    BreakpointSpec,
+    ContinuedEvent,
+    EvalResult,
+    ExitedEvent,
+    Frame,
+    LaunchRequest,
+    OutputEvent,
+    Scope,
+    SourceLocation,
+    StoppedEvent,
+    TerminatedEvent,
+    Thread,
+    ThreadEvent,
+    Variable,
+)
+
+from .output import OutputBuffer
+
+Origin = str  # "tui", "cli", "mcp", "session" (the session itself), or "user"
+
+
+class SessionState(str, Enum):
+    idle = "idle"
+    starting = "starting"
+    running = "running"
+    stopped = "stopped"
+    terminated = "terminated"
+
+
+class StopInfo(BaseModel):
+    reason: str
+    thread_id: int | None = None
+    description: str | None = None
+    text: str | None = None  # exception text or signal; kept until the next resume
+    location: SourceLocation | None = None
+    function: str | None = None
+    breakpoint_ids: list[int] = Field(default_factory=list)
+    caused_by: Origin | None = None  # who resumed the program before this stop
+    at: float = Field(default_factory=time.time)
+
+
+class ActivityEntry(BaseModel):
+    at: float = Field(default_factory=time.time)
+    origin: Origin
+    command: str
+    summary: str = ""
+    ok: bool = True
+
+
+class ClientInfo(BaseModel):
+    id: str
+    origin: Origin
+    connected_at: float = Field(default_factory=time.time)
+
+
+class SessionEvent(BaseModel):
+    """What subscribers receive. `data` is the JSON form of the payload named by kind:
+    state {state}, stopped StopInfo, continued {thread_id}, output OutputLine,
+    breakpoints {breakpoints: [Breakpoint]}, threads {}, activity ActivityEntry,
+    selection {thread_id, frame_index}, exited {exit_code}, terminated {reason},
+    clients {clients: [ClientInfo]}."""
+
+    seq: int
+    kind: Literal[
+        "state", "stopped", "continued", "output", "breakpoints", "threads", "activity",
+        "selection", "exited", "terminated", "clients",
+    ]
+    origin: Origin = "session"
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+class Subscription:
+    """An async iterator of SessionEvents with a bounded queue; a subscriber that
+    falls far behind loses the oldest events rather than stalling the session."""
+
+    def __init__(self, session: "Session", maxsize: int = 10_000):
+        self._session = session
+        self._queue: asyncio.Queue[SessionEvent | None] = asyncio.Queue(maxsize)
+        self.lost = 0
+
+    def push(self, event: SessionEvent | None) -> None:
+        while True:
+            try:
+                self._queue.put_nowait(event)
+                return
+            except asyncio.QueueFull:
+                with contextlib.suppress(asyncio.QueueEmpty):
+                    self._queue.get_nowait()
+                    self.lost += 1
+
+    async def get(self) -> SessionEvent | None:
+        return await self._queue.get()
+
+    def close(self) -> None:
+        self._session._subscribers.discard(self)
+        self.push(None)
+
+    def __aiter__(self) -> AsyncIterator[SessionEvent]:
+        return self._iterate()
+
+    async def _iterate(self) -> AsyncIterator[SessionEvent]:
+        while True:
+            event = await self._queue.get()
+            if event is None:
+                return
+            yield event
+
+
+class Session:
+    def __init__(
+        self,
+        name: str,
+        *,
+        output_max_entries: int = 10_000,
+        output_max_bytes: int = 4 * 1024 * 1024,
+        stack_levels: int = 20,
+    ):
+        self.name = name
+        self.adapter: str | None = None
+        self.backend: Backend | None = None
+        self.state = SessionState.idle
+        self.created_at = time.time()
+        self.program: str | None = None
+        self.program_args: list[str] = []
+        self.cwd: str = os.getcwd()
+        self.launch_request: LaunchRequest | None = None
+        self.attach_request: AttachRequest | None = None
+        self.output = OutputBuffer(output_max_entries, output_max_bytes)
+        self.breakpoints: dict[int, Breakpoint] = {}
+        self._next_bp_id = 1
+        self.stop: StopInfo | None = None
+        self.last_stop: StopInfo | None = None
+        self.exit_code: int | None = None
+        self.terminated_reason: str | None = None
+        self.selected_thread_id: int | None = None
+        self.selected_frame_index = 0
+        self.activity: deque[ActivityEntry] = deque(maxlen=500)
+        self.clients: dict[str, ClientInfo] = {}
+        self.exception_filters: list[str] | None = None  # None: the backend's defaults
+        self.stack_levels = stack_levels
+        self.metadata: dict[str, Any] = {}
+        self._subscribers: set[Subscription] = set()
+        self._event_seq = 0
+        self._state_changed = asyncio.Condition()
+        self._run_generation = 0  # bumped at every resume
+        self._resumed_by: Origin | None = None
+        self._frames: dict[int, tuple[list[Frame], int | None]] = {}
+        self._scopes: dict[int, list[Scope]] = {}
+        self._variables: dict[int, list[Variable]] = {}
+        self._stop_task: asyncio.Task[None] | None = None
+        self._bp_lock = asyncio.Lock()
+        self._last_activity = time.monotonic()
+        # Events from a backend this session has let go of (restart) are ignored.
+        self._backend_gen = 0
+
+    # ================================================================= events
+
+    def subscribe(self) -> Subscription:
+        sub = Subscription(self)
+        self._subscribers.add(sub)
+        return sub
+
+    def publish(self, kind: str, data: dict[str, Any] | None = None, origin: Origin = "session") -> None:
+        self._event_seq += 1
+        event = SessionEvent(seq=self._event_seq, kind=kind, origin=origin, data=data or {})  # type: ignore[arg-type]
+        for sub in list(self._subscribers):
+            sub.push(event)
+
+    def record_activity(self, origin: Origin, command: str, summary: str = "", ok: bool = True) -> None:
+        self._last_activity = time.monotonic()
+        entry = ActivityEntry(origin=origin, command=command, summary=summary, ok=ok)
+        self.activity.append(entry)
+        self.publish("activity", entry.model_dump(), origin=origin)
+
+    @property
+    def idle_seconds(self) -> float:
+        return time.monotonic() - self._last_activity
+
+    def add_client(self, client: ClientInfo) -> None:
+        self.clients[client.id] = client
+        self.publish("clients", {"clients": [c.model_dump() for c in self.clients.values()]})
+
+    def remove_client(self, client_id: str) -> None:
+        if self.clients.pop(client_id, None) is not None:
+            self.publish("clients", {"clients": [c.model_dump() for c in self.clients.values()]})
+
+    async def _set_state(self, state: SessionState, origin: Origin = "session") -> None:
+        async with self._state_changed:
+            self.state = state
+            self._state_changed.notify_all()
+        self.publish("state", {"state": state.value}, origin=origin)
+
+    def _set_state_nowait(self, state: SessionState, origin: Origin = "session") -> None:
+        self.state = state
+        asyncio.get_running_loop().create_task(self._notify())
+        self.publish("state", {"state": state.value}, origin=origin)
+
+    async def _notify(self) -> None:
+        async with self._state_changed:
+            self._state_changed.notify_all()
+
+    # ================================================================= start
+
+    async def launch(self, request: LaunchRequest, adapter: str, origin: Origin = "user") -> None:
+        self._require_state({SessionState.idle}, "launch")
+        self.adapter = adapter
+        self.launch_request = request
+        self.program = request.program
+        self.program_args = list(request.args)
+        self.cwd = request.cwd or os.getcwd()
+        await self._start(lambda b: b.launch(request, self._configure), adapter, origin)
+
+    async def attach(self, request: AttachRequest, adapter: str, origin: Origin = "user",
+                     backend: Backend | None = None) -> None:
+        """Attach through `adapter`, or through an already-attached `backend`
+        (the simctl flow resolves and attaches before the session exists)."""
+        self._require_state({SessionState.idle}, "attach")
+        self.adapter = adapter
+        self.attach_request = request
+        self.program = request.program or (f"pid {request.pid}" if request.pid else
+                                           f"{request.host}:{request.port}")
+        if backend is not None:
+            self.backend = backend
+            backend._emit = self._sink()  # noqa: SLF001 - adopt its events
+            await self._set_state(SessionState.running, origin)
+            await self._configure()
+            return
+        await self._start(lambda b: b.attach(request, self._configure), adapter, origin)
+
+    async def _start(self, start, adapter: str, origin: Origin) -> None:
+        await self._set_state(SessionState.starting, origin)
+        try:
+            self.backend = create_backend(adapter, self._sink())
+            await start(self.backend)
+        except BaseException as exc:
+            backend, self.backend = self.backend, None
+            if backend is not None:
+                with contextlib.suppress(Exception):
+                    await backend.dispose()
+            self.terminated_reason = str(exc)
+            await self._set_state(SessionState.terminated, origin)
+            self.publish("terminated", {"reason": str(exc)})
+            if isinstance(exc, DebuggerError):
+                raise
+            if isinstance(exc, (asyncio.CancelledError, KeyboardInterrupt)):
+                raise
+            raise InternalError(f"Starting the {adapter} backend failed: {exc}") from exc
+        if self.state == SessionState.starting:
+            # No stop arrived during start-up: the program runs.
+            await self._set_state(SessionState.running, origin)
+
+    def _sink(self):
+        self._backend_gen += 1
+        gen = self._backend_gen
+
+        def emit(event: BackendEvent) -> None:
+            if gen == self._backend_gen:
+                self._on_backend_event(event)
+
+        return emit
+
+    async def _configure(self) -> None:
+        """Called by the backend when breakpoints may be set (DAP: after
+        `initialized`, before `configurationDone`)."""
+        assert self.backend is not None
+        paths = sorted({bp.spec.path for bp in self.breakpoints.values() if bp.spec.path})
+        for path in paths:
+            await self._apply_file(path)
+        if any(bp.spec.function for bp in self.breakpoints.values()):
+            await self._apply_functions()
+        filters = self.exception_filters
+        if filters is None:
+            filters = [f.id for f in self.backend.capabilities.exception_filters if f.default]
+        if self.backend.capabilities.exception_filters or filters:
+            with contextlib.suppress(NotSupported):
+                await self.backend.set_exception_filters(filters)
+
+    # ================================================================= backend events
+
+    def _on_backend_event(self, event: BackendEvent) -> None:
+        self._last_activity = time.monotonic()
+        if isinstance(event, OutputEvent):
+            seq = self.output.append(event.category, event.text)
+            self.publish("output", {"seq": seq, "category": event.category, "text": event.text})
+        elif isinstance(event, StoppedEvent):
+            self._invalidate_caches()
+            if self._stop_task and not self._stop_task.done():
+                self._stop_task.cancel()
+            self._stop_task = asyncio.get_running_loop().create_task(self._handle_stop(event))
+        elif isinstance(event, ContinuedEvent):
+            if self.state == SessionState.stopped:
+                self._invalidate_caches()
+                self.stop = None
+                self._set_state_nowait(SessionState.running)
+                self.publish("continued", {"thread_id": event.thread_id})
+        elif isinstance(event, ExitedEvent):
+            self.exit_code = event.exit_code
+            self.publish("exited", {"exit_code": event.exit_code})
+        elif isinstance(event, TerminatedEvent):
+            if self.state != SessionState.terminated:
+                self.terminated_reason = event.reason
+                self._invalidate_caches()
+                self._set_state_nowait(SessionState.terminated)
+                self.publish("terminated", {"reason": event.reason, "exit_code": self.exit_code})
+        elif isinstance(event, BreakpointChangedEvent):
+            self._apply_breakpoint_change(event)
+        elif isinstance(event, ThreadEvent):
+            self.publish("threads", {"thread_id": event.thread_id, "reason": event.reason})
+
+    async def _handle_stop(self, event: StoppedEvent) -> None:
+        thread_id = event.thread_id
+        if thread_id is None:
+            with contextlib.suppress(DebuggerError):
+                threads = await self.backend.threads() if self.backend else []
+                thread_id = threads[0].id if threads else None
+        session_bp_ids = self._session_ids_for(event.hit_breakpoint_ids)
+        for bp_id in session_bp_ids:
+            self.breakpoints[bp_id].hits += 1
+        info = StopInfo(
+            reason=event.reason,
+            thread_id=thread_id,
+            description=event.description,
+            text=event.text,
+            breakpoint_ids=session_bp_ids,
+            caused_by=self._resumed_by,
+        )
+        self.selected_thread_id = thread_id
+        self.selected_frame_index = 0
+        if thread_id is not None and self.backend is not None:
+            try:
+                frames, _ = await self._frames_for(thread_id)
+                top = _first_with_source(frames)
+                if frames:
+                    self.selected_frame_index = top.index if top else 0
+                    chosen = top or frames[0]
+                    info.location = chosen.location
+                    info.function = chosen.name
+            except DebuggerError:
+                pass
+        self.stop = info
+        self.last_stop = info
+        await self._set_state(SessionState.stopped)
+        self.publish("stopped", info.model_dump(mode="json"), origin=self._resumed_by or "session")
+        if session_bp_ids:
+            self._publish_breakpoints()
+
+    def _invalidate_caches(self) -> None:
+        self._frames.clear()
+        self._scopes.clear()
+        self._variables.clear()
+
+    # ================================================================= state helpers
+
+    def _require_state(self, allowed: set[SessionState], what: str) -> None:
+        if self.state in allowed:
+            return
+        if self.state == SessionState.terminated:
+            raise InvalidInput(
+                f"Cannot {what}: the session has ended"
+                + (f" (exit code {self.exit_code})" if self.exit_code is not None else "")
+                + ". Start a new one with `tui-debugger start PROGRAM` (MCP: debug_launch)."
+            )
+        if self.state == SessionState.running and SessionState.stopped in allowed:
+            raise InvalidInput(
+                f"Cannot {what} while the program is running. Pause it (`pause`, "
+                "debug_pause) or wait for a stop (`await`, debug_wait)."
+            )
+        if self.state in (SessionState.idle, SessionState.starting):
+            raise InvalidInput(f"Cannot {what}: the program has not started yet. Wait a moment and retry.")
+        if self.state == SessionState.stopped:
+            raise InvalidInput(f"Cannot {what}: the program is already stopped.")
+        raise InvalidInput(f"Cannot {what} in state {self.state.value}.")
+
+    def _live_backend(self, what: str) -> Backend:
+        if self.backend is None or self.state in (SessionState.terminated, SessionState.idle):
+            self._require_state({SessionState.running, SessionState.stopped}, what)
+        assert self.backend is not None
+        return self.backend
+
+    async def wait_for_state(
+        self, predicate, timeout: float | None
+    ) -> bool:
+        async def _wait() -> None:
+            async with self._state_changed:
+                await self._state_changed.wait_for(predicate)
+
+        try:
+            await asyncio.wait_for(_wait(), timeout)
+            return True
+        except asyncio.TimeoutError:
+            return False
+
+    async def wait_for_stop(self, timeout: float | None, since_generation: int | None = None) -> bool:
+        """Wait until the program is stopped (after resume `since_generation`) or ended."""
+        gen = self._run_generation if since_generation is None else since_generation
+
+        def done() -> bool:
+            if self.state == SessionState.terminated:
+                return True
+            return self.state == SessionState.stopped and self._run_generation >= gen and self.stop is not None
+
+        return await self.wait_for_state(done, timeout)
+
+    # ================================================================= run control
+
+    async def resume(self, how: str, origin: Origin, thread_id: int | None = None) -> int:
+        """Resume with continue / next / step_in / step_out. Returns the run
+        generation to pass to wait_for_stop."""
+        backend = self._live_backend(how)
+        self._require_state({SessionState.stopped}, how if how != "continue" else "continue")
+        tid = thread_id or self.selected_thread_id
+        if how != "continue" and tid is None:
+            raise InvalidInput("No thread is selected; pass a thread id (see `threads`).")
+        self._run_generation += 1
+        generation = self._run_generation
+        self._resumed_by = origin
+        self._invalidate_caches()
+        previous_stop = self.stop
+        self.stop = None
+        self.state = SessionState.running
+        self.publish("continued", {"thread_id": tid, "how": how}, origin=origin)
+        self.publish("state", {"state": "running"}, origin=origin)
+        try:
+            if how == "continue":
+                await backend.continue_(tid)
+            elif how == "next":
+                await backend.step_over(tid)  # type: ignore[arg-type]
+            elif how == "step_in":
+                await backend.step_in(tid)  # type: ignore[arg-type]
+            elif how == "step_out":
+                await backend.step_out(tid)  # type: ignore[arg-type]
+            else:
+                raise InvalidInput(f"Unknown run command {how!r}.")
+        except DebuggerError:
+            # The request failed: the program did not move; keep the stop readable.
+            if self.state == SessionState.running and self.backend is not None:
+                self.stop = previous_stop
+                self.state = SessionState.stopped
+                self.publish("state", {"state": "stopped"}, origin=origin)
+            raise
+        return generation
+
+    async def pause(self, origin: Origin, thread_id: int | None = None) -> None:
+        backend = self._live_backend("pause")
+        if self.state == SessionState.stopped:
+            return
+        self._require_state({SessionState.running}, "pause")
+        self._resumed_by = origin
+        await backend.pause(thread_id)
+
+    @property
+    def run_generation(self) -> int:
+        return self._run_generation
+
+    # ================================================================= inspection
+
+    async def threads(self) -> list[Thread]:
+        backend = self._live_backend("list threads")
+        return await backend.threads()
+
+    async def _frames_for(self, thread_id: int) -> tuple[list[Frame], int | None]:
+        cached = self._frames.get(thread_id)
+        if cached is not None:
+            return cached
+        assert self.backend is not None
+        frames, total = await self.backend.stack_trace(thread_id, 0, self.stack_levels)
+        self._frames[thread_id] = (frames, total)
+        return frames, total
+
+    async def stack(self, thread_id: int | None = None, max_frames: int = 20) -> tuple[list[Frame], int | None]:
+        backend = self._live_backend("read the stack")
+        self._require_state({SessionState.stopped}, "read the stack")
+        tid = thread_id or self.selected_thread_id
+        if tid is None:
+            raise InvalidInput("No thread is selected; pass a thread id (see `threads`).")
+        if max_frames <= self.stack_levels:
+            frames, total = await self._frames_for(tid)
+            return frames[:max_frames], total
+        return await backend.stack_trace(tid, 0, max_frames)
+
+    async def frame(self, index: int | None = None, thread_id: int | None = None) -> Frame:
+        frames, total = await self.stack(thread_id, max(self.stack_levels, (index or 0) + 1))
+        idx = self.selected_frame_index if index is None else index
+        if idx < 0 or idx >= len(frames):
+            raise InvalidInput(
+                f"No frame {idx}: the stack has {len(frames)} frame(s) (0 is the innermost). "
+                "See `backtrace`."
+            )
+        return frames[idx]
+
+    async def select_frame(self, index: int, origin: Origin, thread_id: int | None = None) -> Frame:
+        if thread_id is not None:
+            self.selected_thread_id = thread_id
+        frame = await self.frame(index)
+        self.selected_frame_index = index
+        self.publish("selection", {"thread_id": self.selected_thread_id, "frame_index": index,
+                                   "location": frame.location.model_dump() if frame.location else None,
+                                   "function": frame.name}, origin=origin)
+        return frame
+
+    async def select_thread(self, thread_id: int, origin: Origin) -> None:
+        self._require_state({SessionState.stopped}, "select a thread")
+        threads = await self.threads()
+        if not any(t.id == thread_id for t in threads):
+            ids = ", ".join(str(t.id) for t in threads)
+            raise InvalidInput(f"No thread {thread_id}. Threads: {ids}.")
+        self.selected_thread_id = thread_id
+        self.selected_frame_index = 0
+        self.publish("selection", {"thread_id": thread_id, "frame_index": 0}, origin=origin)
+
+    async def scopes(self, frame_index: int | None = None) -> list[Scope]:
+        frame = await self.frame(frame_index)
+        cached = self._scopes.get(frame.id)
+        if cached is None:
+            assert self.backend is not None
+            cached = await self.backend.scopes(frame.id)
+            self._scopes[frame.id] = cached
+        return cached
+
+    async def variables(self, ref: int, start: int = 0, count: int = 0) -> list[Variable]:
+        backend = self._live_backend("read variables")
+        self._require_state({SessionState.stopped}, "read variables")
+        if start == 0 and count == 0:
+            cached = self._variables.get(ref)
+            if cached is None:
+                cached = await backend.variables(ref)
+                self._variables[ref] = cached
+            return cached
+        return await backend.variables(ref, start, count)
+
+    async def evaluate(self, expression: str, frame_index: int | None = None, context: str = "repl") -> EvalResult:
+        backend = self._live_backend("evaluate")
+        frame_id = None
+        if self.state == SessionState.stopped:
+            frame_id = (await self.frame(frame_index)).id
+        elif context != "repl":
+            self._require_state({SessionState.stopped}, "evaluate")
+        result = await backend.evaluate(expression, frame_id, context)
+        # Evaluation can change program state; children fetched before are stale.
+        self._variables.clear()
+        return result
+
+    async def raw_command(self, command: str, timeout: float) -> str:
+        backend = self._live_backend("run a debugger command")
+        return await backend.raw_command(command, timeout)
+
+    # ================================================================= breakpoints
+
+    def _publish_breakpoints(self, origin: Origin = "session") -> None:
+        self.publish(
+            "breakpoints",
+            {"breakpoints": [bp.model_dump(mode="json") for bp in self.breakpoints.values()]},
+            origin=origin,
+        )
+
+    def _session_ids_for(self, backend_ids: list[int | str]) -> list[int]:
+        if not backend_ids:
+            return []
+        wanted = {str(b) for b in backend_ids}
+        return [bp_id for bp_id, bid in self._backend_ids.items() if str(bid) in wanted]
+
+    @property
+    def _backend_ids(self) -> dict[int, int | str]:
+        return self.metadata.setdefault("backend_ids", {})
+
+    def _apply_breakpoint_change(self, event: BreakpointChangedEvent) -> None:
+        for bp_id, bid in list(self._backend_ids.items()):
+            if str(bid) == str(event.backend_id) and bp_id in self.breakpoints:
+                bp = self.breakpoints[bp_id]
+                if event.reason == "removed":
+                    continue
+                bp.verified = event.state.verified
+                if event.state.line:
+                    bp.line = event.state.line
+                bp.message = event.state.message
+                self._publish_breakpoints()
+
+    def normalize_path(self, path: str, base: str | None = None) -> str:
+        path = os.path.expanduser(path)
+        if not os.path.isabs(path):
+            path = os.path.join(base or self.cwd, path)
+        return os.path.normpath(path)
+
+    async def add_breakpoint(self, spec: BreakpointSpec, origin: Origin) -> Breakpoint:
+        if self.state == SessionState.terminated:
+            self._require_state({SessionState.stopped, SessionState.running}, "add a breakpoint")
+        if spec.function:
+            if spec.path or spec.line:
+                raise InvalidInput("Give either FILE:LINE or --function NAME, not both.")
+        else:
+            if not spec.path or not spec.line:
+                raise InvalidInput("A breakpoint needs FILE:LINE (e.g. app.py:12) or --function NAME.")
+            if spec.line < 1:
+                raise InvalidInput(f"Line numbers start at 1; got {spec.line}.")
+            spec = spec.model_copy(update={"path": self.normalize_path(spec.path)})
+            if not os.path.exists(spec.path) and not (self.attach_request and self.attach_request.host):
+                raise InvalidInput(
+                    f"No such file: {spec.path}. Check the path; relative paths are resolved "
+                    f"against {self.cwd}."
+                )
+        async with self._bp_lock:
+            bp = Breakpoint(id=self._next_bp_id, spec=spec, set_by=origin)
+            self._next_bp_id += 1
+            self.breakpoints[bp.id] = bp
+            try:
+                await self._apply_for(bp)
+            except BaseException:
+                self.breakpoints.pop(bp.id, None)
+                self._backend_ids.pop(bp.id, None)
+                with contextlib.suppress(Exception):
+                    await self._apply_for(bp)
+                raise
+        self._publish_breakpoints(origin)
+        return bp
+
+    async def update_breakpoint(self, bp_id: int, origin: Origin, **changes: Any) -> Breakpoint:
+        bp = self.get_breakpoint(bp_id)
+        old_spec = bp.spec
+        bp.spec = bp.spec.model_copy(update={k: v for k, v in changes.items()})
+        async with self._bp_lock:
+            try:
+                await self._apply_for(bp)
+            except BaseException:
+                bp.spec = old_spec
+                with contextlib.suppress(Exception):
+                    await self._apply_for(bp)
+                raise
+        self._publish_breakpoints(origin)
+        return bp
+
+    def get_breakpoint(self, bp_id: int) -> Breakpoint:
+        bp = self.breakpoints.get(bp_id)
+        if bp is None:
+            ids = ", ".join(str(i) for i in self.breakpoints) or "none"
+            raise InvalidInput(f"No breakpoint {bp_id}. Breakpoints: {ids}. See `break list`.")
+        return bp
+
+    async def remove_breakpoints(self, ids: list[int] | None, origin: Origin) -> list[Breakpoint]:
+        targets = list(self.breakpoints.values()) if ids is None else [self.get_breakpoint(i) for i in ids]
+        async with self._bp_lock:
+            for bp in targets:
+                self.breakpoints.pop(bp.id, None)
+                self._backend_ids.pop(bp.id, None)
+            paths = {bp.spec.path for bp in targets if bp.spec.path}
+            functions = any(bp.spec.function for bp in targets)
+            if self._backend_ready():
+                for path in sorted(paths):
+                    await self._apply_file(path)
+                if functions:
+                    await self._apply_functions()
+        self._publish_breakpoints(origin)
+        return targets
+
+    def _backend_ready(self) -> bool:
+        return self.backend is not None and self.state in (
+            SessionState.running, SessionState.stopped, SessionState.starting
+        )
+
+    async def _apply_for(self, bp: Breakpoint) -> None:
+        if not self._backend_ready():
+            return  # applied in configure when the program starts
+        if bp.spec.function:
+            await self._apply_functions()
+        else:
+            await self._apply_file(bp.spec.path)  # type: ignore[arg-type]
+
+    async def _apply_file(self, path: str) -> None:
+        assert self.backend is not None
+        bps = [bp for bp in self.breakpoints.values() if bp.spec.path == path]
+        states = await self.backend.set_source_breakpoints(path, [bp.spec for bp in bps])
+        for bp, state in zip(bps, states):
+            self._update_from_state(bp, state)
+
+    async def _apply_functions(self) -> None:
+        assert self.backend is not None
+        bps = [bp for bp in self.breakpoints.values() if bp.spec.function]
+        states = await self.backend.set_function_breakpoints([bp.spec for bp in bps])
+        for bp, state in zip(bps, states):
+            self._update_from_state(bp, state)
+
+    def _update_from_state(self, bp: Breakpoint, state) -> None:
+        bp.verified = state.verified
+        bp.line = state.line if state.line else (bp.spec.line if bp.spec.path else None)
+        bp.message = state.message
+        if state.backend_id is not None:
+            self._backend_ids[bp.id] = state.backend_id
+        else:
+            self._backend_ids.pop(bp.id, None)
+
+    async def restart(self, origin: Origin) -> None:
+        """Relaunch the same program in this session, keeping breakpoints and output."""
+        if self.launch_request is None or self.adapter is None:
+            raise InvalidInput("Only a launched program can be restarted; attach again instead.")
+        backend, self.backend = self.backend, None
+        self._backend_gen += 1
+        if backend is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(backend.disconnect(True), 5)
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(backend.dispose(), 10)
+        self._invalidate_caches()
+        self.stop = None
+        self.exit_code = None
+        self.terminated_reason = None
+        self._backend_ids.clear()
+        self.output.append("console", f"--- restarted by {origin} ---\n")
+        self.state = SessionState.idle
+        await self.launch(self.launch_request, self.adapter, origin)
+
+    # ================================================================= end
+
+    async def terminate(self, origin: Origin) -> None:
+        await self._end(terminate=True, origin=origin)
+
+    async def detach(self, origin: Origin) -> None:
+        await self._end(terminate=False, origin=origin)
+
+    async def _end(self, terminate: bool, origin: Origin) -> None:
+        backend = self.backend
+        if backend is not None and self.state != SessionState.terminated:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(backend.disconnect(terminate), 5)
+        if backend is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(backend.dispose(), 10)
+        if self._stop_task and not self._stop_task.done():
+            self._stop_task.cancel()
+        if self.state != SessionState.terminated:
+            self.terminated_reason = "detached" if not terminate else "stopped"
+            await self._set_state(SessionState.terminated, origin)
+            self.publish("terminated", {"reason": self.terminated_reason, "exit_code": self.exit_code},
+                         origin=origin)
+
+    async def close(self) -> None:
+        """End everything: used when the hosting process exits."""
+        await self._end(terminate=self.attach_request is None, origin="session")
+        for sub in list(self._subscribers):
+            sub.close()
+
+
+def _first_with_source(frames: list[Frame]) -> Frame | None:
+    for frame in frames:
+        if frame.location and frame.location.path and frame.location.line:
+            return frame
+    return None
