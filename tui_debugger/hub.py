@@ -230,3 +230,66 @@ def resolve_live(name: str | None) -> str:
             "No live session. Start one: `tui-debugger start PROGRAM` (MCP: debug_launch)."
         )
     return live[-1].name
+
+
+class SessionLink:
+    """A front end's handle on one session, wherever it lives: call commands and
+    receive every event. The TUI and the MCP server use this for both cases."""
+
+    def __init__(self, name: str, origin: str, hub: Hub | None = None,
+                 session: Session | None = None, remote: RemoteSession | None = None):
+        self.name = name
+        self.origin = origin
+        self.hub = hub
+        self.session = session  # set when the session lives in this process
+        self.remote = remote
+
+    @property
+    def is_local(self) -> bool:
+        return self.session is not None
+
+    @classmethod
+    def local(cls, hub: Hub, session: Session, origin: str) -> "SessionLink":
+        return cls(session.name, origin, hub=hub, session=session)
+
+    @classmethod
+    async def join(cls, name: str | None, origin: str, register: bool = True) -> "SessionLink":
+        target = resolve_live(name)
+        remote = await RemoteSession.connect(target, origin, subscribe=True, register=register)
+        return cls(target, origin, remote=remote)
+
+    async def call(self, command_id: str, args: Any = None, cwd: str | None = None) -> Result:
+        cmd = registry.get(command_id)
+        if isinstance(args, Args):
+            args = args.model_dump(by_alias=True, exclude_unset=True)
+        args = args or {}
+        if self.session is not None:
+            assert self.hub is not None
+            return await execute(self.hub, command_id, args, origin=self.origin,
+                                 session=self.session if cmd.needs_session else None,
+                                 client_cwd=cwd)
+        assert self.remote is not None
+        if not cmd.needs_session:
+            return await execute(Hub(serve=False), command_id, args, origin=self.origin,
+                                 client_cwd=cwd)
+        raw = await self.remote.call(command_id, _validate(cmd, args).model_dump(
+            mode="json", by_alias=True, exclude_unset=True), cwd=cwd or os.getcwd())
+        return cmd.result.model_validate(raw)
+
+    async def events(self):
+        """Every SessionEvent from now on, until the session's host goes away."""
+        if self.session is not None:
+            sub = self.session.subscribe()
+            try:
+                async for event in sub:
+                    yield event
+            finally:
+                sub.close()
+        else:
+            assert self.remote is not None
+            async for event in self.remote.events():
+                yield event
+
+    async def close(self) -> None:
+        if self.remote is not None:
+            await self.remote.close()
