@@ -1,0 +1,865 @@
+"""The LLDB CLI backend: one long-lived `lldb --no-lldbinit` per session.
+
+How it drives lldb (details and measurements in docs/backends/native.md):
+
+- lldb runs in synchronous mode (`SetAsync(False)`): with piped stdin an
+  asynchronous lldb hands lines written while the program runs to the program,
+  and the protocol hangs. In synchronous mode a `process continue` or a step
+  returns only when the program stops, so a run command holds the command
+  channel until then; `continue_()` returns once it is written and a waiter
+  task reports the stop.
+- A paused program is asked for with a byte on a FIFO that a thread inside
+  lldb's Python reads; it calls SBProcess.SendAsyncInterrupt. SIGINT to lldb
+  does nothing in this mode.
+- Structured data (threads, frames, variables, breakpoints) comes from the
+  Python helper tui_debugger_lldb.py as JSON; raw commands are the only text
+  that reaches a person unparsed.
+- The program's stdout and stderr go to files in a private directory
+  (target.output-path / error-path), tailed into OutputEvents; the program
+  reads /dev/null, never lldb's stdin.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import codecs
+import contextlib
+import json
+import os
+import re
+import shutil
+import stat
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any, Awaitable, Callable, TypeVar
+
+from ..adapters import find_lldb
+from ..base import Backend, Configure, EventSink
+from ..errors import (
+    BackendDied,
+    CommandFailed,
+    DebuggerError,
+    DependencyMissing,
+    InvalidInput,
+    Timeout,
+)
+from ..models import (
+    AttachRequest,
+    BreakpointChangedEvent,
+    BreakpointSpec,
+    BreakpointState,
+    Capabilities,
+    ContinuedEvent,
+    EvalResult,
+    ExitedEvent,
+    Frame,
+    LaunchRequest,
+    OutputEvent,
+    Scope,
+    ScopeKind,
+    SourceLocation,
+    StoppedEvent,
+    TerminatedEvent,
+    Thread,
+    Variable,
+)
+from ..process import ChildProcess, kill_tree, pid_alive, spawn
+from .protocol import PROMPT, LldbChannel, lldb_quote, parse_json, sanitize
+
+HELPER_PATH = Path(__file__).with_name("tui_debugger_lldb.py")
+HELPER = HELPER_PATH.stem
+RUNNING = (
+    "The program is running, and lldb reads commands only while it is stopped. "
+    "Pause it (pause) or wait for the next stop (await)."
+)
+NOT_STARTED = "No program is being debugged yet; launch or attach first."
+SCOPE_KINDS = {"locals": ScopeKind.locals, "globals": ScopeKind.globals,
+               "registers": ScopeKind.registers}
+
+T = TypeVar("T")
+EXIT_STATUS_RE = re.compile(r"exited with status = (-?\d+)")
+
+
+def _encode(value: Any) -> str:
+    """A helper argument that survives any quoting: base64 of JSON."""
+    return repr(base64.b64encode(json.dumps(value).encode("utf-8")).decode("ascii"))
+
+
+def parse_hit_condition(text: str | None) -> int | None:
+    """DAP's hit condition as lldb-dap reads it: stop on the Nth hit, i.e. an
+    ignore count of N-1. `>=N` and `==N` are accepted as the same thing."""
+    if text is None or not text.strip():
+        return 0
+    body = text.strip().lstrip("=>").strip()
+    if not body.isdigit() or int(body) < 1:
+        return None
+    return int(body) - 1
+
+
+class LldbCliBackend(Backend):
+    name = "lldb-cli"
+
+    def __init__(
+        self,
+        emit: EventSink,
+        lldb_argv: list[str] | None = None,
+        *,
+        startup_timeout: float = 20.0,
+        command_timeout: float = 30.0,
+    ) -> None:
+        super().__init__(emit)
+        self.capabilities = Capabilities(
+            conditional_breakpoints=True,
+            hit_conditional_breakpoints=True,
+            log_points=True,
+            function_breakpoints=True,
+            pause=True,
+            terminate=True,
+            raw_commands=True,
+            disassemble=True,
+            read_memory=True,
+            attach_pid=True,
+            attach_wait_for=True,
+        )
+        self._lldb_argv = list(lldb_argv) if lldb_argv else None
+        self.startup_timeout = startup_timeout
+        self.command_timeout = command_timeout
+        self._child: ChildProcess | None = None
+        self._channel: LldbChannel | None = None
+        self._workdir: str | None = None
+        self._interrupt_fd: int | None = None
+        # idle -> stopped <-> running -> exited/detached; "dead" when lldb went away
+        self._state = "idle"
+        self._run_task: asyncio.Task[None] | None = None
+        self._run_done: asyncio.Event = asyncio.Event()
+        self._pause_requested = False
+        self._quiet_interrupt = False
+        self._quiet_stopped = False
+        self._stop_on_entry = False
+        self._first_stop = True
+        self._stop_id: int | None = None
+        self._threads_seen: list[Thread] = []
+        self._source_breakpoints: dict[str, list[int]] = {}
+        self._function_breakpoints: list[int] = []
+        self._breakpoint_seen: dict[int, tuple[bool, int | None]] = {}
+        self._terminated = False
+        self._tails: list[tuple[str, str, int, Any]] = []
+        self._tail_task: asyncio.Task[None] | None = None
+        self._pid_task: asyncio.Task[None] | None = None
+        self._attached = False
+
+    # ================================================================ start / end
+
+    async def launch(self, request: LaunchRequest, configure: Configure) -> None:
+        cwd = request.cwd or os.getcwd()
+        program = os.path.abspath(os.path.join(cwd, request.program))
+        if not os.path.isfile(program):
+            raise InvalidInput(f"No program at {program}; check the path, and build it first.")
+        if not os.access(program, os.X_OK):
+            raise InvalidInput(f"{program} is not executable; build it, or chmod +x it.")
+        if not os.path.isdir(cwd):
+            raise InvalidInput(f"The working directory {cwd} does not exist.")
+        try:
+            # The program inherits lldb's working directory (lldb-server's, in fact),
+            # which avoids quoting a path into `process launch -w`.
+            await self._start(cwd)
+            await self._helper("create_target", _encode({"program": program}))
+            await self._helper(
+                "configure_launch", _encode({"args": request.args, "env": request.env})
+            )
+            self._stop_on_entry = request.stop_on_entry
+            await configure()
+            command = "process launch" + (" --stop-at-entry" if request.stop_on_entry else "")
+            await self._begin_run(command, announce=False)
+            self._pid_task = asyncio.create_task(self._find_launched_pid(program))
+        except BaseException:
+            await self.dispose()
+            raise
+
+    async def attach(self, request: AttachRequest, configure: Configure) -> None:
+        if request.pid is None and not request.wait_for:
+            raise InvalidInput(
+                "lldb attaches to a process id or waits for a process name; pass a PID "
+                "or wait_for."
+            )
+        if request.host or request.port:
+            raise InvalidInput(
+                "The lldb-cli backend attaches to local processes only; for a remote "
+                "gdb-server use raw commands (gdb-remote HOST:PORT)."
+            )
+        wait_timeout = float(request.extra.get("timeout", 60.0))
+        self._attached = True
+        try:
+            await self._start(os.getcwd())
+            if request.program:
+                await self._helper("create_target", _encode({"program": request.program}))
+            if request.pid is not None:
+                command = f"process attach --pid {int(request.pid)}"
+                timeout = self.command_timeout
+            else:
+                command = f"process attach --name {lldb_quote(request.wait_for or '')} --waitfor"
+                timeout = wait_timeout
+            output = await self._run(command, timeout)
+            info = await self._helper("stop_info")
+            if info.get("state") != "stopped":
+                raise CommandFailed(
+                    f"lldb could not attach: {sanitize(output) or 'no reason given'}. "
+                    "Check the pid, and that ptrace is allowed "
+                    "(/proc/sys/kernel/yama/ptrace_scope must be 0, or run as root).",
+                    lldb_output=sanitize(output),
+                )
+            self.debuggee_pid = int(info["pid"])
+            self._stop_id = info.get("stop_id")
+            self._state = "stopped"
+            self._first_stop = False
+            self._remember_threads(info)
+            await configure()
+            self._note_breakpoints(info)
+            if request.extra.get("stopOnEntry"):
+                self._report_stopped(info, reason_override="entry")
+            else:
+                await self._begin_run("process continue", announce=False)
+        except BaseException:
+            await self.dispose()
+            raise
+
+    async def disconnect(self, terminate: bool) -> None:
+        if self._channel is None or not self._channel.alive:
+            return
+        try:
+            if self._state == "running":
+                await self._interrupt_quietly()
+            if self._state == "stopped":
+                if terminate:
+                    output = await self._run("process kill", self.command_timeout)
+                    self._flush_output()
+                    self._state = "exited"
+                    # lldb forgets the process once killed; its last words hold the status.
+                    status = EXIT_STATUS_RE.search(output)
+                    self.emit(ExitedEvent(exit_code=int(status.group(1)) if status else None))
+                else:
+                    await self._run("process detach", self.command_timeout)
+                    self._state = "detached"
+            self._emit_terminated("detached" if not terminate else "terminated")
+            with contextlib.suppress(DebuggerError):
+                self._channel.send(["quit"])
+            if self._child is not None:
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(self._child.proc.wait(), 3.0)
+        except DebuggerError:
+            # The caller ends with dispose(), which ends lldb and everything under it.
+            pass
+
+    async def dispose(self) -> None:
+        try:
+            for task in (self._run_task, self._tail_task, self._pid_task):
+                if task is not None and not task.done():
+                    task.cancel()
+                    with contextlib.suppress(BaseException):
+                        await task
+            if self._interrupt_fd is not None:
+                with contextlib.suppress(OSError):
+                    os.close(self._interrupt_fd)
+                self._interrupt_fd = None
+            if self._child is not None:
+                with contextlib.suppress(Exception):
+                    await kill_tree(self._child.pid)
+                with contextlib.suppress(Exception):
+                    await self._child.kill_group()
+            if self.debuggee_pid and not self._attached and pid_alive(self.debuggee_pid):
+                with contextlib.suppress(Exception):
+                    await kill_tree(self.debuggee_pid)
+            if self._channel is not None:
+                with contextlib.suppress(Exception):
+                    await self._channel.close()
+            self._tails = []
+            if self._workdir:
+                shutil.rmtree(self._workdir, ignore_errors=True)
+                self._workdir = None
+        except Exception:  # noqa: BLE001 - dispose never raises
+            pass
+
+    # ================================================================ breakpoints
+
+    async def set_source_breakpoints(
+        self, path: str, specs: list[BreakpointSpec]
+    ) -> list[BreakpointState]:
+        path = os.path.abspath(path)
+
+        async def apply() -> list[BreakpointState]:
+            old = self._source_breakpoints.pop(path, [])
+            if old:
+                await self._helper("delete_breakpoints", _encode(old))
+                for bp_id in old:
+                    self._breakpoint_seen.pop(bp_id, None)
+            states, ids = await self._create_breakpoints(
+                [dict(path=path, line=spec.line) for spec in specs], specs
+            )
+            self._source_breakpoints[path] = ids
+            return states
+
+        return await self._while_stopped(apply)
+
+    async def set_function_breakpoints(self, specs: list[BreakpointSpec]) -> list[BreakpointState]:
+        async def apply() -> list[BreakpointState]:
+            old, self._function_breakpoints = self._function_breakpoints, []
+            if old:
+                await self._helper("delete_breakpoints", _encode(old))
+                for bp_id in old:
+                    self._breakpoint_seen.pop(bp_id, None)
+            states, ids = await self._create_breakpoints(
+                [dict(function=spec.function) for spec in specs], specs
+            )
+            self._function_breakpoints = ids
+            return states
+
+        return await self._while_stopped(apply)
+
+    async def _create_breakpoints(
+        self, places: list[dict[str, Any]], specs: list[BreakpointSpec]
+    ) -> tuple[list[BreakpointState], list[int]]:
+        states: list[BreakpointState | None] = []
+        to_send: list[dict[str, Any]] = []
+        for place, spec in zip(places, specs):
+            if not spec.enabled:
+                states.append(BreakpointState(verified=False, message="disabled"))
+                continue
+            if spec.function is None and (spec.line is None or spec.line < 1):
+                states.append(BreakpointState(verified=False, message="a line number is needed"))
+                continue
+            ignore = parse_hit_condition(spec.hit_condition)
+            if ignore is None:
+                states.append(BreakpointState(
+                    verified=False,
+                    message=f"hit condition {spec.hit_condition!r} is not a number; "
+                    "lldb stops on the Nth hit, so give N",
+                ))
+                continue
+            to_send.append(dict(place, condition=spec.condition, ignore_count=ignore,
+                                log_message=spec.log_message))
+            states.append(None)
+        created = (await self._helper("set_breakpoints", _encode(to_send)))["breakpoints"] \
+            if to_send else []
+        answers = iter(created)
+        ids: list[int] = []
+        out: list[BreakpointState] = []
+        for state in states:
+            if state is not None:
+                out.append(state)
+                continue
+            answer = next(answers)
+            bp_id = answer.get("id")
+            if bp_id is not None:
+                ids.append(int(bp_id))
+                self._breakpoint_seen[int(bp_id)] = (bool(answer["verified"]), answer.get("line"))
+            out.append(BreakpointState(
+                verified=bool(answer["verified"]),
+                line=answer.get("line"),
+                backend_id=bp_id,
+                message=None if answer["verified"] else
+                "no code at this place yet (pending until a library with it loads)",
+            ))
+        return out, ids
+
+    # ================================================================ run control
+
+    async def continue_(self, thread_id: int | None) -> None:
+        self._require_stopped()
+        await self._begin_run("process continue")
+
+    async def step_over(self, thread_id: int) -> None:
+        await self._step("thread step-over", thread_id)
+
+    async def step_in(self, thread_id: int) -> None:
+        await self._step("thread step-in", thread_id)
+
+    async def step_out(self, thread_id: int) -> None:
+        await self._step("thread step-out", thread_id)
+
+    async def _step(self, command: str, thread_id: int) -> None:
+        self._require_stopped()
+        await self._begin_run(command, thread_id=thread_id)
+
+    async def pause(self, thread_id: int | None) -> None:
+        if self._state != "running":
+            return
+        self._pause_requested = True
+        self._send_interrupt()
+
+    # ================================================================ inspection
+
+    async def threads(self) -> list[Thread]:
+        if self._state == "running":
+            return [t.model_copy(update={"stopped": False}) for t in self._threads_seen]
+        if self._state != "stopped":
+            return []
+        answer = await self._helper("threads")
+        threads = [Thread(id=t["id"], name=t["name"], stopped=True) for t in answer["threads"]]
+        self._threads_seen = threads
+        return threads
+
+    async def stack_trace(
+        self, thread_id: int, start: int = 0, levels: int = 20
+    ) -> tuple[list[Frame], int | None]:
+        self._require_stopped()
+        answer = await self._helper("stack", int(thread_id), int(start), int(levels))
+        frames = []
+        for raw in answer["frames"]:
+            location = None
+            if raw.get("path"):
+                location = SourceLocation(
+                    path=raw["path"], line=raw["line"], column=raw.get("column") or 0,
+                    name=os.path.basename(raw["path"]),
+                )
+            frames.append(Frame(
+                id=raw["id"], index=raw["index"], name=raw["name"], location=location,
+                module=raw.get("module"), instruction_pointer=raw.get("pc"),
+            ))
+        return frames, answer.get("total")
+
+    async def scopes(self, frame_id: int) -> list[Scope]:
+        self._require_stopped()
+        answer = await self._helper("scopes", int(frame_id))
+        return [
+            Scope(name=s["name"], kind=SCOPE_KINDS.get(s["kind"], ScopeKind.other), ref=s["ref"],
+                  expensive=False, named_count=s.get("named_count"))
+            for s in answer["scopes"]
+        ]
+
+    async def variables(self, ref: int, start: int = 0, count: int = 0) -> list[Variable]:
+        self._require_stopped()
+        answer = await self._helper("variables", int(ref), int(start), int(count))
+        return [
+            Variable(name=v["name"], value=v["value"], type=v.get("type"), ref=v.get("ref", 0),
+                     evaluate_name=v.get("evaluate_name"))
+            for v in answer["variables"]
+        ]
+
+    async def evaluate(
+        self, expression: str, frame_id: int | None, context: str = "repl"
+    ) -> EvalResult:
+        if not expression.strip():
+            raise InvalidInput("Nothing to evaluate; give an expression.")
+        self._require_stopped()
+        answer = await self._helper(
+            "evaluate",
+            _encode({"expression": expression, "frame_id": frame_id, "context": context}),
+        )
+        return EvalResult(value=answer["value"], type=answer.get("type"), ref=answer.get("ref", 0),
+                          named_count=answer.get("named_count"))
+
+    async def raw_command(self, command: str, timeout: float) -> str:
+        """Any lldb command, as lldb prints it. A command that runs the program
+        (continue, next, ...) is followed like continue_(): when it outlasts
+        `timeout` the program is reported running and the stop arrives later."""
+        channel = self._require_channel()
+        if "\n" in command or "\r" in command:
+            raise InvalidInput("Give one lldb command per call, on a single line.")
+        if self._state == "running":
+            raise CommandFailed(RUNNING)
+        try:
+            await asyncio.wait_for(channel.lock.acquire(), timeout)
+        except asyncio.TimeoutError:
+            raise Timeout(f"lldb stayed busy for {timeout:g}s; try again.") from None
+        released = False
+        try:
+            future = channel.send([command])
+            try:
+                output = await asyncio.wait_for(asyncio.shield(future), timeout)
+            except asyncio.TimeoutError:
+                # The command holds lldb until it finishes; often it is running the
+                # program (continue), so follow it as a run.
+                self._state = "running"
+                self.emit(ContinuedEvent())
+                self._run_done.clear()
+                self._run_task = asyncio.create_task(self._follow_run(future, None))
+                released = True
+                raise Timeout(
+                    f"lldb is still busy with {command!r} after {timeout:g}s; the program "
+                    "is probably running. Pause it (pause) or wait for the stop (await).",
+                ) from None
+            info = await self._helper_locked("stop_info")
+        finally:
+            if not released:
+                channel.lock.release()
+        self._after_raw(info)
+        return sanitize(output)
+
+    async def disassemble(self, frame_id: int, count: int = 32) -> list[str]:
+        self._require_stopped()
+        return list((await self._helper("disassemble", int(frame_id), int(count)))["lines"])
+
+    async def read_memory(self, address: str, count: int) -> bytes:
+        self._require_stopped()
+        try:
+            int(str(address), 0)
+        except ValueError:
+            raise InvalidInput(f"{address!r} is not an address; give one like 0x7ffc1000.") from None
+        answer = await self._helper("read_memory", repr(str(address)), int(count))
+        return bytes.fromhex(answer["hex"])
+
+    # ================================================================ lldb process
+
+    async def _start(self, cwd: str) -> None:
+        if self._channel is not None:
+            raise InvalidInput("This backend already debugs a program; start a new session.")
+        argv = self._lldb_argv or ([find_lldb()] if find_lldb() else None)
+        if not argv:
+            raise DependencyMissing(
+                "lldb was not found. Install it: sudo apt-get install lldb-19 (Linux) or "
+                "xcode-select --install (macOS); or set TUI_DEBUGGER_LLDB_PATH.",
+            )
+        self._workdir = tempfile.mkdtemp(prefix="tdbg-lldb-")
+        os.chmod(self._workdir, stat.S_IRWXU)
+        fifo = os.path.join(self._workdir, "interrupt")
+        os.mkfifo(fifo, 0o600)
+        stdout_path = os.path.join(self._workdir, "stdout")
+        stderr_path = os.path.join(self._workdir, "stderr")
+        for path in (stdout_path, stderr_path):
+            Path(path).touch(mode=0o600)
+        self._child = await spawn(
+            [*argv, "--no-lldbinit"], cwd=cwd, stderr=subprocess.STDOUT, what="lldb",
+            install_hint="Install lldb (sudo apt-get install lldb-19), or pass --adapter lldb-dap.",
+        )
+        self.child_pids.append(self._child.pid)
+        self._channel = LldbChannel(self._child, self._on_log, self._on_lldb_exit)
+        startup = [
+            f"settings set prompt {PROMPT}",
+            "settings set auto-confirm true",
+            "script lldb.debugger.SetAsync(False)",
+            "settings set target.input-path /dev/null",
+            f"settings set target.output-path {lldb_quote(stdout_path)}",
+            f"settings set target.error-path {lldb_quote(stderr_path)}",
+            f"command script import {lldb_quote(str(HELPER_PATH))}",
+            f"script {HELPER}.setup({fifo!r})",
+        ]
+        try:
+            output = await self._channel.run(startup, self.startup_timeout)
+        except Timeout:
+            raise Timeout(
+                f"lldb did not start within {self.startup_timeout:g}s ({' '.join(argv)}). "
+                "Run it by hand to see why.",
+            ) from None
+        except BackendDied:
+            raise BackendDied(
+                f"lldb ({' '.join(argv)}) exited during start-up. Run it by hand to see why."
+            ) from None
+        try:
+            parse_json(output)
+        except (CommandFailed, ValueError):
+            raise DependencyMissing(
+                "This lldb cannot run its Python helper (lldb built without Python?). "
+                f"It said: {sanitize(output)[-400:]}. Use --adapter lldb-dap instead.",
+            ) from None
+        self._interrupt_fd = await self._open_interrupt(fifo)
+        self._tails = [
+            ("stdout", stdout_path, 0, codecs.getincrementaldecoder("utf-8")("replace")),
+            ("stderr", stderr_path, 0, codecs.getincrementaldecoder("utf-8")("replace")),
+        ]
+        self._tail_task = asyncio.create_task(self._tail_output())
+
+    async def _open_interrupt(self, fifo: str) -> int | None:
+        """The write end of the interrupt FIFO; opening fails until the thread in
+        lldb opened its read end."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 5.0
+        while loop.time() < deadline:
+            try:
+                return os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+            except OSError:
+                await asyncio.sleep(0.02)
+        return None
+
+    def _send_interrupt(self) -> None:
+        if self._interrupt_fd is not None:
+            with contextlib.suppress(OSError):
+                os.write(self._interrupt_fd, b"i")
+                return
+        # Without the helper thread, a SIGSTOP does the same: lldb reports it as a stop.
+        if self.debuggee_pid:
+            with contextlib.suppress(OSError):
+                os.kill(self.debuggee_pid, 19)
+
+    def _require_channel(self) -> LldbChannel:
+        if self._channel is None:
+            raise CommandFailed(NOT_STARTED)
+        if not self._channel.alive:
+            raise BackendDied("lldb is no longer running; start the session again.")
+        return self._channel
+
+    def _require_stopped(self) -> None:
+        self._require_channel()
+        if self._state == "running":
+            raise CommandFailed(RUNNING)
+        if self._state in ("exited", "detached", "dead"):
+            raise CommandFailed("The program is no longer being debugged; run it again.")
+        if self._state != "stopped":
+            raise CommandFailed(NOT_STARTED)
+
+    async def _run(self, command: str, timeout: float) -> str:
+        return await self._require_channel().run([command], timeout)
+
+    async def _helper(self, function: str, *args: Any) -> dict[str, Any]:
+        call = f"script {HELPER}.{function}({', '.join(str(a) for a in args)})"
+        answer = parse_json(await self._require_channel().run([call], self.command_timeout))
+        if "error" in answer:
+            raise CommandFailed(str(answer["error"]))
+        return answer
+
+    async def _helper_locked(self, function: str, *args: Any) -> dict[str, Any]:
+        """A helper call by a caller that already holds the channel's lock."""
+        channel = self._require_channel()
+        call = f"script {HELPER}.{function}({', '.join(str(a) for a in args)})"
+        answer = parse_json(await channel.wait(channel.send([call]), self.command_timeout, [call]))
+        if "error" in answer:
+            raise CommandFailed(str(answer["error"]))
+        return answer
+
+    # ================================================================ runs and stops
+
+    async def _begin_run(
+        self, command: str, thread_id: int | None = None, announce: bool = True
+    ) -> None:
+        """Write a command that runs the program and return; `_follow_run` waits
+        for lldb to finish it (the program stopped or exited) and reports that."""
+        channel = self._require_channel()
+        try:
+            await asyncio.wait_for(channel.lock.acquire(), self.command_timeout)
+        except asyncio.TimeoutError:
+            raise Timeout("lldb stayed busy with an earlier command; try again.") from None
+        try:
+            if thread_id is not None:
+                await self._helper_locked("select_thread", int(thread_id))
+            future = channel.send([command])
+        except BaseException:
+            channel.lock.release()
+            raise
+        self._state = "running"
+        self._pause_requested = False
+        self._run_done.clear()
+        if announce:
+            self.emit(ContinuedEvent(thread_id=thread_id))
+        self._run_task = asyncio.create_task(self._follow_run(future, command))
+
+    async def _follow_run(self, future: asyncio.Future[str], command: str | None) -> None:
+        """Holds the channel's lock (taken by the caller) until the run ends."""
+        channel = self._channel
+        assert channel is not None
+        info: dict[str, Any] | None = None
+        output = ""
+        try:
+            try:
+                output = await future
+                info = await self._helper_locked("stop_info")
+            finally:
+                channel.lock.release()
+        except asyncio.CancelledError:
+            self._run_done.set()
+            raise
+        except DebuggerError as exc:
+            self._state = "dead"
+            self._flush_output()
+            self.emit(OutputEvent(category="important", text=f"lldb: {exc.message}\n"))
+            self._emit_terminated("lldb exited")
+            self._run_done.set()
+            return
+        self._flush_output()
+        self._report(info, output)
+        self._run_done.set()
+
+    def _report(self, info: dict[str, Any], output: str) -> None:
+        self._note_breakpoints(info)
+        state = info.get("state")
+        if info.get("pid"):
+            self.debuggee_pid = int(info["pid"])
+        if state == "stopped":
+            self._state = "stopped"
+            self._stop_id = info.get("stop_id")
+            self._remember_threads(info)
+            if self._quiet_interrupt and not self._real_stop(info):
+                self._quiet_stopped = True
+                return
+            entry = self._first_stop and self._stop_on_entry
+            self._report_stopped(info, reason_override="entry" if entry else None)
+        elif state == "exited":
+            self._state = "exited"
+            self.emit(ExitedEvent(exit_code=info.get("exit_code")))
+            self._emit_terminated("exited")
+        elif state == "running":
+            # lldb gave the prompt back while the program runs: only possible if
+            # something switched lldb to asynchronous mode.
+            self._state = "running"
+        else:
+            self._state = "detached" if state == "detached" else "exited"
+            text = sanitize(output)
+            if text:
+                self.emit(OutputEvent(category="important", text=text + "\n"))
+            self._emit_terminated(state or "ended")
+        self._first_stop = False
+
+    def _real_stop(self, info: dict[str, Any]) -> bool:
+        """Whether a stop has a cause other than our own interrupt (a breakpoint
+        hit at the same moment must still be reported)."""
+        for thread in info.get("threads", []):
+            reason = thread.get("reason")
+            if reason and not (reason == "exception" and thread.get("text") == "SIGSTOP"):
+                return True
+        return False
+
+    def _report_stopped(self, info: dict[str, Any], reason_override: str | None = None) -> None:
+        threads = info.get("threads") or []
+        chosen = None
+        with_reason = [t for t in threads if t.get("reason")]
+        for thread in with_reason:
+            if thread["id"] == info.get("selected"):
+                chosen = thread
+        if chosen is None and with_reason:
+            # A breakpoint on another thread says more than our interrupt does.
+            real = [t for t in with_reason if t.get("text") != "SIGSTOP"]
+            chosen = (real or with_reason)[0]
+        if chosen is None and threads:
+            chosen = next((t for t in threads if t["id"] == info.get("selected")), threads[0])
+        reason = (chosen or {}).get("reason") or "pause"
+        text = (chosen or {}).get("text")
+        if reason == "exception" and text == "SIGSTOP" and self._pause_requested:
+            reason, text = "pause", None
+        if reason_override:
+            reason, text = reason_override, None
+        self._pause_requested = False
+        self.emit(StoppedEvent(
+            reason=reason,
+            thread_id=(chosen or {}).get("id"),
+            description=(chosen or {}).get("description") or None,
+            text=text,
+            all_threads_stopped=True,
+            hit_breakpoint_ids=list((chosen or {}).get("hit") or []),
+        ))
+
+    def _after_raw(self, info: dict[str, Any]) -> None:
+        """A raw command may have run, stopped, killed or detached the program."""
+        state = info.get("state")
+        previous = self._state
+        if state == "stopped" and previous == "stopped" and info.get("stop_id") == self._stop_id:
+            self._note_breakpoints(info)
+            return
+        if state in ("none", None) and previous in ("idle", "exited", "detached"):
+            return
+        if state == "stopped" or previous == "stopped":
+            self.emit(ContinuedEvent())
+        self._flush_output()
+        self._report(info, "")
+
+    async def _interrupt_quietly(self, timeout: float = 10.0) -> None:
+        """Stop a running program without telling the front ends (to set a
+        breakpoint, or to detach); `_quiet_stopped` says whether to resume."""
+        self._quiet_interrupt = True
+        self._quiet_stopped = False
+        try:
+            self._send_interrupt()
+            try:
+                await asyncio.wait_for(self._run_done.wait(), timeout)
+            except asyncio.TimeoutError:
+                raise Timeout(
+                    f"The program did not stop within {timeout:g}s of an interrupt; "
+                    "it may be in an uninterruptible system call. Try again, or stop the session.",
+                ) from None
+        finally:
+            self._quiet_interrupt = False
+
+    async def _while_stopped(self, work: Callable[[], Awaitable[T]]) -> T:
+        """Run `work` with the program stopped. lldb takes breakpoints only then,
+        where a DAP adapter takes them any time: so stop it quietly, and resume."""
+        if self._state != "running":
+            self._require_channel()
+            return await work()
+        await self._interrupt_quietly()
+        resume = self._quiet_stopped
+        self._quiet_stopped = False
+        try:
+            return await work()
+        finally:
+            if resume and self._state == "stopped":
+                await self._begin_run("process continue", announce=False)
+
+    def _remember_threads(self, info: dict[str, Any]) -> None:
+        self._threads_seen = [
+            Thread(id=t["id"], name=t["name"], stopped=True) for t in info.get("threads", [])
+        ]
+
+    def _note_breakpoints(self, info: dict[str, Any]) -> None:
+        """Breakpoints resolve (or lose locations) as libraries load; say so."""
+        for raw in info.get("breakpoints", []):
+            bp_id = int(raw["id"])
+            if bp_id not in self._breakpoint_seen:
+                continue
+            now = (bool(raw["verified"]), raw.get("line"))
+            if now != self._breakpoint_seen[bp_id]:
+                self._breakpoint_seen[bp_id] = now
+                self.emit(BreakpointChangedEvent(
+                    backend_id=bp_id,
+                    state=BreakpointState(verified=now[0], line=now[1], backend_id=bp_id),
+                ))
+
+    def _emit_terminated(self, reason: str) -> None:
+        if not self._terminated:
+            self._terminated = True
+            self.emit(TerminatedEvent(reason=reason))
+
+    def _on_lldb_exit(self) -> None:
+        if self._state in ("exited", "detached"):
+            return
+        if self._run_task is None or self._run_task.done():
+            # Not inside a run: nobody else will say that lldb went away.
+            self._state = "dead"
+            self._flush_output()
+            self._emit_terminated("lldb exited")
+
+    def _on_log(self, payload: dict[str, Any]) -> None:
+        text = str(payload.get("text", ""))
+        if text:
+            self._flush_output()
+            self.emit(OutputEvent(category="console", text=text))
+
+
+    async def _find_launched_pid(self, program: str) -> None:
+        """The pid of a launched program before its first stop (lldb reports it
+        only then); Linux /proc only, best effort."""
+        from ..process import descendants
+
+        real = os.path.realpath(program)
+        for _ in range(100):
+            if self.debuggee_pid or self._child is None:
+                return
+            for pid in descendants(self._child.pid):
+                with contextlib.suppress(OSError):
+                    if os.path.realpath(f"/proc/{pid}/exe") == real:
+                        self.debuggee_pid = pid
+                        return
+            await asyncio.sleep(0.05)
+
+    # ================================================================ program output
+
+    async def _tail_output(self) -> None:
+        with contextlib.suppress(asyncio.CancelledError):
+            while True:
+                await asyncio.sleep(0.05)
+                self._flush_output()
+
+    def _flush_output(self) -> None:
+        tails = []
+        for category, path, offset, decoder in self._tails:
+            try:
+                with open(path, "rb") as handle:
+                    handle.seek(offset)
+                    data = handle.read(1 << 20)
+            except OSError:
+                data = b""
+            if data:
+                offset += len(data)
+                text = decoder.decode(data)
+                if text:
+                    self.emit(OutputEvent(category=category, text=text))
+            tails.append((category, path, offset, decoder))
+        self._tails = tails

@@ -1,0 +1,537 @@
+"""Loaded into lldb's embedded Python by the LLDB CLI backend.
+
+Every query prints one line, MARKER followed by JSON, so the backend never parses
+lldb's human-oriented text. Values are described exactly as lldb-dap describes
+them (VariableDescription in lldb-dap's JSONUtils), so the front ends cannot
+tell the two LLDB backends apart.
+
+This file runs under whatever Python lldb was built with (Xcode's is 3.9): keep
+it free of newer syntax and of imports outside the standard library.
+"""
+
+import base64
+import json
+import os
+import threading
+
+import lldb
+
+MARKER = "@@TDBG "
+LOG_MARKER = "@@TDBG-LOG "
+THREAD_INDEX_SHIFT = 19  # frame ids as lldb-dap makes them: thread index id << 19 | frame index
+FRAME_INDEX_MASK = (1 << THREAD_INDEX_SHIFT) - 1
+LOCALS, GLOBALS, REGISTERS = "locals", "globals", "registers"
+
+_debugger = None
+# Handles for values with children. They are never reused, so a handle from
+# before a resume fails loudly instead of showing some other value.
+_refs = {}
+_next_ref = [1]
+_refs_stop_id = [None]
+
+
+def _emit(payload):
+    print(MARKER + json.dumps(payload))
+
+
+def _arg(encoded):
+    return json.loads(base64.b64decode(encoded).decode("utf-8"))
+
+
+def _fail(message):
+    _emit({"error": message})
+
+
+def _target():
+    return _debugger.GetSelectedTarget()
+
+
+def _process():
+    return _target().GetProcess()
+
+
+# --------------------------------------------------------------------------- set-up
+
+
+def setup(interrupt_fifo):
+    """Remember the debugger, and start the thread that interrupts a running
+    process: in synchronous mode lldb reads no command while the process runs,
+    so the backend writes a byte to this FIFO instead."""
+    global _debugger
+    _debugger = lldb.debugger
+    debugger = _debugger
+
+    def serve():
+        while True:
+            try:
+                with open(interrupt_fifo, "rb", buffering=0) as fifo:
+                    while True:
+                        byte = fifo.read(1)
+                        if not byte:
+                            break
+                        process = debugger.GetSelectedTarget().GetProcess()
+                        if process.IsValid():
+                            process.SendAsyncInterrupt()
+            except OSError:
+                return
+
+    worker = threading.Thread(target=serve, name="tdbg-interrupt")
+    worker.daemon = True
+    worker.start()
+    _emit({"ok": True, "python": ".".join(str(v) for v in __import__("sys").version_info[:3])})
+
+
+def create_target(encoded):
+    request = _arg(encoded)
+    error = lldb.SBError()
+    target = _debugger.CreateTarget(request["program"], None, None, True, error)
+    if not target or not target.IsValid():
+        _fail(error.GetCString() or "lldb could not load %s" % request["program"])
+        return
+    _debugger.SetSelectedTarget(target)
+    _emit({"ok": True, "triple": target.GetTriple()})
+
+
+def configure_launch(encoded):
+    request = _arg(encoded)
+    target = _target()
+    info = target.GetLaunchInfo()
+    info.SetArguments(request.get("args") or [], False)
+    env = request.get("env") or {}
+    if env:
+        info.SetEnvironmentEntries(["%s=%s" % (k, v) for k, v in env.items()], True)
+    target.SetLaunchInfo(info)
+    _emit({"ok": True})
+
+
+# --------------------------------------------------------------------------- state
+
+
+def _thread_name(thread):
+    name = thread.GetName()
+    if name:
+        return name
+    queue = thread.GetQueueName()
+    if queue:
+        return "Thread %d Queue: %s" % (thread.GetIndexID(), queue)
+    return "Thread %d" % thread.GetIndexID()
+
+
+def _stop_reason(thread):
+    """(reason, description, text, breakpoint ids) in lldb-dap's vocabulary."""
+    reason_code = thread.GetStopReason()
+    description = thread.GetStopDescription(1024) or ""
+    reason, text, hit = None, None, []
+    if reason_code in (lldb.eStopReasonTrace, lldb.eStopReasonPlanComplete):
+        reason = "step"
+    elif reason_code == lldb.eStopReasonBreakpoint:
+        reason = "breakpoint"
+        bp_id = thread.GetStopReasonDataAtIndex(0)
+        loc_id = thread.GetStopReasonDataAtIndex(1)
+        description = "breakpoint %d.%d" % (bp_id, loc_id)
+        hit = [int(bp_id)]
+    elif reason_code in (lldb.eStopReasonWatchpoint, lldb.eStopReasonInstrumentation):
+        reason = "breakpoint"
+    elif reason_code == lldb.eStopReasonSignal:
+        reason = "exception"
+        signo = thread.GetStopReasonDataAtIndex(0)
+        text = _process().GetUnixSignals().GetSignalAsCString(signo) or description
+    elif reason_code == lldb.eStopReasonException:
+        reason = "exception"
+        text = description
+    elif reason_code == lldb.eStopReasonExec:
+        reason = "entry"
+    return reason, description, text, hit
+
+
+def _breakpoint_state(bp):
+    line = None
+    for i in range(bp.GetNumLocations()):
+        address = bp.GetLocationAtIndex(i).GetAddress()
+        entry = address.GetLineEntry()
+        if entry.IsValid() and entry.GetLine():
+            line = entry.GetLine()
+            break
+    verified = bp.GetNumLocations() > 0
+    return {
+        "id": bp.GetID(),
+        "verified": verified,
+        "line": line,
+        "locations": bp.GetNumLocations(),
+        "hits": bp.GetHitCount(),
+    }
+
+
+def stop_info():
+    """Where the process is after a command: its state, why each thread stopped,
+    and every breakpoint's resolution (they resolve as libraries load)."""
+    target = _target()
+    process = target.GetProcess() if target.IsValid() else None
+    out = {"state": "none", "breakpoints": []}
+    if target.IsValid():
+        out["breakpoints"] = [
+            _breakpoint_state(target.GetBreakpointAtIndex(i))
+            for i in range(target.GetNumBreakpoints())
+        ]
+    if process is None or not process.IsValid():
+        _emit(out)
+        return
+    state = process.GetState()
+    out["pid"] = process.GetProcessID()
+    out["stop_id"] = process.GetStopID()
+    if state == lldb.eStateExited:
+        out["state"] = "exited"
+        out["exit_code"] = process.GetExitStatus()
+        out["exit_description"] = process.GetExitDescription()
+    elif state in (lldb.eStateStopped, lldb.eStateSuspended, lldb.eStateCrashed):
+        out["state"] = "stopped"
+    elif state in (lldb.eStateRunning, lldb.eStateStepping, lldb.eStateLaunching,
+                   lldb.eStateAttaching):
+        out["state"] = "running"
+    elif state == lldb.eStateDetached:
+        out["state"] = "detached"
+    else:
+        out["state"] = lldb.SBDebugger.StateAsCString(state) or "none"
+    if out["state"] == "stopped":
+        threads = []
+        selected = process.GetSelectedThread()
+        for thread in process:
+            reason, description, text, hit = _stop_reason(thread)
+            threads.append({
+                "id": thread.GetThreadID(),
+                "index_id": thread.GetIndexID(),
+                "name": _thread_name(thread),
+                "reason": reason,
+                "description": description,
+                "text": text,
+                "hit": hit,
+            })
+        out["threads"] = threads
+        out["selected"] = selected.GetThreadID() if selected.IsValid() else None
+    _emit(out)
+
+
+def threads():
+    process = _process()
+    _emit({"threads": [
+        {"id": t.GetThreadID(), "index_id": t.GetIndexID(), "name": _thread_name(t)}
+        for t in process
+    ]})
+
+
+def select_thread(tid):
+    """Make `tid` the thread that lldb's thread commands act on; answers its index id."""
+    process = _process()
+    thread = process.GetThreadByID(int(tid))
+    if not thread.IsValid():
+        _fail("No thread with id %s; list threads for the valid ids." % tid)
+        return
+    process.SetSelectedThread(thread)
+    _emit({"ok": True, "index_id": thread.GetIndexID()})
+
+
+# --------------------------------------------------------------------------- stack
+
+
+def _frame_id(frame):
+    return (frame.GetThread().GetIndexID() << THREAD_INDEX_SHIFT) | frame.GetFrameID()
+
+
+def _frame_by_id(frame_id):
+    process = _process()
+    thread = process.GetThreadByIndexID(int(frame_id) >> THREAD_INDEX_SHIFT)
+    if not thread.IsValid():
+        return None
+    frame = thread.GetFrameAtIndex(int(frame_id) & FRAME_INDEX_MASK)
+    return frame if frame.IsValid() else None
+
+
+def _frame_name(frame):
+    name = frame.GetDisplayFunctionName() or frame.GetFunctionName()
+    if not name:
+        name = "0x%016x" % frame.GetPC()
+    if frame.GetFunction().IsValid() and frame.GetFunction().GetIsOptimized():
+        name += " [opt]"
+    return name
+
+
+def _file_path(spec):
+    directory, filename = spec.GetDirectory(), spec.GetFilename()
+    if not filename:
+        return None
+    return os.path.join(directory, filename) if directory else filename
+
+
+def stack(tid, start, levels):
+    thread = _process().GetThreadByID(int(tid))
+    if not thread.IsValid():
+        _fail("No thread with id %s; list threads for the valid ids." % tid)
+        return
+    total = thread.GetNumFrames()
+    end = total if not levels else min(total, int(start) + int(levels))
+    frames = []
+    for index in range(int(start), end):
+        frame = thread.GetFrameAtIndex(index)
+        entry = frame.GetLineEntry()
+        record = {
+            "id": _frame_id(frame),
+            "index": index,
+            "name": _frame_name(frame),
+            "module": frame.GetModule().GetFileSpec().GetFilename(),
+            "pc": "0x%X" % frame.GetPC(),
+        }
+        path = _file_path(entry.GetFileSpec()) if entry.IsValid() else None
+        if path and entry.GetLine():
+            record.update(path=path, line=entry.GetLine(), column=entry.GetColumn())
+        frames.append(record)
+    _emit({"frames": frames, "total": total})
+
+
+# --------------------------------------------------------------------------- values
+
+
+def _reset_refs_if_resumed():
+    stop_id = _process().GetStopID()
+    if _refs_stop_id[0] != stop_id:
+        _refs.clear()
+        _refs_stop_id[0] = stop_id
+
+
+def _new_ref(item):
+    ref = _next_ref[0]
+    _next_ref[0] += 1
+    _refs[ref] = item
+    return ref
+
+
+def describe(value):
+    """lldb-dap's display value: value and summary, else summary, else type @ address."""
+    error = value.GetError()
+    if error.Fail():
+        return "<error: %s>" % (error.GetCString() or "unknown")
+    plain = value.GetValue() or ""
+    summary = value.GetSummary() or ""
+    if plain:
+        return plain + (" " + summary if summary else "")
+    if summary:
+        return summary
+    type_name = value.GetDisplayTypeName() or ""
+    if not type_name:
+        return ""
+    address = value.GetLoadAddress()
+    if address != lldb.LLDB_INVALID_ADDRESS:
+        return "%s @ 0x%x" % (type_name, address)
+    return type_name
+
+
+def _expandable(value):
+    return value.MightHaveChildren() or value.IsSynthetic()
+
+
+def _variable(value, name=None):
+    ref = _new_ref(value) if _expandable(value) else 0
+    record = {
+        "name": name if name is not None else (value.GetName() or ""),
+        "value": describe(value),
+        "type": value.GetDisplayTypeName() or None,
+        "ref": ref,
+    }
+    stream = lldb.SBStream()
+    if value.GetExpressionPath(stream):
+        record["evaluate_name"] = stream.GetData()
+    if ref:
+        record["named_count"] = value.GetNumChildren()
+    return record
+
+
+def _scope_values(frame, kind):
+    if kind == LOCALS:
+        return frame.GetVariables(True, True, False, True)
+    if kind == GLOBALS:
+        return frame.GetVariables(False, False, True, True)
+    return frame.GetRegisters()
+
+
+def scopes(frame_id):
+    _reset_refs_if_resumed()
+    frame = _frame_by_id(frame_id)
+    if frame is None:
+        _fail("Frame %s no longer exists; the program moved on. Fetch the stack again." % frame_id)
+        return
+    out = []
+    for name, kind in (("Locals", LOCALS), ("Globals", GLOBALS), ("Registers", REGISTERS)):
+        ref = _new_ref(("scope", int(frame_id), kind))
+        out.append({"name": name, "kind": kind, "ref": ref,
+                    "named_count": _scope_values(frame, kind).GetSize()})
+    _emit({"scopes": out})
+
+
+def _declaration_suffix(value):
+    declaration = value.GetDeclaration()
+    if not declaration.IsValid():
+        return ""
+    path = _file_path(declaration.GetFileSpec()) or ""
+    return " @ %s:%d" % (os.path.basename(path), declaration.GetLine())
+
+
+def variables(ref, start, count):
+    _reset_refs_if_resumed()
+    item = _refs.get(int(ref))
+    if item is None:
+        _fail("Variable reference %s is stale (the program resumed since). "
+              "Fetch the scopes of the current frame again." % ref)
+        return
+    start, count = int(start), int(count)
+    out = []
+    if isinstance(item, tuple):
+        _, frame_id, kind = item
+        frame = _frame_by_id(frame_id)
+        if frame is None:
+            _fail("Frame %s no longer exists. Fetch the stack again." % frame_id)
+            return
+        values = _scope_values(frame, kind)
+        total = values.GetSize()
+        end = total if not count else min(total, start + count)
+        chosen = [values.GetValueAtIndex(i) for i in range(start, end)]
+        names = {}
+        for value in chosen:
+            names[value.GetName() or ""] = names.get(value.GetName() or "", 0) + 1
+        for value in chosen:
+            name = value.GetName() or ""
+            if names[name] > 1:
+                name += _declaration_suffix(value)
+            out.append(_variable(value, name))
+    else:
+        total = item.GetNumChildren()
+        end = total if not count else min(total, start + count)
+        for i in range(start, end):
+            out.append(_variable(item.GetChildAtIndex(i)))
+    _emit({"variables": out})
+
+
+def evaluate(encoded):
+    """As lldb-dap: a variable path first (reliable and fast), then the expression
+    parser. In the repl context the whole description, e.g. "(int) $0 = 6"."""
+    _reset_refs_if_resumed()
+    request = _arg(encoded)
+    expression, context = request["expression"], request.get("context") or "repl"
+    frame_id = request.get("frame_id")
+    if frame_id is None:
+        frame = _process().GetSelectedThread().GetSelectedFrame()
+    else:
+        frame = _frame_by_id(frame_id)
+    if frame is None or not frame.IsValid():
+        _fail("No frame to evaluate in; the program is not stopped there. Fetch the stack again.")
+        return
+    value = frame.GetValueForVariablePath(expression, lldb.eDynamicDontRunTarget)
+    if value.GetError().Success() and context == "repl":
+        value = value.Persist()
+    if value.GetError().Fail() and context != "hover":
+        value = frame.EvaluateExpression(expression)
+    if value.GetError().Fail():
+        _fail(value.GetError().GetCString() or "evaluate failed")
+        return
+    result = describe(value)
+    if context == "repl":
+        stream = lldb.SBStream()
+        value.GetDescription(stream)
+        result = (stream.GetData() or result).strip()
+    ref = _new_ref(value) if _expandable(value) else 0
+    _emit({"value": result, "type": value.GetDisplayTypeName() or None, "ref": ref,
+           "named_count": value.GetNumChildren() if ref else None})
+
+
+# --------------------------------------------------------------------------- breakpoints
+
+
+def _apply_options(bp, spec):
+    if spec.get("condition"):
+        bp.SetCondition(spec["condition"])
+    if spec.get("ignore_count"):
+        bp.SetIgnoreCount(int(spec["ignore_count"]))
+    if spec.get("log_message"):
+        extra = lldb.SBStructuredData()
+        extra.SetFromJSON(json.dumps({"message": spec["log_message"]}))
+        bp.SetScriptCallbackFunction(__name__ + ".logpoint_hit", extra)
+
+
+def set_breakpoints(encoded):
+    """Create one breakpoint per spec ({path, line} or {function}) and answer their states."""
+    target = _target()
+    out = []
+    for spec in _arg(encoded):
+        if spec.get("function"):
+            bp = target.BreakpointCreateByName(spec["function"])
+        else:
+            bp = target.BreakpointCreateByLocation(spec["path"], int(spec["line"]))
+        if not bp.IsValid():
+            out.append({"id": None, "verified": False, "line": None, "locations": 0, "hits": 0})
+            continue
+        _apply_options(bp, spec)
+        out.append(_breakpoint_state(bp))
+    _emit({"breakpoints": out})
+
+
+def delete_breakpoints(encoded):
+    target = _target()
+    for bp_id in _arg(encoded):
+        target.BreakpointDelete(int(bp_id))
+    _emit({"ok": True})
+
+
+def _interpolate(frame, message):
+    """lldb-dap's logpoint format: text with {expression} parts."""
+    out, i = [], 0
+    while i < len(message):
+        ch = message[i]
+        if ch == "{":
+            end = message.find("}", i)
+            if end < 0:
+                out.append(message[i:])
+                break
+            expression = message[i + 1:end]
+            value = frame.GetValueForVariablePath(expression, lldb.eDynamicDontRunTarget)
+            if value.GetError().Fail():
+                value = frame.EvaluateExpression(expression)
+            if value.GetError().Fail():
+                out.append("<error: %s>" % (value.GetError().GetCString() or expression))
+            else:
+                out.append(value.GetSummary() or value.GetValue() or describe(value))
+            i = end + 1
+        else:
+            out.append(ch)
+            i += 1
+    return "".join(out)
+
+
+def logpoint_hit(frame, bp_loc, extra_args, internal_dict):
+    message = extra_args.GetValueForKey("message").GetStringValue(65536) or ""
+    print(LOG_MARKER + json.dumps({"text": _interpolate(frame, message) + "\n"}))
+    return False  # a log point never stops the program
+
+
+# --------------------------------------------------------------------------- memory
+
+
+def disassemble(frame_id, count):
+    frame = _frame_by_id(frame_id)
+    if frame is None:
+        _fail("Frame %s no longer exists. Fetch the stack again." % frame_id)
+        return
+    target = _target()
+    address = lldb.SBAddress(frame.GetPC(), target)
+    lines = []
+    for instruction in target.ReadInstructions(address, int(count)):
+        load = instruction.GetAddress().GetLoadAddress(target)
+        lines.append("0x%x: %s %s" % (load, instruction.GetMnemonic(target),
+                                      instruction.GetOperands(target)))
+    _emit({"lines": lines})
+
+
+def read_memory(address, count):
+    error = lldb.SBError()
+    data = _process().ReadMemory(int(address, 0), int(count), error)
+    if error.Fail():
+        _fail("Cannot read %s bytes at %s: %s" % (count, address, error.GetCString()))
+        return
+    _emit({"hex": bytes(data).hex()})
