@@ -60,3 +60,21 @@ def no_leftover_processes():
                 cmd = "?"
             cmdlines.append(f"{pid}: {cmd}")
         pytest.fail("processes left running:\n" + "\n".join(cmdlines), pytrace=False)
+
+
+@pytest.fixture(autouse=True)
+def isolated_runtime(tmp_path_factory, monkeypatch):
+    """Each test gets its own session directory, state directory and no user
+    config, so live sessions of the tester (or of other tests) never leak in."""
+    base = tmp_path_factory.mktemp("rt")
+    monkeypatch.setenv("TUI_DEBUGGER_RUNTIME_DIR", str(base / "run"))
+    monkeypatch.setenv("TUI_DEBUGGER_STATE_DIR", str(base / "state"))
+    monkeypatch.setenv("TUI_DEBUGGER_CONFIG", str(base / "no-config.toml"))
+    monkeypatch.delenv("TUI_DEBUGGER_ADAPTER", raising=False)
+    try:
+        from tui_debugger.config import reload_settings
+
+        reload_settings()
+    except ImportError:
+        pass
+    yield base
