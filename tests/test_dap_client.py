@@ -1,0 +1,277 @@
+"""DapClient against the real debugpy adapter: stdio and TCP transports,
+request/response matching, errors, events, reverse requests, and what happens
+to pending requests when the adapter dies."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import sys
+from pathlib import Path
+
+import pytest
+
+from backends.dap.client import DapClient
+from backends.dap.framing import Decoder, encode
+from backends.errors import BackendDied, CommandFailed, Timeout
+from backends.process import pid_alive, spawn
+
+pytest.importorskip("debugpy")
+
+PROGRAMS = Path(__file__).parent / "programs"
+ADAPTER = [sys.executable, "-m", "debugpy.adapter"]
+
+
+def initialize_args(**extra):
+    return {
+        "clientID": "tests", "adapterID": "debugpy", "pathFormat": "path",
+        "linesStartAt1": True, "columnsStartAt1": True, **extra,
+    }
+
+
+def launch_args(program: str, **extra):
+    return {
+        "type": "python", "request": "launch", "program": program, "cwd": str(PROGRAMS),
+        "console": "internalConsole", "redirectOutput": True, "subProcess": False, **extra,
+    }
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Events:
+    """Collects events by name so a test can await the next one."""
+
+    def __init__(self, client: DapClient):
+        self.queues: dict[str, asyncio.Queue] = {}
+        client.on_any(self._put)
+
+    def _put(self, message):
+        self.queues.setdefault(message["event"], asyncio.Queue()).put_nowait(message)
+
+    async def next(self, name: str, timeout: float = 10.0):
+        queue = self.queues.setdefault(name, asyncio.Queue())
+        return await asyncio.wait_for(queue.get(), timeout)
+
+
+async def test_stdio_initialize_and_refused_request(no_leftover_processes):
+    client = await DapClient.start_stdio(ADAPTER, name="debugpy")
+    try:
+        body = await client.request("initialize", initialize_args(), timeout=10)
+        assert body["supportsConfigurationDoneRequest"] is True
+        filters = {f["filter"]: f["default"] for f in body["exceptionBreakpointFilters"]}
+        assert filters["uncaught"] is True
+        with pytest.raises(CommandFailed) as info:
+            await client.request("noSuchRequest", {}, timeout=10)
+        assert info.value.details["command"] == "noSuchRequest"
+        assert info.value.message  # the adapter's own words
+    finally:
+        await client.close()
+    assert not pid_alive(client.process.pid)
+
+
+async def test_tcp_connect_retries_until_the_adapter_listens(no_leftover_processes):
+    port = free_port()
+    adapter = await spawn([*ADAPTER, "--host", "127.0.0.1", "--port", str(port)],
+                          what="debugpy adapter")
+    client = None
+    try:
+        # Connecting at once: the adapter is still importing, so the first
+        # attempts are refused and the client retries.
+        client = await DapClient.connect_tcp("127.0.0.1", port, name="debugpy",
+                                             process=adapter, connect_timeout=15)
+        sock = client._writer.get_extra_info("socket")
+        assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+        body = await client.request("initialize", initialize_args(), timeout=10)
+        assert body["supportsTerminateRequest"] is True
+    finally:
+        if client is not None:
+            await client.close()
+        await adapter.kill_group()
+
+
+async def test_tcp_connect_gives_up_with_a_timeout():
+    port = free_port()  # nothing listens there once the probe is closed
+    with pytest.raises(Timeout, match=f"127.0.0.1:{port}"):
+        await DapClient.connect_tcp("127.0.0.1", port, name="nobody", connect_timeout=0.3)
+
+
+async def test_request_timeout_names_the_command(no_leftover_processes):
+    client = await DapClient.start_stdio(ADAPTER, name="debugpy")
+    try:
+        await client.request("initialize", initialize_args(), timeout=10)
+        # debugpy answers launch only after configurationDone, which never comes.
+        with pytest.raises(Timeout, match="'launch'"):
+            await client.request(
+                "launch", launch_args(str(PROGRAMS / "py_basic.py")), timeout=0.5
+            )
+    finally:
+        await client.close()
+
+
+@pytest.mark.parametrize("transport", ["stdio", "tcp"])
+async def test_pending_requests_fail_at_once_when_the_adapter_dies(
+    transport, no_leftover_processes
+):
+    if transport == "stdio":
+        client = await DapClient.start_stdio(ADAPTER, name="debugpy")
+    else:
+        # Over TCP the adapter may log to stderr, so its last words are there to quote.
+        port = free_port()
+        adapter = await spawn([*ADAPTER, "--host", "127.0.0.1", "--port", str(port),
+                               "--log-stderr"], what="debugpy adapter")
+        client = await DapClient.connect_tcp("127.0.0.1", port, name="debugpy",
+                                             process=adapter, connect_timeout=15)
+    events = Events(client)
+    closed: list[BackendDied] = []
+    client.on_close(closed.append)
+    try:
+        await client.request("initialize", initialize_args(), timeout=10)
+        launch = client.send_request("launch", launch_args(str(PROGRAMS / "py_basic.py")),
+                                     timeout=60)
+        await events.next("initialized")
+        # Another request that cannot be answered before configurationDone.
+        threads = client.send_request("threads", timeout=60)
+        os.killpg(client.process.pid, signal.SIGKILL)
+        started = asyncio.get_running_loop().time()
+        for pending in (launch, threads):
+            with pytest.raises(BackendDied) as info:
+                await asyncio.wait_for(pending, 5)
+            message = info.value.message
+            assert "debugpy adapter exited" in message
+            if transport == "tcp":
+                assert "Last stderr lines" in message
+        assert asyncio.get_running_loop().time() - started < 3
+        assert len(closed) == 1
+        with pytest.raises(BackendDied):  # and later requests fail straight away
+            await client.request("threads", timeout=5)
+    finally:
+        await client.close()
+
+
+async def test_adapter_that_fails_to_start_reports_its_stderr(no_leftover_processes):
+    client = await DapClient.start_stdio([*ADAPTER, "--no-such-flag"], name="debugpy")
+    try:
+        with pytest.raises(BackendDied) as info:
+            await client.request("initialize", initialize_args(), timeout=10)
+        assert "unrecognized arguments" in info.value.message
+        assert "exit code" in info.value.message
+    finally:
+        await client.close()
+
+
+async def test_run_in_terminal_starts_the_program_in_its_own_group(no_leftover_processes):
+    output: list[tuple[str, str]] = []
+    client = await DapClient.start_stdio(
+        ADAPTER, name="debugpy", output_sink=lambda c, t: output.append((c, t))
+    )
+    events = Events(client)
+    try:
+        await client.request(
+            "initialize", initialize_args(supportsRunInTerminalRequest=True), timeout=10
+        )
+        launch = client.send_request(
+            "launch",
+            launch_args(str(PROGRAMS / "py_output.py"), console="integratedTerminal",
+                        redirectOutput=False),
+            timeout=30,
+        )
+        await events.next("initialized")
+        await client.request("configurationDone", timeout=10)
+        await asyncio.wait_for(launch, 30)
+        assert client.terminal_processes, "runInTerminal was not asked for"
+        launcher = client.terminal_processes[0]
+        assert os.getpgid(launcher.pid) == launcher.pid  # a process group of its own
+        exited = await events.next("exited", 30)
+        assert exited["body"]["exitCode"] == 3
+        await asyncio.wait_for(launcher.proc.wait(), 10)
+        await asyncio.sleep(0.1)  # the output pump drains the pipe
+        text = "".join(t for c, t in output if c == "stdout")
+        assert "hello stdout" in text
+    finally:
+        await client.close()
+
+
+async def test_run_in_terminal_refused_cleanly(tmp_path, no_leftover_processes):
+    # debugpy does not wait for the runInTerminal answer, only for a launcher
+    # that never comes; shorten that wait and read its log for our refusal.
+    env = {**os.environ, "DEBUGPY_PROCESS_SPAWN_TIMEOUT": "1"}
+    client = await DapClient.start_stdio(
+        [*ADAPTER, "--log-dir", str(tmp_path)], name="debugpy", env=env, run_in_terminal=False
+    )
+    try:
+        await client.request(
+            "initialize", initialize_args(supportsRunInTerminalRequest=True), timeout=10
+        )
+        with pytest.raises(CommandFailed, match="launcher"):
+            await client.request(
+                "launch",
+                launch_args(str(PROGRAMS / "py_output.py"), console="integratedTerminal"),
+                timeout=30,
+            )
+        assert not client.terminal_processes
+        logs = "".join(p.read_text(errors="replace") for p in tmp_path.glob("*.log"))
+        assert '"success": false' in logs and "internalConsole" in logs
+    finally:
+        await client.close()
+
+
+async def test_events_by_name_catch_all_and_async_handlers(no_leftover_processes):
+    client = await DapClient.start_stdio(ADAPTER, name="debugpy")
+    seen_named: list[str] = []
+    seen_any: list[str] = []
+    got_async = asyncio.Event()
+
+    async def on_initialized_async(message):
+        await asyncio.sleep(0)
+        got_async.set()
+
+    client.on("initialized", lambda m: seen_named.append(m["event"]))
+    unsubscribe = client.on("output", lambda m: seen_named.append("output"))
+    unsubscribe()
+    client.on("initialized", on_initialized_async)
+    client.on_any(lambda m: seen_any.append(m["event"]))
+    events = Events(client)
+    try:
+        await client.request("initialize", initialize_args(), timeout=10)
+        launch = client.send_request("launch", launch_args(str(PROGRAMS / "py_output.py")),
+                                     timeout=30)
+        await asyncio.wait_for(got_async.wait(), 10)
+        await client.request("configurationDone", timeout=10)
+        await asyncio.wait_for(launch, 30)
+        await events.next("terminated", 20)
+        assert seen_named == ["initialized"]
+        assert "initialized" in seen_any and "output" in seen_any and "exited" in seen_any
+    finally:
+        await client.close()
+
+
+async def test_reverse_requests_no_adapter_here_sends_are_refused():
+    """No adapter installed here sends startDebugging or unknown reverse requests,
+    so the adapter end of the stream is written by hand for these two."""
+    ours, theirs = socket.socketpair()
+    reader, writer = await asyncio.open_connection(sock=ours)
+    their_reader, their_writer = await asyncio.open_connection(sock=theirs)
+    client = DapClient(reader, writer, name="handwritten")
+    try:
+        their_writer.write(encode({"seq": 1, "type": "request", "command": "startDebugging",
+                                   "arguments": {"request": "attach", "configuration": {}}}))
+        their_writer.write(encode({"seq": 2, "type": "request", "command": "frobnicate"}))
+        decoder, answers = Decoder(), []
+        while len(answers) < 2:
+            answers += decoder.feed(await asyncio.wait_for(their_reader.read(4096), 5))
+        by_seq = {a["request_seq"]: a for a in answers}
+        assert by_seq[1]["success"] is False and "startDebugging" in by_seq[1]["message"]
+        assert by_seq[2]["success"] is False and "frobnicate" in by_seq[2]["message"]
+        # Closing the adapter's end fails what is pending.
+        pending = client.send_request("threads", timeout=10)
+        their_writer.close()
+        with pytest.raises(BackendDied, match="handwritten adapter"):
+            await asyncio.wait_for(pending, 5)
+    finally:
+        await client.close()
