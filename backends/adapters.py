@@ -81,11 +81,24 @@ def which_first(candidates: list[str]) -> str | None:
     return None
 
 
+def override_key(name: str) -> str:
+    return "TUI_DEBUGGER_" + name.upper().replace("-", "_") + "_PATH"
+
+
 def _override(name: str) -> str | None:
-    """A user-set path for an adapter: TUI_DEBUGGER_<NAME>_PATH (dashes as underscores)."""
-    key = "TUI_DEBUGGER_" + name.upper().replace("-", "_") + "_PATH"
-    value = os.environ.get(key)
-    return value or None
+    """A user-set path for an adapter: TUI_DEBUGGER_<NAME>_PATH (dashes as underscores).
+    A path that does not exist counts as missing, so `doctor` and launch say so."""
+    value = os.environ.get(override_key(name))
+    if not value:
+        return None
+    resolved = value if os.sep in value else shutil.which(value)
+    if resolved and os.path.exists(resolved):
+        return resolved
+    return ""
+
+
+def _bad_override(name: str) -> str:
+    return f"{override_key(name)} points to {os.environ.get(override_key(name))!r}, which does not exist; fix or unset it."
 
 
 def lldb_dap_candidates() -> list[str]:
@@ -97,8 +110,8 @@ def lldb_dap_candidates() -> list[str]:
 
 def find_lldb_dap() -> str | None:
     override = _override("lldb-dap")
-    if override:
-        return override
+    if override is not None:
+        return override or None
     found = which_first(lldb_dap_candidates())
     if found:
         return found
@@ -116,16 +129,16 @@ def find_lldb_dap() -> str | None:
 
 def find_lldb() -> str | None:
     override = _override("lldb")
-    if override:
-        return override
+    if override is not None:
+        return override or None
     names = ["lldb"] + [f"lldb-{v}" for v in range(30, 9, -1)]
     return which_first(names)
 
 
 def find_dlv() -> str | None:
     override = _override("dlv")
-    if override:
-        return override
+    if override is not None:
+        return override or None
     found = shutil.which("dlv")
     if found:
         return found
@@ -134,7 +147,10 @@ def find_dlv() -> str | None:
 
 
 def find_node() -> str | None:
-    return _override("node") or shutil.which("node") or shutil.which("nodejs")
+    override = _override("node")
+    if override is not None:
+        return override or None
+    return shutil.which("node") or shutil.which("nodejs")
 
 
 def _native_hint(tool: str) -> str:
@@ -163,7 +179,8 @@ def _discover_lldb_dap() -> AdapterInfo:
     if not path:
         return AdapterInfo(
             "lldb-dap", False,
-            install_hint=_native_hint("lldb-19  (provides lldb-dap-19)"),
+            install_hint=_bad_override("lldb-dap") if _override("lldb-dap") == "" else
+            _native_hint("lldb-19  (provides lldb-dap-19)"),
         )
     return AdapterInfo("lldb-dap", True, path, _version_of([path, "--version"]))
 
@@ -171,7 +188,8 @@ def _discover_lldb_dap() -> AdapterInfo:
 def _discover_lldb_cli() -> AdapterInfo:
     path = find_lldb()
     if not path:
-        return AdapterInfo("lldb-cli", False, install_hint=_native_hint("lldb-19"))
+        return AdapterInfo("lldb-cli", False, install_hint=_bad_override("lldb") if
+                           _override("lldb") == "" else _native_hint("lldb-19"))
     return AdapterInfo("lldb-cli", True, path, _version_of([path, "--version"]))
 
 
@@ -180,7 +198,7 @@ def _discover_dlv() -> AdapterInfo:
     if not path:
         return AdapterInfo(
             "dlv", False,
-            install_hint="Install delve: sudo apt-get install delve, or "
+            install_hint=_bad_override("dlv") if _override("dlv") == "" else "Install delve: sudo apt-get install delve, or "
             "go install github.com/go-delve/delve/cmd/dlv@latest",
         )
     version = _version_of([path, "version"])
@@ -195,7 +213,7 @@ def _discover_node() -> AdapterInfo:
     path = find_node()
     if not path:
         return AdapterInfo(
-            "node", False, install_hint="Install Node.js: sudo apt-get install nodejs"
+            "node", False, install_hint=_bad_override("node") if _override("node") == "" else "Install Node.js: sudo apt-get install nodejs"
         )
     return AdapterInfo("node", True, path, _version_of([path, "--version"]))
 

@@ -65,7 +65,7 @@ async def serve(spec: dict[str, Any]) -> int:
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(stop_requested.wait(), 0.25)
             if session.state == SessionState.terminated:
-                if session.terminated_reason in ("stopped", "detached"):
+                if session.end_requested:
                     await asyncio.sleep(0.3)  # let the answer to `stop` reach its client
                     break
                 ended_at = ended_at or loop.time()

@@ -183,6 +183,7 @@ class Session:
         self._last_activity = time.monotonic()
         # Events from a backend this session has let go of (restart) are ignored.
         self._backend_gen = 0
+        self.end_requested = False
 
     # ================================================================= events
 
@@ -747,6 +748,8 @@ class Session:
         await self._end(terminate=False, origin=origin)
 
     async def _end(self, terminate: bool, origin: Origin) -> None:
+        # A headless host exits once someone asked for the end, even of an ended program.
+        self.end_requested = True
         backend = self.backend
         if backend is not None and self.state != SessionState.terminated:
             with contextlib.suppress(Exception):
