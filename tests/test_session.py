@@ -1,0 +1,250 @@
+"""The session and the command layer, against real debugpy, in one process."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from backends.errors import DebuggerError, ErrorCode
+from tui_debugger.hub import Hub, SessionLink
+from tui_debugger.session import SessionState
+
+PROGRAMS = Path(__file__).parent / "programs"
+
+
+def marker_line(path: Path, marker: str) -> int:
+    for n, line in enumerate(path.read_text().splitlines(), 1):
+        if f"# {marker}" in line or f"#{marker}" in line.replace(" ", ""):
+            return n
+    raise AssertionError(f"no marker {marker} in {path}")
+
+
+@pytest.fixture
+def workdir(tmp_path):
+    for name in ("py_basic.py", "py_threads.py", "py_raise.py", "py_output.py"):
+        shutil.copy(PROGRAMS / name, tmp_path / name)
+    return tmp_path
+
+
+@pytest.fixture
+async def hub():
+    hub = Hub(serve=True)
+    yield hub
+    await hub.close_all()
+
+
+async def launch(hub: Hub, workdir: Path, program: str, **args) -> SessionLink:
+    result = await _call(hub, "launch", {"program": str(workdir / program), **args}, cwd=str(workdir))
+    session = hub.sessions[result.session]
+    return SessionLink.local(hub, session, "tui")
+
+
+async def _call(hub: Hub, command: str, args: dict, cwd: str | None = None, session=None):
+    from tui_debugger.hub import execute
+
+    return await execute(hub, command, args, origin="tui", client_cwd=cwd, session=session)
+
+
+async def test_breakpoint_stop_inspect_step_and_end(no_leftover_processes, hub, workdir):
+    program = workdir / "py_basic.py"
+    loop_line = marker_line(program, "@loop-body")
+    link = await launch(hub, workdir, "py_basic.py", breakpoints=[f"py_basic.py:{loop_line}"])
+    session = link.session
+    events = session.subscribe()
+
+    stop = await link.call("await", {"timeoutMs": 15000})
+    assert stop.status == "stopped", stop
+    assert stop.stop.reason == "breakpoint"
+    assert stop.stop.location.line == loop_line
+    assert stop.stop.breakpoint_ids == [1]
+    assert [s.line for s in stop.context.source if s.current] == [loop_line]
+
+    locals_ = await link.call("variables", {})
+    by_name = {v.name: v for v in locals_.variables}
+    assert by_name["acc"].value == "0" and by_name["values"].has_children
+
+    drilled = await link.call("variables", {"path": "values"})
+    items = {v.name: v.value for v in drilled.variables}
+    assert (items["0"], items["1"], items["2"]) == ("1", "2", "3")
+
+    value = await link.call("evaluate", {"expression": "acc + v * 100"})
+    assert value.value == "100"
+
+    with pytest.raises(DebuggerError) as err:
+        await link.call("evaluate", {"expression": "1 / 0"})
+    assert "ZeroDivisionError" in str(err.value)
+    assert session.state == SessionState.stopped  # a failed request loses nothing
+
+    stack = await link.call("stack", {})
+    assert [f.name for f in stack.frames][:2] == ["total", "main"]
+
+    up = await link.call("frame", {"offset": 1})
+    assert up.frame.name == "main"
+    main_vars = await link.call("variables", {"names": ["point", "items"]})
+    assert {v.name for v in main_vars.variables} == {"point", "items"}
+    await link.call("frame", {"index": 0})
+
+    step = await link.call("step", {})  # into scale()
+    assert step.status == "stopped"
+    assert step.stop.function == "scale"
+    out = await link.call("finish", {})
+    assert out.status == "stopped" and out.stop.function == "total"
+
+    await link.call("breakpoint_remove", {"all": True})
+    done = await link.call("continue", {"waitMs": 15000})
+    assert done.status == "terminated" and done.exit_code == 0
+
+    output = await link.call("output", {})
+    assert "answer=12" in "".join(e.text for e in output.entries)
+
+    kinds = []
+    while not events._queue.empty():
+        event = events._queue.get_nowait()
+        if event is not None:
+            kinds.append(event.kind)
+    assert "stopped" in kinds and "continued" in kinds and "terminated" in kinds
+    await link.call("terminate", {})
+
+
+async def test_conditions_hit_counts_logpoints_and_bad_lines(no_leftover_processes, hub, workdir):
+    program = workdir / "py_basic.py"
+    count_line = marker_line(program, "@count")
+    link = await launch(hub, workdir, "py_basic.py", stopOnEntry=True)
+    first = await link.call("await", {"timeoutMs": 15000})
+    assert first.status == "stopped" and first.stop.reason == "entry"
+
+    cond = await link.call("breakpoint_add", {"file": "py_basic.py", "line": count_line, "condition": "n == 3"})
+    assert cond.breakpoint.verified
+    log_line = marker_line(program, "@loop-body")
+    logpoint = await link.call("breakpoint_add", {"file": str(program), "line": log_line,
+                                                  "logMessage": "v is {v}"})
+    assert logpoint.breakpoint.verified
+
+    # A line with no code: the adapter's answer (moved or unverified) is reported.
+    no_code = marker_line(program, "@no-code")
+    moved = await link.call("breakpoint_add", {"file": str(program), "line": no_code})
+    bp = moved.breakpoint
+    assert (bp.line and bp.line != no_code) or not bp.verified
+    assert moved.note
+    await link.call("breakpoint_remove", {"breakpointId": bp.id})
+
+    with pytest.raises(DebuggerError) as err:
+        await link.call("breakpoint_add", {"file": "no_such_file.py", "line": 3})
+    assert err.value.code == ErrorCode.invalid_input and "No such file" in err.value.message
+    with pytest.raises(DebuggerError):
+        await link.call("breakpoint_remove", {"breakpointId": 99})
+
+    hit = await link.call("continue", {"waitMs": 15000})
+    assert hit.status == "stopped"
+    assert hit.stop.location.line == count_line
+    n = await link.call("evaluate", {"expression": "n"})
+    assert n.value == "3"
+
+    output = await link.call("output", {})
+    logged = "".join(e.text for e in output.entries)
+    assert "v is 1" in logged and "v is 3" in logged
+
+    await link.call("breakpoint_remove", {"all": True})
+    hits = await link.call("breakpoint_add", {"file": str(program), "line": count_line, "hitCondition": "2"})
+    assert hits.breakpoint.verified
+    await link.call("terminate", {})
+    assert link.session.state == SessionState.terminated
+
+
+async def test_uncaught_exception_stops_with_its_text(no_leftover_processes, hub, workdir):
+    link = await launch(hub, workdir, "py_raise.py")
+    stop = await link.call("await", {"timeoutMs": 15000})
+    assert stop.status == "stopped"
+    assert stop.stop.reason == "exception"
+    assert "ValueError" in (stop.stop.text or "") and "bad value 3" in stop.stop.text
+    # The reason stays readable until the next resume.
+    status = await link.call("status", {})
+    assert "bad value 3" in status.stop.text
+    context = await link.call("context", {})
+    assert context.stop.text == stop.stop.text
+    await link.call("terminate", {})
+
+
+async def test_threads_are_listed_and_selectable(no_leftover_processes, hub, workdir):
+    program = workdir / "py_threads.py"
+    line = marker_line(program, "@all-started")
+    link = await launch(hub, workdir, "py_threads.py", breakpoints=[f"py_threads.py:{line + 1}"])
+    stop = await link.call("await", {"timeoutMs": 15000})
+    assert stop.status == "stopped"
+    threads = await link.call("threads", {})
+    names = {t.name for t in threads.threads}
+    assert {"worker-0", "worker-1", "worker-2"} <= names or len(threads.threads) >= 1
+    main = next(t for t in threads.threads if t.selected)
+    assert main.id == stop.stop.thread_id
+    await link.call("terminate", {})
+
+
+async def test_ended_session_answers_clearly(no_leftover_processes, hub, workdir):
+    link = await launch(hub, workdir, "py_output.py")
+    stop = await link.call("await", {"timeoutMs": 15000})
+    # debugpy treats sys.exit(3) as an uncaught SystemExit, like VS Code shows it.
+    assert stop.status == "stopped" and "SystemExit" in (stop.stop.text or "")
+    done = await link.call("continue", {"waitMs": 15000})
+    assert done.status == "terminated" and done.exit_code == 3
+    with pytest.raises(DebuggerError) as err:
+        await link.call("continue", {})
+    assert "ended" in err.value.message and "start" in err.value.message
+    paused = await link.call("status", {})
+    assert paused.state == "terminated"
+    await link.call("terminate", {})
+
+
+async def test_running_program_refuses_inspection_and_pause_stops_it(no_leftover_processes, hub, workdir):
+    script = workdir / "spin.py"
+    script.write_text("import time\nn = 0\nwhile True:\n    n += 1\n    time.sleep(0.01)\n")
+    link = await launch(hub, workdir, "spin.py")
+    with pytest.raises(DebuggerError) as err:
+        await link.call("stack", {})
+    assert "running" in err.value.message and "pause" in err.value.message
+    cont = await link.call("status", {})
+    assert cont.state == "running"
+    paused = await link.call("pause", {"waitMs": 10000})
+    assert paused.status == "stopped" and paused.stop.reason == "pause"
+    running = await link.call("continue", {"waitMs": 200})
+    assert running.status == "running" and "debug_wait" in running.message
+    await link.call("terminate", {})
+
+
+async def test_two_named_sessions_and_socket_join(no_leftover_processes, hub, workdir):
+    a = await launch(hub, workdir, "py_basic.py", stopOnEntry=True, sessionName="alpha")
+    b = await launch(hub, workdir, "py_output.py", sessionName="beta")
+    assert set(hub.sessions) == {"alpha", "beta"}
+    await b.call("await", {"timeoutMs": 15000})
+    done = await b.call("continue", {"waitMs": 15000})
+    assert done.status == "terminated" and done.exit_code == 3
+    out = await b.call("output", {})
+    assert [e.category for e in out.entries if "hello" in e.text] == ["stdout", "stderr"]
+    # A second front end joins alpha through its socket and sees a move made here.
+    joined = await SessionLink.join("alpha", "mcp")
+    try:
+        await a.call("await", {"timeoutMs": 15000})
+        events = joined.events()
+        step = await a.call("next", {})
+        assert step.status == "stopped"
+        seen = []
+        async def collect():
+            async for event in events:
+                seen.append(event)
+                if event.kind == "stopped":
+                    return
+        await asyncio.wait_for(collect(), 10)
+        assert seen[-1].origin == "tui"
+        remote_ctx = await joined.call("context", {})
+        assert remote_ctx.stop.location.line == step.stop.location.line
+        await joined.call("next", {})
+        activity = [e for e in hub.sessions["alpha"].activity]
+        assert [e.origin for e in activity if e.command == "next"] == ["tui", "mcp"]
+    finally:
+        await joined.close()
+    await a.call("terminate", {})
+    await b.call("terminate", {})
