@@ -1,0 +1,1086 @@
+"""Node.js (and TypeScript through source maps) over the Chrome DevTools
+Protocol: `node --inspect-brk`, the Runtime and Debugger domains, no adapter.
+
+Start-up order (written here once):
+
+    spawn node --inspect-brk=127.0.0.1:0   (or attach: /json/list -> websocket)
+    Runtime.enable, Debugger.enable, NodeRuntime.notifyWhenWaitingForDisconnect
+    Debugger.setPauseOnExceptions          (the filters chosen so far)
+    await configure()                       (the session sets its breakpoints)
+    Runtime.runIfWaitingForDebugger         -> "Break on start" pause
+
+The "Break on start" pause is the backend's own: it resumes at once unless the
+user asked to stop on entry, so the first stop a user sees is one they asked
+for. Breakpoints set in configure() are set by URL before the main module is
+compiled, so V8 binds them as it parses and they hit in program order.
+
+When the program ends Node prints "Waiting for the debugger to disconnect..."
+and waits; NodeRuntime.waitingForDisconnect (or that stderr line) makes the
+backend close the socket, collect the exit code, and report exited then
+terminated.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import os
+import re
+import signal
+import subprocess
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..adapters import find_node
+from ..base import Backend, Configure, EventSink
+from ..errors import CommandFailed, DebuggerError, DependencyMissing, InvalidInput, Timeout
+from ..models import (
+    AttachRequest,
+    BreakpointChangedEvent,
+    BreakpointSpec,
+    BreakpointState,
+    Capabilities,
+    ContinuedEvent,
+    EvalResult,
+    ExceptionFilter,
+    ExitedEvent,
+    Frame,
+    LaunchRequest,
+    OutputEvent,
+    Scope,
+    ScopeKind,
+    SourceLocation,
+    StoppedEvent,
+    TerminatedEvent,
+    Thread,
+    Variable,
+)
+from ..process import ChildProcess, spawn
+from .conditions import build_condition
+from .connection import CdpConnection, discover_websocket_url
+from .scripts import JS_SUFFIXES, GeneratedFileIndex, ScriptInfo, ScriptRegistry
+from .sourcemap import SourceMap, file_url_to_path, path_to_file_url
+from .values import (
+    child_counts,
+    child_evaluate_name,
+    console_text,
+    format_remote,
+    has_children,
+    remote_type,
+)
+
+THREAD_ID = 1
+INSPECTOR_START_TIMEOUT = 10.0
+EXIT_WAIT = 5.0
+NODE_INSTALL_HINT = "Install Node.js: sudo apt-get install nodejs (or from nodejs.org)."
+
+#: Lines Node's inspector writes to stderr about itself, not the program's output.
+_INSPECTOR_CHATTER = (
+    "Debugger listening on ",
+    "For help, see: https://nodejs.org/en/docs/inspector",
+    "Debugger attached.",
+    "Waiting for the debugger to disconnect...",
+    "Debugger ending on ",
+)
+_WAITING_FOR_DISCONNECT = "Waiting for the debugger to disconnect..."
+_LISTENING = re.compile(r"Debugger listening on (ws://\S+)")
+
+_SCOPE_KINDS = {
+    "local": ScopeKind.locals,
+    "closure": ScopeKind.closure,
+    "global": ScopeKind.globals,
+}
+_SCOPE_NAMES = {
+    "local": "Local",
+    "closure": "Closure",
+    "global": "Global",
+    "block": "Block",
+    "catch": "Catch",
+    "with": "With",
+    "script": "Script",
+    "eval": "Eval",
+    "module": "Module",
+    "wasm-expression-stack": "Expression stack",
+}
+
+EXCEPTION_FILTERS = [
+    ExceptionFilter(id="uncaught", label="Uncaught exceptions", default=True),
+    ExceptionFilter(id="all", label="All exceptions (caught too)", default=False),
+]
+
+
+@dataclass
+class _Target:
+    """One V8 breakpoint standing for (part of) a user's breakpoint."""
+
+    cdp_id: str
+    url: str
+    source_map: SourceMap | None  # set in generated code through this map
+
+
+@dataclass
+class _Breakpoint:
+    id: int
+    path: str
+    spec: BreakpointSpec
+    condition: str | None
+    targets: list[_Target] = field(default_factory=list)
+    verified: bool = False
+    line: int | None = None
+    message: str | None = None
+
+    def state(self) -> BreakpointState:
+        return BreakpointState(
+            verified=self.verified, line=self.line, backend_id=self.id,
+            message=None if self.verified else self.message,
+        )
+
+
+@dataclass
+class _Handle:
+    """A variables reference: an inspector object, plus synthetic children
+    (`this`, a return value) shown first in a local scope."""
+
+    object_id: str | None
+    evaluate_name: str | None = None
+    extras: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+
+
+class CdpBackend(Backend):
+    name = "node"
+
+    def __init__(self, emit: EventSink) -> None:
+        super().__init__(emit)
+        self.capabilities = Capabilities(
+            conditional_breakpoints=True,
+            hit_conditional_breakpoints=True,
+            log_points=True,
+            function_breakpoints=False,
+            pause=True,
+            terminate=True,
+            attach_pid=True,
+            exception_filters=list(EXCEPTION_FILTERS),
+        )
+        self._conn: CdpConnection | None = None
+        self._child: ChildProcess | None = None
+        self._attached = False
+        self._events: asyncio.Queue[tuple[str, dict[str, Any]]] = asyncio.Queue()
+        self._worker: asyncio.Task[None] | None = None
+        self._pumps: list[asyncio.Task[None]] = []
+        self._scripts = ScriptRegistry()
+        self._generated = GeneratedFileIndex()
+        self._bp_lock = asyncio.Lock()
+        self._bp_ids = itertools.count(1)
+        self._bps_by_path: dict[str, list[_Breakpoint]] = {}
+        self._bp_by_cdp_id: dict[str, _Breakpoint] = {}
+        self._pause_on_exceptions = "uncaught"
+        self._stop_on_entry = False
+        self._paused: dict[str, Any] | None = None
+        self._visible_stop = False
+        self._last_action: str | None = None  # "step" or "pause" until the next stop
+        self._handles: dict[int, _Handle] = {}
+        self._frame_ids: list[int] = []
+        self._frames_by_id: dict[int, dict[str, Any]] = {}
+        self._next_handle = itertools.count(1)
+        self._finish_task: asyncio.Task[None] | None = None
+        self._finished = False
+        self._disposed = False
+        self._stderr_tail: list[str] = []
+
+    # ================================================================= start
+
+    async def launch(self, request: LaunchRequest, configure: Configure) -> None:
+        node = request.extra.get("runtimeExecutable") or find_node()
+        if not node:
+            raise DependencyMissing(f"node was not found on PATH. {NODE_INSTALL_HINT}")
+        argv = self.launch_argv(request, str(node))
+        env = dict(os.environ)
+        env.update({k: str(v) for k, v in request.env.items()})
+        cwd = request.cwd or os.getcwd()
+        self._stop_on_entry = request.stop_on_entry
+        for out_dir in request.extra.get("outDirs") or []:
+            self.add_source_root(os.path.join(cwd, str(out_dir)))
+        await self.launch_command(argv, cwd=cwd, env=env, configure=configure)
+
+    def add_source_root(self, directory: str) -> None:
+        """A directory to search for compiled JavaScript whose source maps name
+        the files breakpoints are set in (the program's directory and the
+        working directory are searched already)."""
+        self._generated.add_root(directory)
+
+    @staticmethod
+    def launch_argv(request: LaunchRequest, node: str) -> list[str]:
+        """argv for a launch: `node --inspect-brk=127.0.0.1:0 [runtimeArgs] program
+        args`, or the user's own node command with its inspect flag made a
+        --inspect-brk one (so breakpoints can be set before the first line)."""
+        program = request.program
+        if not program:
+            raise InvalidInput("No program to launch. Pass a .js file or a node command.")
+        runtime_args = [str(a) for a in request.extra.get("runtimeArgs") or []]
+        if os.path.basename(program) in ("node", "nodejs", "node.exe"):
+            args = list(request.args)
+            if not any(a.startswith("--inspect") for a in args):
+                args.insert(0, "--inspect-brk=127.0.0.1:0")
+            args = [_as_inspect_brk(a) for a in args]
+            return [program, *runtime_args, *args]
+        lower = program.lower()
+        if lower.endswith((".ts", ".mts", ".cts", ".tsx")) and not runtime_args:
+            raise InvalidInput(
+                f"{program} is TypeScript, which this Node cannot run directly. Compile it "
+                "with source maps (tsc --sourceMap) and launch the .js file: breakpoints set "
+                "in the .ts file still bind. Or pass runtimeArgs such as ['-r', 'ts-node/register']."
+            )
+        return [node, "--inspect-brk=127.0.0.1:0", *runtime_args, program, *request.args]
+
+    async def launch_command(
+        self,
+        argv: list[str],
+        *,
+        cwd: str | None,
+        env: dict[str, str] | None,
+        configure: Configure,
+        port_hint: int | None = None,
+        stop_on_entry: bool | None = None,
+    ) -> None:
+        """Start a node command that carries --inspect-brk, connect to its
+        inspector and run the start-up sequence."""
+        if stop_on_entry is not None:
+            self._stop_on_entry = stop_on_entry
+        work_dir = cwd or os.getcwd()
+        script = _main_script(argv[1:])
+        if script:
+            self.add_source_root(os.path.dirname(os.path.join(work_dir, script)))
+        self.add_source_root(work_dir)
+        self._child = await spawn(
+            argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+            what="node", install_hint=NODE_INSTALL_HINT,
+        )
+        self.child_pids.append(self._child.pid)
+        self.debuggee_pid = self._child.pid
+        ws_url = await self._await_inspector_url(port_hint)
+        self._pumps = [
+            asyncio.create_task(self._pump(self._child.proc.stdout, "stdout")),
+            asyncio.create_task(self._pump(self._child.proc.stderr, "stderr")),
+        ]
+        await self._connect(ws_url)
+        await self._start(configure)
+
+    async def _await_inspector_url(self, port_hint: int | None) -> str:
+        """Read stderr until Node says where its inspector listens."""
+        assert self._child is not None and self._child.proc.stderr is not None
+        stderr = self._child.proc.stderr
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + INSPECTOR_START_TIMEOUT
+        seen: list[str] = []
+        while True:
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                break
+            try:
+                raw = await asyncio.wait_for(stderr.readline(), remaining)
+            except asyncio.TimeoutError:
+                break
+            if not raw:
+                await _wait_quietly(self._child.proc.wait(), 2)
+                code = self._child.proc.returncode
+                text = "".join(seen).strip()
+                raise CommandFailed(
+                    f"node exited (code {code}) before its inspector started"
+                    + (f": {text[-800:]}" if text else "")
+                    + ". Check the command, and that the inspector port is free.",
+                    exit_code=code, stderr=text,
+                )
+            line = raw.decode("utf-8", errors="replace")
+            match = _LISTENING.search(line)
+            if match:
+                for earlier in seen:
+                    self.emit(OutputEvent(category="stderr", text=earlier))
+                return match.group(1)
+            seen.append(line)
+            if "Starting inspector on" in line and "failed" in line:
+                # Node goes on running the program without an inspector.
+                await self._kill_child()
+                raise CommandFailed(
+                    f"node could not start its inspector: {line.strip()}. Choose a free "
+                    "port (--inspect-brk=0 picks one).",
+                    stderr="".join(seen),
+                )
+        if port_hint:
+            with contextlib.suppress(DebuggerError):
+                return await discover_websocket_url("127.0.0.1", port_hint)
+        await self._kill_child()
+        raise Timeout(
+            f"node did not open its inspector within {INSPECTOR_START_TIMEOUT:g} s. "
+            "The command must run node with --inspect-brk.",
+            stderr="".join(seen),
+        )
+
+    async def attach(self, request: AttachRequest, configure: Configure) -> None:
+        """Attach to a listening inspector (host:port, local or remote), or to a
+        local Node process by pid: SIGUSR1 makes Node open its inspector on
+        127.0.0.1:9229 (or `port`)."""
+        self._attached = True
+        self._stop_on_entry = bool(request.extra.get("stopOnEntry", False))
+        host = request.host or "127.0.0.1"
+        port = request.port or 9229
+        if request.pid is not None:
+            self.debuggee_pid = request.pid
+            try:
+                os.kill(request.pid, signal.SIGUSR1)
+            except ProcessLookupError:
+                raise InvalidInput(f"No process with pid {request.pid}. Check the pid.") from None
+            except PermissionError:
+                raise CommandFailed(
+                    f"Not allowed to signal pid {request.pid}; run as its user."
+                ) from None
+            ws_url = await self._poll_inspector(host, port, 5.0)
+        elif request.host is None and request.port is None:
+            raise InvalidInput("Attach needs a pid, or a host and port of a Node inspector.")
+        else:
+            ws_url = await discover_websocket_url(host, port)
+        for root in request.extra.get("outDirs") or []:
+            self._generated.add_root(str(root))
+        self._generated.add_root(os.getcwd())
+        await self._connect(ws_url)
+        await self._start(configure)
+
+    async def _poll_inspector(self, host: str, port: int, seconds: float) -> str:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + seconds
+        while True:
+            try:
+                return await discover_websocket_url(host, port, timeout=1.0)
+            except DebuggerError:
+                if loop.time() > deadline:
+                    raise CommandFailed(
+                        f"The process did not open an inspector on {host}:{port} after "
+                        "SIGUSR1. Is it a Node process? Was it started with another "
+                        "--inspect-port? Pass that port."
+                    ) from None
+                await asyncio.sleep(0.1)
+
+    async def _connect(self, ws_url: str) -> None:
+        self._worker = asyncio.create_task(self._event_loop())
+        self._conn = await CdpConnection.open(ws_url, self._on_event)
+
+    async def _start(self, configure: Configure) -> None:
+        conn = self._require_conn()
+        await conn.request("Runtime.enable")
+        await conn.request("Debugger.enable", {"maxScriptsCacheSize": 10_000_000})
+        with contextlib.suppress(DebuggerError):  # Node only; absent in other targets
+            await conn.request("NodeRuntime.notifyWhenWaitingForDisconnect", {"enabled": True})
+        await conn.request("Debugger.setPauseOnExceptions", {"state": self._pause_on_exceptions})
+        await configure()
+        await conn.request("Runtime.runIfWaitingForDebugger")
+
+    # ================================================================= end
+
+    async def disconnect(self, terminate: bool) -> None:
+        if self._finished:
+            return
+        if terminate and self._child is not None:
+            await self._kill_child()
+            await self._finish("terminated")
+            return
+        if terminate and self.debuggee_pid is not None:
+            with contextlib.suppress(OSError):
+                os.kill(self.debuggee_pid, signal.SIGTERM)
+        # Detach: let the program run on unhindered. Closing the session makes
+        # V8 drop this session's breakpoints and resume.
+        if self._conn is not None and not self._conn.is_closed:
+            with contextlib.suppress(DebuggerError):
+                await self._conn.request("Debugger.setPauseOnExceptions", {"state": "none"}, 2)
+            if self._paused is not None:
+                with contextlib.suppress(DebuggerError):
+                    await self._conn.request("Debugger.resume", timeout=2)
+        self._finished = True
+        if self._conn is not None:
+            await self._conn.close()
+        self.emit(TerminatedEvent(reason="detached" if not terminate else "terminated"))
+
+    async def dispose(self) -> None:
+        self._disposed = True
+        try:
+            if self._conn is not None:
+                await self._conn.close()
+        except Exception:  # noqa: BLE001 - dispose never raises
+            pass
+        try:
+            await self._kill_child()
+        except Exception:  # noqa: BLE001
+            pass
+        for task in [self._worker, self._finish_task, *self._pumps]:
+            if task is not None and not task.done() and task is not asyncio.current_task():
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await asyncio.wait_for(task, 1)
+
+    async def _kill_child(self) -> None:
+        if self._child is not None and self._child.alive:
+            await self._child.kill_group(grace=0.5)
+
+    async def _finish(self, reason: str) -> None:
+        """The program ended (or the inspector went away): close the socket,
+        reap node, flush its output, then report exited and terminated once."""
+        if self._finished:
+            return
+        self._finished = True
+        if self._conn is not None:
+            await self._conn.close()
+        exit_code: int | None = None
+        if self._child is not None:
+            try:
+                await asyncio.wait_for(self._child.proc.wait(), EXIT_WAIT)
+            except asyncio.TimeoutError:
+                await self._kill_child()
+            exit_code = self._child.proc.returncode
+            for pump in self._pumps:
+                with contextlib.suppress(BaseException):
+                    await asyncio.wait_for(asyncio.shield(pump), 2)
+        self._clear_pause()
+        if self._child is not None or reason == "exited":
+            self.emit(ExitedEvent(exit_code=exit_code))
+        self.emit(TerminatedEvent(reason=reason))
+
+    def _schedule_finish(self, reason: str) -> None:
+        if self._finish_task is None and not self._finished and not self._disposed:
+            self._finish_task = asyncio.get_running_loop().create_task(self._finish(reason))
+
+    # ================================================================= output
+
+    async def _pump(self, stream: asyncio.StreamReader | None, category: str) -> None:
+        if stream is None:
+            return
+        while True:
+            try:
+                raw = await stream.readline()
+            except (ValueError, asyncio.LimitOverrunError):
+                raw = await stream.read(65536)
+            if not raw:
+                return
+            text = raw.decode("utf-8", errors="replace")
+            if category == "stderr":
+                stripped = text.strip()
+                if stripped.startswith(_INSPECTOR_CHATTER):
+                    if stripped == _WAITING_FOR_DISCONNECT:
+                        self._schedule_finish("exited")
+                    continue
+            self.emit(OutputEvent(category=category, text=text))
+
+    # ================================================================= events
+
+    def _on_event(self, method: str, params: dict[str, Any]) -> None:
+        self._events.put_nowait((method, params))
+
+    async def _event_loop(self) -> None:
+        """Events are handled one at a time, in order; handlers may await the
+        inspector because replies are read by the connection's own task."""
+        handlers: dict[str, Callable[[dict[str, Any]], Any]] = {
+            "Debugger.scriptParsed": self._on_script_parsed,
+            "Debugger.breakpointResolved": self._on_breakpoint_resolved,
+            "Debugger.paused": self._on_paused,
+            "Debugger.resumed": self._on_resumed,
+            "Runtime.consoleAPICalled": self._on_console,
+            "Runtime.exceptionThrown": self._on_exception_thrown,
+            "NodeRuntime.waitingForDisconnect": self._on_waiting_for_disconnect,
+            "__closed__": self._on_closed,
+        }
+        while True:
+            method, params = await self._events.get()
+            handler = handlers.get(method)
+            if handler is None:
+                continue
+            try:
+                result = handler(params)
+                if asyncio.iscoroutine(result):
+                    await result
+            except asyncio.CancelledError:
+                raise
+            except DebuggerError:
+                # The connection died mid-handler; __closed__ follows and ends the session.
+                pass
+            except Exception as exc:  # noqa: BLE001 - one bad event must not stop the rest
+                self.emit(OutputEvent(category="console", text=f"[node backend] {method}: {exc}\n"))
+
+    async def _on_script_parsed(self, params: dict[str, Any]) -> None:
+        info = self._scripts.add(
+            params["scriptId"], params.get("url", ""), params.get("sourceMapURL")
+        )
+        if info.source_map_error:
+            self.emit(OutputEvent(
+                category="console",
+                text=f"Source map of {info.url} not loaded: {info.source_map_error}\n",
+            ))
+        if info.source_map is None:
+            return
+        async with self._bp_lock:
+            for source in info.source_map.sources:
+                for bp in self._bps_by_path.get(source, []):
+                    if not any(t.url == info.url for t in bp.targets):
+                        await self._bind_mapped(bp, info.url, info.source_map)
+                        if bp.verified:
+                            self._emit_breakpoint(bp)
+
+    async def _on_breakpoint_resolved(self, params: dict[str, Any]) -> None:
+        async with self._bp_lock:
+            cdp_id = params.get("breakpointId", "")
+            bp = self._bp_by_cdp_id.get(cdp_id)
+            if bp is None or bp.verified:
+                return
+            target = next((t for t in bp.targets if t.cdp_id == cdp_id), None)
+            if target is None:
+                return
+            line = self._user_line(bp, target, params.get("location") or {})
+            if line is None:
+                return
+            bp.verified, bp.line, bp.message = True, line, None
+            self._emit_breakpoint(bp)
+
+    def _emit_breakpoint(self, bp: _Breakpoint) -> None:
+        self.emit(BreakpointChangedEvent(backend_id=bp.id, state=bp.state(), reason="changed"))
+
+    async def _on_paused(self, params: dict[str, Any]) -> None:
+        reason = params.get("reason", "other")
+        data = params.get("data") or {}
+        reasons = {reason}
+        if reason == "ambiguous":
+            reasons = {r.get("reason", "") for r in data.get("reasons") or []}
+        hit_ids = []
+        for cdp_id in params.get("hitBreakpoints") or []:
+            bp = self._bp_by_cdp_id.get(cdp_id)
+            if bp is not None and bp.id not in hit_ids:
+                hit_ids.append(bp.id)
+        self._set_pause(params)
+        if "Break on start" in reasons and not hit_ids:
+            if self._stop_on_entry:
+                self._stop_on_entry = False
+                self._show_stop(StoppedEvent(
+                    reason="entry", thread_id=THREAD_ID, description="Paused on entry",
+                ))
+            else:
+                await self._resume_quietly()
+            return
+        if "instrumentation" in reasons and not hit_ids:
+            await self._resume_quietly()
+            return
+        action, self._last_action = self._last_action, None
+        if reasons & {"exception", "promiseRejection"}:
+            text = _exception_text(data)
+            uncaught = data.get("uncaught")
+            description = (
+                "Paused on uncaught exception" if uncaught
+                else "Paused on exception" if uncaught is None
+                else "Paused on caught exception"
+            )
+            event = StoppedEvent(
+                reason="exception", thread_id=THREAD_ID, description=description, text=text,
+            )
+        elif hit_ids:
+            event = StoppedEvent(
+                reason="breakpoint", thread_id=THREAD_ID, hit_breakpoint_ids=list(hit_ids),
+                description="Paused on breakpoint",
+            )
+        elif action == "step":
+            event = StoppedEvent(reason="step", thread_id=THREAD_ID)
+        elif action == "pause":
+            event = StoppedEvent(reason="pause", thread_id=THREAD_ID, description="Paused")
+        elif reasons & {"other", "debugCommand"}:
+            event = StoppedEvent(
+                reason="breakpoint", thread_id=THREAD_ID,
+                description="Paused on a debugger statement",
+            )
+        else:
+            event = StoppedEvent(
+                reason="pause", thread_id=THREAD_ID, description=f"Paused ({reason})",
+            )
+        self._show_stop(event)
+
+    def _show_stop(self, event: StoppedEvent) -> None:
+        self._visible_stop = True
+        self.emit(event)
+
+    async def _resume_quietly(self) -> None:
+        self._clear_pause()
+        await self._require_conn().request("Debugger.resume")
+
+    def _on_resumed(self, params: dict[str, Any]) -> None:
+        if self._paused is not None:
+            was_visible = self._visible_stop
+            self._clear_pause()
+            if was_visible:
+                self.emit(ContinuedEvent(thread_id=THREAD_ID))
+
+    def _on_console(self, params: dict[str, Any]) -> None:
+        # A launched program's console already reaches its stdout and stderr,
+        # which are captured; events would repeat it, and arrive later.
+        if self._child is not None:
+            return
+        kind = params.get("type", "log")
+        category = "stderr" if kind in ("error", "warning", "assert", "trace") else "stdout"
+        self.emit(OutputEvent(category=category, text=console_text(params.get("args") or []) + "\n"))
+
+    def _on_exception_thrown(self, params: dict[str, Any]) -> None:
+        if self._child is not None:
+            return
+        details = params.get("exceptionDetails") or {}
+        exception = details.get("exception") or {}
+        text = exception.get("description") or details.get("text") or "Uncaught exception"
+        self.emit(OutputEvent(category="stderr", text=text + "\n"))
+
+    def _on_waiting_for_disconnect(self, params: dict[str, Any]) -> None:
+        self._schedule_finish("exited")
+
+    def _on_closed(self, params: dict[str, Any]) -> None:
+        self._schedule_finish("exited" if self._child is not None else "inspector closed")
+
+    # ================================================================= pause state
+
+    def _set_pause(self, params: dict[str, Any]) -> None:
+        self._paused = params
+        self._visible_stop = False
+        self._handles.clear()
+        self._frames_by_id.clear()
+        self._frame_ids = []
+        for call_frame in params.get("callFrames") or []:
+            frame_id = next(self._next_handle)
+            self._frame_ids.append(frame_id)
+            self._frames_by_id[frame_id] = call_frame
+
+    def _clear_pause(self) -> None:
+        self._paused = None
+        self._visible_stop = False
+        self._handles.clear()
+        self._frames_by_id.clear()
+        self._frame_ids = []
+
+    def _require_conn(self) -> CdpConnection:
+        if self._conn is None or self._conn.is_closed:
+            raise CommandFailed("No live Node session; launch or attach first.")
+        return self._conn
+
+    def _require_paused(self) -> dict[str, Any]:
+        if self._paused is None or not self._visible_stop:
+            raise CommandFailed(
+                "The program is running; pause it or wait for a breakpoint first."
+            )
+        return self._paused
+
+    # ================================================================= breakpoints
+
+    async def set_source_breakpoints(
+        self, path: str, specs: list[BreakpointSpec]
+    ) -> list[BreakpointState]:
+        path = os.path.abspath(path)
+        conn = self._require_conn()
+        async with self._bp_lock:
+            for old in self._bps_by_path.pop(path, []):
+                for target in old.targets:
+                    self._bp_by_cdp_id.pop(target.cdp_id, None)
+                    with contextlib.suppress(DebuggerError):
+                        await conn.request("Debugger.removeBreakpoint",
+                                           {"breakpointId": target.cdp_id})
+            states: list[BreakpointState] = []
+            current: list[_Breakpoint] = []
+            for spec in specs:
+                if not spec.enabled:
+                    states.append(BreakpointState(verified=False, message="disabled"))
+                    continue
+                if spec.line is None or spec.line < 1:
+                    states.append(BreakpointState(
+                        verified=False, message="A source breakpoint needs a line number (1 or more).",
+                    ))
+                    continue
+                bp_id = next(self._bp_ids)
+                try:
+                    condition = build_condition(spec, f"{path}:{spec.line}")
+                except InvalidInput as exc:
+                    states.append(BreakpointState(verified=False, message=exc.message,
+                                                  backend_id=bp_id))
+                    continue
+                bp = _Breakpoint(bp_id, path, spec, condition)
+                await self._bind(bp)
+                current.append(bp)
+                states.append(bp.state())
+            if current:
+                self._bps_by_path[path] = current
+        return states
+
+    async def _bind(self, bp: _Breakpoint) -> None:
+        """Set V8 breakpoints for one user breakpoint: in every loaded or
+        compiled-on-disk script whose source map names the file, else by the
+        file's own URL (bound by V8 when, or if, it loads)."""
+        mapped: dict[str, SourceMap] = {}
+        for info in self._scripts.scripts_for_source(bp.path):
+            assert info.source_map is not None
+            mapped.setdefault(info.url, info.source_map)
+        if not mapped and not bp.path.endswith(JS_SUFFIXES):
+            for generated in await asyncio.to_thread(self._generated.lookup, bp.path):
+                mapped.setdefault(generated.url, generated.source_map)
+        for url, source_map in mapped.items():
+            await self._bind_mapped(bp, url, source_map)
+        if not bp.targets or not mapped:
+            await self._bind_direct(bp)
+        if not bp.verified and bp.message is None:
+            bp.message = (
+                "Pending: binds when the script loads."
+                if mapped or bp.path.endswith(JS_SUFFIXES)
+                else "Pending: no loaded script or source map covers this file yet; "
+                "it binds when one loads."
+            )
+
+    async def _bind_direct(self, bp: _Breakpoint) -> None:
+        url = path_to_file_url(bp.path)
+        for info in (self._scripts.get(s) for s in self._scripts.by_path.get(bp.path, [])):
+            if info is not None:
+                url = info.url  # the exact spelling Node gave this module
+                break
+        await self._set_by_url(bp, url, bp.spec.line - 1 if bp.spec.line else 0, None, None)
+
+    async def _bind_mapped(self, bp: _Breakpoint, url: str, source_map: SourceMap) -> None:
+        assert bp.spec.line is not None
+        found = source_map.first_generated_position(bp.path, bp.spec.line - 1)
+        if found is None:
+            bp.message = bp.message or (
+                f"Line {bp.spec.line} produced no code in {os.path.basename(url)}."
+            )
+            return
+        _, (line, column) = found
+        await self._set_by_url(bp, url, line, column, source_map)
+
+    async def _set_by_url(
+        self, bp: _Breakpoint, url: str, line: int, column: int | None,
+        source_map: SourceMap | None,
+    ) -> None:
+        params: dict[str, Any] = {"url": url, "lineNumber": line}
+        if column is not None:
+            params["columnNumber"] = column
+        if bp.condition:
+            params["condition"] = bp.condition
+        try:
+            result = await self._require_conn().request("Debugger.setBreakpointByUrl", params)
+        except CommandFailed as exc:
+            bp.message = f"The inspector refused this breakpoint: {exc.message}"
+            return
+        target = _Target(result["breakpointId"], url, source_map)
+        bp.targets.append(target)
+        self._bp_by_cdp_id[target.cdp_id] = bp
+        for location in result.get("locations") or []:
+            user_line = self._user_line(bp, target, location)
+            if user_line is not None and not bp.verified:
+                bp.verified, bp.line, bp.message = True, user_line, None
+
+    @staticmethod
+    def _user_line(bp: _Breakpoint, target: _Target, location: dict[str, Any]) -> int | None:
+        """The line, in the file the user named, where V8 placed a breakpoint."""
+        line0 = int(location.get("lineNumber", 0))
+        column0 = int(location.get("columnNumber", 0))
+        if target.source_map is not None:
+            original = target.source_map.original_position(line0, column0)
+            if original is None or original.source != bp.path:
+                return bp.spec.line
+            return original.line + 1
+        return line0 + 1
+
+    async def set_exception_filters(self, filter_ids: list[str]) -> None:
+        known = {f.id for f in EXCEPTION_FILTERS}
+        unknown = [f for f in filter_ids if f not in known]
+        if unknown:
+            raise InvalidInput(
+                f"Unknown exception filter {', '.join(unknown)}. Valid: {', '.join(sorted(known))}.",
+                valid=sorted(known),
+            )
+        state = "all" if "all" in filter_ids else "uncaught" if "uncaught" in filter_ids else "none"
+        self._pause_on_exceptions = state
+        if self._conn is not None and not self._conn.is_closed:
+            await self._conn.request("Debugger.setPauseOnExceptions", {"state": state})
+
+    # ================================================================= run control
+
+    async def continue_(self, thread_id: int | None) -> None:
+        if self._paused is None:
+            return
+        await self._resume("Debugger.resume", None)
+
+    async def step_over(self, thread_id: int) -> None:
+        await self._resume("Debugger.stepOver", "step")
+
+    async def step_in(self, thread_id: int) -> None:
+        await self._resume("Debugger.stepInto", "step")
+
+    async def step_out(self, thread_id: int) -> None:
+        await self._resume("Debugger.stepOut", "step")
+
+    async def _resume(self, method: str, action: str | None) -> None:
+        conn = self._require_conn()
+        self._require_paused()
+        # Marked running before the request: the next stop may arrive right
+        # behind the reply and must not be cleared by it.
+        self._last_action = action
+        self._clear_pause()
+        self.emit(ContinuedEvent(thread_id=THREAD_ID))
+        await conn.request(method)
+
+    async def pause(self, thread_id: int | None) -> None:
+        conn = self._require_conn()
+        if self._paused is not None:
+            return
+        self._last_action = "pause"
+        await conn.request("Debugger.pause")
+
+    # ================================================================= inspection
+
+    async def threads(self) -> list[Thread]:
+        return [Thread(id=THREAD_ID, name="main", stopped=self._paused is not None)]
+
+    async def stack_trace(
+        self, thread_id: int, start: int = 0, levels: int = 20
+    ) -> tuple[list[Frame], int | None]:
+        self._require_paused()
+        total = len(self._frame_ids)
+        end = total if levels <= 0 else min(total, start + levels)
+        frames = []
+        for index in range(start, end):
+            frame_id = self._frame_ids[index]
+            frames.append(self._frame(frame_id, index, self._frames_by_id[frame_id]))
+        return frames, total
+
+    def _frame(self, frame_id: int, index: int, call_frame: dict[str, Any]) -> Frame:
+        location = self.location_of(call_frame.get("location") or {}, call_frame.get("url"))
+        internal = location.path is None or "/node_modules/" in (location.path or "")
+        return Frame(
+            id=frame_id, index=index,
+            name=call_frame.get("functionName") or "(anonymous)",
+            location=location,
+            presentation="subtle" if internal else None,
+        )
+
+    def location_of(self, location: dict[str, Any], url: str | None = None) -> SourceLocation:
+        """A protocol location as the user's source: through the script's
+        source map when it has one, else the script's own file."""
+        script_id = str(location.get("scriptId", ""))
+        info = self._scripts.get(script_id)
+        line0 = int(location.get("lineNumber", 0))
+        column0 = int(location.get("columnNumber", 0))
+        if info is not None and info.source_map is not None:
+            original = info.source_map.original_position(line0, column0)
+            if original is not None:
+                path = original.source if os.path.isabs(original.source) else None
+                return SourceLocation(
+                    path=path, line=original.line + 1, column=original.column + 1,
+                    name=os.path.basename(original.source),
+                )
+        script_url = url or (info.url if info else "")
+        path = file_url_to_path(script_url) if script_url else None
+        return SourceLocation(
+            path=path,
+            line=line0 + 1,
+            column=column0 + 1,
+            name=os.path.basename(path) if path else (script_url or f"script {script_id}"),
+            source_reference=None if path else (int(script_id) if script_id.isdigit() else None),
+        )
+
+    async def scopes(self, frame_id: int) -> list[Scope]:
+        self._require_paused()
+        call_frame = self._call_frame(frame_id)
+        scopes = []
+        for index, scope in enumerate(call_frame.get("scopeChain") or []):
+            kind = scope.get("type", "other")
+            name = _SCOPE_NAMES.get(kind, kind.title())
+            if kind == "closure" and scope.get("name"):
+                name = f"Closure ({scope['name']})"
+            extras: list[tuple[str, dict[str, Any]]] = []
+            if index == 0 and kind == "local":
+                if "returnValue" in call_frame:
+                    extras.append(("Return value", call_frame["returnValue"]))
+                this = call_frame.get("this") or {}
+                if this.get("type") not in (None, "undefined"):
+                    extras.append(("this", this))
+            ref = self._new_handle(_Handle(scope.get("object", {}).get("objectId"), None, extras))
+            scopes.append(Scope(
+                name=name, kind=_SCOPE_KINDS.get(kind, ScopeKind.other), ref=ref,
+                expensive=kind == "global",
+            ))
+        return scopes
+
+    def _call_frame(self, frame_id: int | None) -> dict[str, Any]:
+        if frame_id is None:
+            if not self._frame_ids:
+                raise CommandFailed("The program has no stack frames right now.")
+            return self._frames_by_id[self._frame_ids[0]]
+        call_frame = self._frames_by_id.get(frame_id)
+        if call_frame is None:
+            raise CommandFailed(
+                f"Frame {frame_id} is gone (the program ran since); list the stack again."
+            )
+        return call_frame
+
+    def _new_handle(self, handle: _Handle) -> int:
+        ref = next(self._next_handle)
+        self._handles[ref] = handle
+        return ref
+
+    async def variables(self, ref: int, start: int = 0, count: int = 0) -> list[Variable]:
+        self._require_paused()
+        handle = self._handles.get(ref)
+        if handle is None:
+            raise CommandFailed(
+                f"Variables reference {ref} is stale (the program ran since); list scopes again."
+            )
+        out: list[Variable] = [self._variable(name, value, None) for name, value in handle.extras]
+        if handle.object_id:
+            result = await self._require_conn().request("Runtime.getProperties", {
+                "objectId": handle.object_id, "ownProperties": True, "generatePreview": True,
+            })
+            for prop in result.get("result") or []:
+                name = prop.get("name", "")
+                if name == "__proto__":
+                    continue
+                if "value" in prop:
+                    value = prop["value"]
+                elif prop.get("get") or prop.get("set"):
+                    out.append(Variable(name=name, value="(getter)" if prop.get("get") else "(setter)",
+                                        type="accessor"))
+                    continue
+                else:
+                    value = {"type": "undefined"}
+                out.append(self._variable(name, value, child_evaluate_name(handle.evaluate_name, name)))
+            for prop in result.get("privateProperties") or []:
+                if "value" in prop:
+                    out.append(self._variable(prop.get("name", "#?"), prop["value"], None))
+            for prop in result.get("internalProperties") or []:
+                name = prop.get("name", "")
+                if name in ("[[Prototype]]", "[[Scopes]]") or "value" not in prop:
+                    continue
+                out.append(self._variable(name, prop["value"], None))
+        if start or count:
+            out = out[start: start + count if count else None]
+        return out
+
+    def _variable(self, name: str, value: dict[str, Any], evaluate_name: str | None) -> Variable:
+        ref = 0
+        if has_children(value):
+            ref = self._new_handle(_Handle(value["objectId"], evaluate_name or None))
+        named, indexed = child_counts(value)
+        return Variable(
+            name=name, value=format_remote(value), type=remote_type(value), ref=ref,
+            named_count=named, indexed_count=indexed,
+            evaluate_name=evaluate_name,
+        )
+
+    async def evaluate(
+        self, expression: str, frame_id: int | None, context: str = "repl"
+    ) -> EvalResult:
+        response = await self.evaluate_remote(expression, frame_id, context=context)
+        details = response.get("exceptionDetails")
+        if details:
+            raise CommandFailed(exception_message(details), expression=expression)
+        value = response.get("result") or {"type": "undefined"}
+        ref = self._new_handle(_Handle(value["objectId"], expression)) if has_children(value) else 0
+        named, indexed = child_counts(value)
+        return EvalResult(
+            value=format_remote(value), type=remote_type(value), ref=ref,
+            named_count=named, indexed_count=indexed,
+        )
+
+    async def evaluate_remote(
+        self,
+        expression: str,
+        frame_id: int | None = None,
+        *,
+        context: str = "repl",
+        return_by_value: bool = False,
+        timeout: float = 10.0,
+    ) -> dict[str, Any]:
+        """The inspector's raw answer ({result, exceptionDetails}) for an
+        expression: in a frame while paused (the top one when frame_id is
+        None), else in the global scope."""
+        conn = self._require_conn()
+        common: dict[str, Any] = {
+            "expression": expression,
+            "generatePreview": not return_by_value,
+            "returnByValue": return_by_value,
+            "includeCommandLineAPI": context == "repl",
+            "objectGroup": "tui-debugger",
+        }
+        if context == "hover":
+            common["throwOnSideEffect"] = True
+        if self._paused is not None and self._frame_ids:
+            call_frame = self._call_frame(frame_id)
+            return await conn.request("Debugger.evaluateOnCallFrame", {
+                "callFrameId": call_frame["callFrameId"], **common,
+            }, timeout)
+        if frame_id is not None:
+            self._require_paused()
+        return await conn.request("Runtime.evaluate", {**common, "replMode": True}, timeout)
+
+    async def source(self, source_reference: int) -> str:
+        result = await self._require_conn().request(
+            "Debugger.getScriptSource", {"scriptId": str(source_reference)}
+        )
+        return str(result.get("scriptSource", ""))
+
+    def script(self, script_id: str) -> ScriptInfo | None:
+        return self._scripts.get(script_id)
+
+
+# ===================================================================== helpers
+
+
+def exception_message(details: dict[str, Any]) -> str:
+    """The first line of a thrown value's description ("ReferenceError: x is
+    not defined"), else the inspector's summary."""
+    exception = details.get("exception") or {}
+    description = exception.get("description")
+    if description:
+        return str(description).split("\n", 1)[0]
+    if "value" in exception:
+        return f"Uncaught {exception['value']!r}"
+    return str(details.get("text") or "Evaluation failed")
+
+
+def _exception_text(data: dict[str, Any]) -> str | None:
+    description = data.get("description")
+    if description:
+        return str(description).split("\n", 1)[0]
+    if "value" in data:
+        return str(data["value"])
+    return data.get("className")
+
+
+def _as_inspect_brk(arg: str) -> str:
+    """--inspect[=addr] and --inspect-wait become --inspect-brk, which waits for
+    the debugger and stops before the first line."""
+    for flag in ("--inspect-wait", "--inspect"):
+        if arg == flag:
+            return "--inspect-brk"
+        if arg.startswith(flag + "="):
+            return "--inspect-brk=" + arg[len(flag) + 1:]
+    return arg
+
+
+_OPTIONS_WITH_VALUE = {"-r", "--require", "--import", "--loader", "--experimental-loader",
+                       "--inspect-port", "--title", "--conditions", "-C", "--env-file"}
+
+
+def _main_script(args: list[str]) -> str | None:
+    """The script a node argv runs: the first argument that is not an option."""
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+            continue
+        if arg in ("-e", "--eval", "-p", "--print"):
+            return None
+        if arg in _OPTIONS_WITH_VALUE:
+            skip = True
+            continue
+        if arg.startswith("-"):
+            continue
+        return arg
+    return None
+
+
+async def _wait_quietly(awaitable: Any, seconds: float) -> None:
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(awaitable, seconds)

@@ -1,0 +1,192 @@
+"""The one-shot `debug-script` flow (seeds/002) on the CDP backend: run a node
+command that carries --inspect-brk, stop at one breakpoint as often as it is
+hit, evaluate one expression at each hit, and return the typed values.
+
+Choices where the seed leaves room (also in docs/backends/cdp.md):
+
+- The expression is evaluated in the paused frame (Debugger.evaluateOnCallFrame),
+  not in the global scope, so local variables are visible.
+- `type` is the JavaScript `typeof` of the value, read in the same evaluation
+  as JSON.stringify so the expression runs once: "object" for objects, arrays
+  and null. When JSON.stringify throws (a BigInt, a cycle), the raw expression
+  is evaluated as the seed says, and its value is the inspector's one-line
+  rendering. When the expression itself throws, the entry is
+  {"type": "error", "value": "<the error's first line>"}.
+- The timeout covers the whole run, start-up included. The two errors are
+  raised only when no hit was collected: a run that hit the breakpoint and was
+  then cut short by the timeout returns what it collected.
+- The breakpoint file may be a TypeScript (or any source-mapped) file: it is
+  mapped to the compiled JavaScript through the source maps found next to the
+  program and under the working directory.
+- The port named by --inspect-brk=PORT is only a fallback: the inspector's own
+  "Debugger listening on ws://..." line is read first, so --inspect-brk=0 and
+  --inspect-brk=HOST:PORT work too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import shlex
+from typing import Any
+
+from ..errors import CommandFailed, DebuggerError, InvalidInput, Timeout
+from ..models import BreakpointSpec, StoppedEvent
+from .backend import THREAD_ID, CdpBackend, _as_inspect_brk, exception_message
+from .values import format_remote
+
+DEFAULT_PORT = 9229
+_PORT = re.compile(r"--inspect-brk=(\d+)")
+_INSPECT_FLAG = re.compile(r"(^|\s)--inspect(-brk|-wait)?(=|\s|$)")
+
+TIMEOUT_MESSAGE = "Timeout waiting for breakpoint after {timeout}ms"
+EXITED_MESSAGE = "Process exited before breakpoint was hit"
+
+
+def inspector_port(command: str) -> int:
+    """The port the seed's regex finds in a command, 9229 when there is none."""
+    match = _PORT.search(command)
+    return int(match.group(1)) if match else DEFAULT_PORT
+
+
+def _typed_expression(expression: str) -> str:
+    # The expression is an argument, evaluated once in the frame's own scope;
+    # the newlines keep a trailing // comment from swallowing the parenthesis.
+    return f"(($value) => [typeof $value, JSON.stringify($value)])((\n{expression}\n))"
+
+
+async def evaluate_typed(backend: CdpBackend, expression: str) -> dict[str, Any]:
+    """{type, value} for the expression in the top frame, as the seed describes."""
+    response = await backend.evaluate_remote(
+        _typed_expression(expression), None, context="watch", return_by_value=True
+    )
+    if not response.get("exceptionDetails"):
+        pair = (response.get("result") or {}).get("value")
+        if isinstance(pair, list) and len(pair) == 2:
+            kind, text = pair
+            if isinstance(text, str):
+                try:
+                    return {"type": kind, "value": json.loads(text)}
+                except ValueError:
+                    return {"type": kind, "value": text}
+            if kind in ("undefined",):
+                return {"type": kind, "value": None}
+            # JSON has no form for functions and symbols: fall through to the raw value.
+    raw = await backend.evaluate_remote(expression, None, context="watch")
+    details = raw.get("exceptionDetails")
+    if details:
+        return {"type": "error", "value": exception_message(details)}
+    value = raw.get("result") or {"type": "undefined"}
+    kind = value.get("type", "undefined")
+    if "value" in value:
+        return {"type": kind, "value": value["value"]}
+    if "unserializableValue" in value:
+        return {"type": kind, "value": value["unserializableValue"]}
+    if kind == "object" and value.get("subtype") == "null":
+        return {"type": "object", "value": None}
+    return {"type": kind, "value": format_remote(value)}
+
+
+async def run_debug_script_node(
+    command: str,
+    file: str,
+    line: int,
+    expression: str,
+    timeout_ms: int,
+    cwd: str | None = None,
+) -> list[dict]:
+    """Run `command`, evaluate `expression` at every hit of file:line, and
+    return [{type, value}, ...] in hit order.
+
+    Raises Timeout("Timeout waiting for breakpoint after {timeout}ms") or
+    CommandFailed("Process exited before breakpoint was hit") when the run
+    ended without a single hit, and InvalidInput for a command that is not a
+    node --inspect-brk command.
+    """
+    if not command or not command.strip():
+        raise InvalidInput("command is empty; pass e.g. 'node --inspect-brk=9229 app.js'.")
+    try:
+        argv = [_as_inspect_brk(a) for a in shlex.split(command)]
+    except ValueError as exc:
+        raise InvalidInput(f"Cannot split the command ({exc}); check its quoting.") from exc
+    if not _INSPECT_FLAG.search(command):
+        raise InvalidInput(
+            "The command must start node with --inspect-brk=PORT, e.g. "
+            "'node --inspect-brk=9229 app.js'."
+        )
+    if line < 1:
+        raise InvalidInput(f"line must be 1 or more, not {line}.")
+    if timeout_ms <= 0:
+        raise InvalidInput(f"timeout must be a positive number of milliseconds, not {timeout_ms}.")
+    if not expression or not expression.strip():
+        raise InvalidInput("expression is empty; pass the JavaScript expression to evaluate.")
+
+    work_dir = os.path.abspath(cwd or os.getcwd())
+    path = os.path.normpath(os.path.join(work_dir, file))
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_ms / 1000
+    events: asyncio.Queue[Any] = asyncio.Queue()
+    backend = CdpBackend(events.put_nowait)
+    breakpoint_ids: set[int | str] = set()
+
+    async def configure() -> None:
+        await backend.set_exception_filters([])
+        states = await backend.set_source_breakpoints(path, [BreakpointSpec(path=path, line=line)])
+        breakpoint_ids.update(s.backend_id for s in states if s.backend_id is not None)
+
+    # Where the compiled JavaScript of a TypeScript breakpoint file may live.
+    backend.add_source_root(os.path.dirname(os.path.dirname(path)))
+
+    results: list[dict] = []
+    timed_out = False
+    exit_detail: dict[str, Any] = {}
+    try:
+        try:
+            await asyncio.wait_for(
+                backend.launch_command(
+                    argv, cwd=work_dir, env=dict(os.environ), configure=configure,
+                    port_hint=inspector_port(command), stop_on_entry=False,
+                ),
+                max(deadline - loop.time(), 0.001),
+            )
+        except asyncio.TimeoutError:
+            timed_out = True
+        except DebuggerError as exc:
+            if isinstance(exc, InvalidInput):
+                raise
+            exit_detail = {"cause": exc.message}
+        else:
+            while True:
+                remaining = deadline - loop.time()
+                if remaining <= 0:
+                    timed_out = True
+                    break
+                try:
+                    event = await asyncio.wait_for(events.get(), remaining)
+                except asyncio.TimeoutError:
+                    timed_out = True
+                    break
+                if event.kind in ("exited", "terminated"):
+                    if event.kind == "exited":
+                        exit_detail = {"exit_code": event.exit_code}
+                    break
+                if not isinstance(event, StoppedEvent):
+                    continue
+                if breakpoint_ids.intersection(event.hit_breakpoint_ids):
+                    try:
+                        results.append(await evaluate_typed(backend, expression))
+                    except DebuggerError as exc:
+                        results.append({"type": "error", "value": exc.message})
+                try:
+                    await backend.continue_(THREAD_ID)
+                except DebuggerError:
+                    break  # the program ended while we evaluated
+    finally:
+        await backend.dispose()
+    if not results:
+        if timed_out:
+            raise Timeout(TIMEOUT_MESSAGE.format(timeout=timeout_ms), timeout_ms=timeout_ms)
+        raise CommandFailed(EXITED_MESSAGE, **exit_detail)
+    return results
