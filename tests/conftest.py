@@ -78,3 +78,49 @@ def isolated_runtime(tmp_path_factory, monkeypatch):
     except ImportError:
         pass
     yield base
+
+
+def processes_tagged(value: str) -> list[tuple[int, str]]:
+    """Live processes whose environment mentions `value` (a per-test directory):
+    finds daemons and their debuggers even after they were re-parented to init."""
+    from backends.process import pid_alive
+
+    found = []
+    needle = value.encode()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            env = Path(f"/proc/{entry}/environ").read_bytes()
+        except OSError:
+            continue
+        if needle in env and pid_alive(int(entry)):
+            try:
+                cmd = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+            except OSError:
+                cmd = "?"
+            found.append((int(entry), cmd))
+    return found
+
+
+@pytest.fixture
+def no_leftover_daemons(isolated_runtime):
+    """Fails the test if any process started under this test's runtime directory
+    (a daemon, an adapter, a debuggee) is still alive shortly after it."""
+    yield
+    tag = str(isolated_runtime)
+    deadline = time.monotonic() + 8
+    left = processes_tagged(tag)
+    while left and time.monotonic() < deadline:
+        time.sleep(0.1)
+        left = processes_tagged(tag)
+    if left:
+        import signal
+
+        for pid, _ in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        pytest.fail("processes left running:\n" + "\n".join(f"{p}: {c}" for p, c in left),
+                    pytrace=False)

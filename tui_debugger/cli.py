@@ -200,6 +200,16 @@ async def _call_remote(cmd: Command, args: dict[str, Any], session: str | None) 
         raw = await remote.call(cmd.id, args, cwd=os.getcwd())
     finally:
         await remote.close()
+    if cmd.id in ("terminate", "detach") and remote.host_pid:
+        # A headless host exits right after answering; return once it has, so the
+        # next command never finds a session that is about to vanish.
+        from backends.process import pid_alive
+
+        deadline = time.monotonic() + 5
+        while pid_alive(remote.host_pid) and time.monotonic() < deadline:
+            if remote.host_pid == os.getpid():
+                break
+            await asyncio.sleep(0.05)
     return cmd.result.model_validate(raw)
 
 
