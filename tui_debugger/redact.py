@@ -12,7 +12,7 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
         re.compile(
             r"(?i)\b([A-Za-z0-9_\-]*(?:api[_-]?key|secret|token|passw(?:or)?d|passwd|pwd|"
             r"access[_-]?key|private[_-]?key|auth)[A-Za-z0-9_\-]*)"
-            r"(\s*[\"']?\s*[:=]\s*[\"']?)([^\s\"',;}]{3,})"
+            r"(\s*[\"']?\s*[:=]\s*[\"']?)(?!(?:Bearer|Basic)\b)([^\s\"',;}]{3,})"
         ),
         r"\1\2[REDACTED]",
     ),

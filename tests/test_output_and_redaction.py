@@ -1,0 +1,76 @@
+"""The bounded output buffer and secret redaction: pure logic."""
+
+from hypothesis import given, settings, strategies as st
+
+from tui_debugger.output import OutputBuffer
+from tui_debugger.redact import redact
+
+
+def test_cursor_reads_only_new_entries_and_reports_drops():
+    buf = OutputBuffer(max_entries=3, max_bytes=10_000)
+    for i in range(5):
+        buf.append("stdout", f"line {i}\n")
+    first = buf.read(since=0)
+    assert [e.text for e in first.entries] == ["line 2\n", "line 3\n", "line 4\n"]
+    assert first.dropped == 2 and first.next_cursor == 6
+    assert buf.read(since=first.next_cursor).entries == []
+    buf.append("stderr", "late\n")
+    later = buf.read(since=first.next_cursor)
+    assert [(e.category, e.text) for e in later.entries] == [("stderr", "late\n")]
+    assert later.dropped == 0
+
+
+def test_byte_limit_evicts_oldest():
+    buf = OutputBuffer(max_entries=1000, max_bytes=10)
+    buf.append("stdout", "aaaaaa")
+    buf.append("stdout", "bbbbbb")
+    chunk = buf.read(0)
+    assert [e.text for e in chunk.entries] == ["bbbbbb"] and chunk.dropped == 1
+
+
+def test_limit_marks_truncated_and_resumes():
+    buf = OutputBuffer()
+    for i in range(10):
+        buf.append("stdout", str(i))
+    part = buf.read(0, limit=4)
+    assert part.truncated and [e.text for e in part.entries] == ["0", "1", "2", "3"]
+    rest = buf.read(part.next_cursor, limit=100)
+    assert [e.text for e in rest.entries] == [str(i) for i in range(4, 10)] and not rest.truncated
+    assert [e.text for e in buf.tail(2).entries] == ["8", "9"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(max_size=30), max_size=60), st.integers(1, 20), st.integers(1, 200))
+def test_reading_in_pieces_never_loses_or_repeats(texts, limit, max_entries):
+    buf = OutputBuffer(max_entries=max_entries, max_bytes=10**6)
+    for t in texts:
+        buf.append("stdout", t)
+    cursor, seen, dropped = 0, [], 0
+    while True:
+        chunk = buf.read(cursor, limit=limit)
+        dropped += chunk.dropped
+        seen.extend(e.seq for e in chunk.entries)
+        if not chunk.entries:
+            break
+        cursor = chunk.next_cursor
+    assert seen == sorted(set(seen))
+    assert len(seen) + dropped == len(texts)
+
+
+def test_redaction_hides_common_secrets():
+    text = (
+        "Authorization: Bearer abcdefghijklmnop123\n"
+        "api_key=sk-live-1234567890abcdefghij password: hunter22 token=\"xyz123abc\"\n"
+        "aws AKIAABCDEFGHIJKLMNOP ghp_abcdefghijklmnopqrstuvwxyz0123456789\n"
+    )
+    out = redact(text)
+    for secret in ("abcdefghijklmnop123", "hunter22", "xyz123abc", "AKIAABCDEFGHIJKLMNOP",
+                   "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "sk-live-1234567890abcdefghij"):
+        assert secret not in out
+    assert "Bearer [REDACTED]" in out
+
+
+def test_redaction_leaves_ordinary_text_alone():
+    for text in ("count=3 total=12 name='widget'", "Traceback (most recent call last):",
+                 "x = {'a': [1, 2, 3]}"):
+        assert redact(text) == text
