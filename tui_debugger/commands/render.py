@@ -71,6 +71,9 @@ def variable_lines(variables: list[Any], indent: str = "  ") -> list[str]:
         typ = f" ({v.type})" if v.type else ""
         more = " …" if v.has_children else ""
         changed = " *" if getattr(v, "changed", False) else ""
+        if not v.value and v.has_children:  # a group such as debugpy's "special variables"
+            out.append(f"{indent}{v.name} …")
+            continue
         out.append(f"{indent}{v.name}{typ} = {v.value}{more}{changed}")
     return out
 
