@@ -5,7 +5,10 @@ with and without re-arming TCP_QUICKACK on the client socket.
 
 Starts `node --inspect-brk` on a tiny program, keeps it paused on its first
 line, and times `Runtime.evaluate` and `Debugger.evaluateOnCallFrame` requests
-(the calls a stop's inspection is made of). Prints milliseconds per round trip.
+(the calls a stop's inspection is made of), plus one large answer (a 256 KiB
+string, many TCP segments). Prints milliseconds per round trip for three
+clients: no TCP_QUICKACK, re-armed before each send only, and re-armed before
+each send and on every arrival of bytes (what the backend does).
 """
 
 from __future__ import annotations
@@ -22,13 +25,14 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from backends.adapters import find_node  # noqa: E402
+from backends.cdp import connection as cdp_connection  # noqa: E402
 from backends.cdp.connection import TCP_QUICKACK, CdpConnection  # noqa: E402
 from backends.process import spawn  # noqa: E402
 
 PROGRAM = "const answer = 42;\nconsole.log(answer);\n"
 
 
-async def measure(quickack: bool, rounds: int) -> dict[str, float]:
+async def measure(quickack: bool, rounds: int, on_receive: bool = True) -> dict[str, float]:
     node = find_node()
     if not node:
         raise SystemExit("node is not installed")
@@ -49,14 +53,19 @@ async def measure(quickack: bool, rounds: int) -> dict[str, float]:
                 if method == "Debugger.paused":
                     paused.put_nowait(params)
 
-            conn = await CdpConnection.open(url, on_event, quickack=quickack)
+            cdp_connection.QuickAckClientConnection.quickack = on_receive
+            try:
+                conn = await CdpConnection.open(url, on_event, quickack=quickack)
+            finally:
+                cdp_connection.QuickAckClientConnection.quickack = True
             await conn.request("Runtime.enable")
             await conn.request("Debugger.enable")
             await conn.request("Runtime.runIfWaitingForDebugger")
             frame_id = (await asyncio.wait_for(paused.get(), 10))["callFrames"][0]["callFrameId"]
             for _ in range(5):  # warm up
                 await conn.request("Runtime.evaluate", {"expression": "1 + 1"})
-            times = {"Runtime.evaluate": [], "Debugger.evaluateOnCallFrame": []}
+            times = {"Runtime.evaluate": [], "Debugger.evaluateOnCallFrame": [],
+                     "256 KiB answer": []}
             for _ in range(rounds):
                 start = time.perf_counter()
                 await conn.request("Runtime.evaluate", {"expression": "1 + 1"})
@@ -68,6 +77,10 @@ async def measure(quickack: bool, rounds: int) -> dict[str, float]:
                      "generatePreview": True},
                 )
                 times["Debugger.evaluateOnCallFrame"].append((time.perf_counter() - start) * 1000)
+                start = time.perf_counter()
+                await conn.request("Runtime.evaluate", {"expression": "'x'.repeat(262144)",
+                                                        "returnByValue": True})
+                times["256 KiB answer"].append((time.perf_counter() - start) * 1000)
             await conn.close()
         finally:
             await child.kill_group(grace=0.5)
@@ -87,13 +100,18 @@ async def main() -> None:
     if TCP_QUICKACK is None:
         print("TCP_QUICKACK is not available on this platform: both runs are the same")
     results = {}
-    for label, quickack in (("without TCP_QUICKACK", False), ("with TCP_QUICKACK", True)):
-        results[label] = await measure(quickack, args.rounds)
+    variants = (
+        ("no TCP_QUICKACK", False, False),
+        ("QUICKACK on send", True, False),
+        ("QUICKACK send+recv", True, True),
+    )
+    for label, quickack, on_receive in variants:
+        results[label] = await measure(quickack, args.rounds, on_receive)
     keys = list(next(iter(results.values())))
     width = max(len(k) for k in keys)
-    print(f"{'':{width}}  " + "  ".join(f"{label:>22}" for label in results))
+    print(f"{'':{width}}  " + "  ".join(f"{label:>19}" for label in results))
     for key in keys:
-        print(f"{key:{width}}  " + "  ".join(f"{results[label][key]:>22.2f}" for label in results))
+        print(f"{key:{width}}  " + "  ".join(f"{results[label][key]:>19.2f}" for label in results))
 
 
 if __name__ == "__main__":

@@ -76,9 +76,20 @@ def _tsc() -> list[str] | None:
     return [found] if found else None
 
 
+def _up_to_date(builds: dict[str, Path]) -> bool:
+    sources = [*NODE_DIR.glob("src/*.ts"), NODE_DIR / "tsconfig.json"]
+    newest_source = max(p.stat().st_mtime for p in sources)
+    outputs = [out / f"{src.stem}.js" for out in builds.values() for src in sources[:-1]]
+    outputs.append(builds["map"] / "app.js.map")
+    return all(p.exists() and p.stat().st_mtime >= newest_source for p in outputs)
+
+
 @pytest.fixture(scope="session")
 def ts_builds(node: str) -> dict[str, Path]:
     """Compile src/*.ts twice: once with inline source maps, once with .map files."""
+    builds = {"inline": BUILD_DIR / "node-ts-inline", "map": BUILD_DIR / "node-ts-map"}
+    if _up_to_date(builds):
+        return builds
     tsc = _tsc()
     if tsc is None:
         npm = shutil.which("npm")
@@ -94,7 +105,6 @@ def ts_builds(node: str) -> dict[str, Path]:
             pytest.skip(message)
         tsc = _tsc()
         assert tsc is not None, "npm ci did not install tsc"
-    builds = {"inline": BUILD_DIR / "node-ts-inline", "map": BUILD_DIR / "node-ts-map"}
     flags = {"inline": ["--inlineSourceMap"], "map": ["--sourceMap"]}
     procs = [
         subprocess.Popen(
@@ -503,6 +513,35 @@ async def test_attach_to_a_listening_inspector(harness, node):
             await proc.wait()
 
 
+async def test_attach_by_pid_then_detach_leaves_the_program_running(harness, node):
+    h = harness
+    port = _free_port()
+    # No inspector yet: SIGUSR1 opens it on --inspect-port.
+    proc = await asyncio.create_subprocess_exec(
+        node, f"--inspect-port=127.0.0.1:{port}", str(SPIN_JS),
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+    )
+    try:
+        # Running user code, so node's SIGUSR1 handler is in place.
+        assert await asyncio.wait_for(proc.stdout.readline(), 10) == b"spinning\n"
+        states: list = []
+        await h.backend.attach(
+            AttachRequest(pid=proc.pid, port=port),
+            breakpoints_at(h, SPIN_JS, [spec(SPIN_JS, mark(SPIN_JS, "spin-body"))], states),
+        )
+        stop = await h.stop()
+        assert stop.hit_breakpoint_ids == [states[0].backend_id]
+        assert (await h.top()).name == "spin"
+        await h.backend.disconnect(terminate=False)
+        assert (await h.next("terminated")).reason == "detached"
+        await asyncio.sleep(0.2)
+        assert proc.returncode is None and pid_alive(proc.pid)
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+
+
 async def test_attach_errors_say_what_to_do(harness):
     with pytest.raises(CommandFailed, match="No Node inspector answers"):
         await harness.backend.attach(AttachRequest(host="127.0.0.1", port=_free_port()), nothing)
@@ -712,3 +751,19 @@ def test_value_formatting():
     assert format_remote(point) == 'Point {x: 1, label: "p"}'
     assert remote_type(point) == "Point"
     assert remote_type({"type": "object", "subtype": "null"}) == "null"
+
+
+def test_the_registry_builds_this_backend(node):
+    from backends.adapters import create_backend, select_adapter
+
+    backend = create_backend("node", lambda e: None)
+    assert isinstance(backend, CdpBackend) and backend.name == "node"
+    assert backend.capabilities.log_points and backend.capabilities.hit_conditional_breakpoints
+    assert select_adapter(None, "node", ["node", "--inspect-brk=9229", "app.js"]) == "node"
+    argv = CdpBackend.launch_argv(
+        LaunchRequest(program="node", args=["--inspect=9230", "app.js", "x"]), "/usr/bin/node")
+    assert argv == ["node", "--inspect-brk=9230", "app.js", "x"]
+    argv = CdpBackend.launch_argv(
+        LaunchRequest(program="app.js", args=["x"], extra={"runtimeArgs": ["--no-warnings"]}),
+        "/usr/bin/node")
+    assert argv == ["/usr/bin/node", "--inspect-brk=127.0.0.1:0", "--no-warnings", "app.js", "x"]

@@ -10,5 +10,6 @@ function spin() {
   }
 }
 
+console.log("spinning");
 spin();
 console.log("spun", spins);
