@@ -101,6 +101,21 @@ def _bad_override(name: str) -> str:
     return f"{override_key(name)} points to {os.environ.get(override_key(name))!r}, which does not exist; fix or unset it."
 
 
+def adapter_args(name: str) -> list[str]:
+    """Extra arguments for an adapter's executable: TUI_DEBUGGER_<NAME>_ARGS, a
+    shell-quoted string (the config file's [adapters.NAME] args end up here)."""
+    import shlex
+
+    value = os.environ.get("TUI_DEBUGGER_" + name.upper().replace("-", "_") + "_ARGS", "")
+    try:
+        return shlex.split(value)
+    except ValueError:
+        raise InvalidInput(
+            f"TUI_DEBUGGER_{name.upper().replace('-', '_')}_ARGS={value!r} is not a valid "
+            "argument list (check its quotes)."
+        ) from None
+
+
 def lldb_dap_candidates() -> list[str]:
     names = ["lldb-dap", "lldb-vscode"]
     for version in range(30, 9, -1):

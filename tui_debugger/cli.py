@@ -411,8 +411,10 @@ def cmd_launches(ns: argparse.Namespace) -> int:
     if ns.json:
         print(json.dumps([c.model_dump(mode="json") for c in configs], indent=2))
     else:
+        if configs:
+            print(f"{configs[0].source}:")
         for c in configs:
-            print(f"{c.name}  ({c.type}, {c.request})")
+            print(f"  {c.line()}")
     return 0
 
 
@@ -424,6 +426,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     ns = parser.parse_args(argv)
     entry = ns.entry
+    if entry != "daemon":  # the host of a headless session inherits its starter's settings
+        from .config import apply_config
+
+        try:
+            apply_config()  # a broken config file is reported here, once, without a traceback
+        except DebuggerError as exc:
+            return emit_error(exc, getattr(ns, "json", False))
     try:
         if entry == "run":
             try:

@@ -19,6 +19,7 @@ from . import paths
 from .client import RemoteSession
 from .commands import registry
 from .commands.registry import Args, Command, CommandContext, Result
+from .config import settings
 from .server import SessionServer
 from .session import Session, SessionState
 
@@ -52,7 +53,9 @@ class Hub:
         else:
             base = os.path.splitext(os.path.basename(hint.rstrip("/")))[0] or "session"
             name = paths.unique_name(base, set(self.sessions))
-        session = Session(name)
+        cfg = settings()  # output buffer limits: docs/configuration.md
+        session = Session(name, output_max_entries=cfg.output_max_entries,
+                          output_max_bytes=cfg.output_max_bytes)
         self.sessions[name] = session
         self.current = name
         if self.serve:

@@ -171,6 +171,7 @@ class Session:
         self.stack_levels = stack_levels
         self.metadata: dict[str, Any] = {}
         self._subscribers: set[Subscription] = set()
+        self._listeners: list[Any] = []  # called in publish(); see add_listener
         self._event_seq = 0
         self._state_changed = asyncio.Condition()
         self._run_generation = 0  # bumped at every resume
@@ -197,6 +198,14 @@ class Session:
         event = SessionEvent(seq=self._event_seq, kind=kind, origin=origin, data=data or {})  # type: ignore[arg-type]
         for sub in list(self._subscribers):
             sub.push(event)
+        for listener in list(self._listeners):
+            with contextlib.suppress(Exception):  # a listener's failure is its own
+                listener(event)
+
+    def add_listener(self, callback) -> None:
+        """Call `callback(event)` synchronously for every event, e.g. to save the
+        breakpoints as they change (persist.py). It must be quick and not block."""
+        self._listeners.append(callback)
 
     def record_activity(self, origin: Origin, command: str, summary: str = "", ok: bool = True) -> None:
         self._last_activity = time.monotonic()

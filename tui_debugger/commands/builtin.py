@@ -19,8 +19,9 @@ from backends import adapters
 from backends.errors import CommandFailed, DebuggerError, InvalidInput, NotSupported
 from backends.models import AttachRequest, BreakpointSpec, LaunchRequest, Variable
 
-from .. import paths
+from .. import paths, persist
 from ..config import settings
+from ..persist import add_note
 from ..redact import redact
 from ..session import Session, SessionState
 from . import render
@@ -315,19 +316,39 @@ class LaunchArgs(Args):
 
 async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
     base = args.cwd and _abs(ctx, args.cwd) or ctx.client_cwd or os.getcwd()
+    caller_base = base
     request_extra: dict[str, Any] = {}
     program = args.program
     prog_args = list(args.args)
     adapter_hint = args.adapter
+    env = dict(args.env)
+    stop_on_entry = args.stop_on_entry
+    notes: list[str] = []
+    python_module = False
     if args.launch_config:
-        from ..launch_json import resolve_launch_config  # issue-8 module
+        # .vscode/launch.json (launch_json.py). What the caller gives itself wins
+        # over the configuration; a given PROGRAM also stands for ${file}.
+        from ..launch_json import resolve_launch_config
 
-        cfg = resolve_launch_config(args.launch_config, base)
-        program = cfg.program or program
-        prog_args = cfg.args or prog_args
+        provided = {name for name in ("program", "args") if getattr(args, name)}
+        cfg = resolve_launch_config(args.launch_config, base, current_file=args.program or None,
+                                    provided=provided)
+        notes = [f"launch.json {cfg.name!r}: {w}" for w in cfg.warnings]
+        if cfg.request == "attach":
+            return await _attach_from_launch_json(ctx, args, cfg, notes)
+        if program and not os.path.isabs(program) and os.path.exists(os.path.join(base, program)):
+            program = os.path.join(base, program)
+        program = program or cfg.program or ""
+        prog_args = prog_args or cfg.args
         adapter_hint = adapter_hint or cfg.adapter
-        request_extra = cfg.extra
-        base = cfg.cwd or base
+        request_extra = dict(cfg.extra)
+        env = {**cfg.env, **args.env}
+        stop_on_entry = stop_on_entry or cfg.stop_on_entry
+        base = base if args.cwd else (cfg.cwd or base)
+        if not program and (cfg.module or "code" in cfg.extra):
+            # python -m MODULE: no file to check; the session is named after the module.
+            python_module = True
+            program = os.path.join(base, cfg.module or "code")
     # `node [--inspect-brk=...] script.js args` -> the script, with node's own flags kept.
     if os.path.basename(program) in ("node", "nodejs"):
         flags = [a for a in prog_args if a.startswith("-")]
@@ -338,7 +359,7 @@ async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
         request_extra.setdefault("runtimeArgs", [f for f in flags if not f.startswith("--inspect")])
         adapter_hint = adapter_hint or "node"
     program_path = program if os.path.isabs(program) else os.path.join(base, program)
-    if not os.path.exists(program_path):
+    if not os.path.exists(program_path) and not python_module:
         found = None
         if os.sep not in program:
             import shutil
@@ -355,17 +376,23 @@ async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
     specs: list[BreakpointSpec] = []
     for text in args.breakpoints:
         file, line = parse_location(text)
-        path = file if os.path.isabs(file) else os.path.join(base, file)
+        path = file if os.path.isabs(file) else os.path.join(caller_base, file)
         specs.append(BreakpointSpec(path=os.path.normpath(path), line=line))
     session = await ctx.hub.create_session(args.session_name, hint=program_path)
     ctx.session = session
     session.cwd = base
     try:
+        for note in notes:
+            add_note(session, note)
+        # Breakpoints saved by the last session of this program (persist.py).
+        await persist.track(session, program_path, base)
         for spec in specs:
-            await session.add_breakpoint(spec, ctx.origin)
+            if not any(bp.spec.path == spec.path and bp.spec.line == spec.line
+                       for bp in session.breakpoints.values()):
+                await session.add_breakpoint(spec, ctx.origin)
         request = LaunchRequest(
-            program=program_path, args=prog_args, cwd=base, env=args.env,
-            stop_on_entry=args.stop_on_entry, extra=request_extra,
+            program=program_path, args=prog_args, cwd=base, env=env,
+            stop_on_entry=stop_on_entry, extra=request_extra,
         )
         await session.launch(request, adapter, ctx.origin)
     except BaseException:
@@ -439,7 +466,8 @@ def _adapter_for_port(host: str, port: int) -> str:
     return "debugpy"
 
 
-async def _attach(ctx: CommandContext, args: AttachArgs) -> SessionStatus:
+async def _attach(ctx: CommandContext, args: AttachArgs, extra: dict[str, Any] | None = None,
+                  notes: list[str] | None = None) -> SessionStatus:
     host = args.host or ("127.0.0.1" if args.port else None)
     if args.adapter:
         adapter = adapters.select_adapter(args.adapter)
@@ -456,14 +484,35 @@ async def _attach(ctx: CommandContext, args: AttachArgs) -> SessionStatus:
     ctx.session = session
     session.cwd = ctx.client_cwd or os.getcwd()
     try:
+        for note in notes or []:
+            add_note(session, note)
         request = AttachRequest(pid=args.pid, host=host, port=args.port, wait_for=args.wait_for,
-                                program=_abs(ctx, args.program) if args.program else None)
+                                program=_abs(ctx, args.program) if args.program else None,
+                                extra=extra or {})
         await session.attach(request, adapter, ctx.origin)
     except BaseException:
         await ctx.hub.close_session(session.name)
         raise
     ctx.hub.update_meta(session)
     return status_of(session)
+
+
+async def _attach_from_launch_json(ctx: CommandContext, args: LaunchArgs, cfg: Any,
+                                   notes: list[str]) -> SessionStatus:
+    """An attach configuration of launch.json, given to `launch --launch NAME`."""
+    from pydantic import ValidationError
+
+    try:
+        attach_args = AttachArgs(
+            pid=cfg.pid, host=None if cfg.pid else cfg.host, port=None if cfg.pid else cfg.port,
+            wait_for=None if cfg.pid or cfg.port else cfg.wait_for,
+            adapter=args.adapter or cfg.adapter, session_name=args.session_name,
+            program=cfg.program,
+        )
+    except ValidationError as exc:
+        raise InvalidInput(f"Launch configuration {cfg.name!r} cannot attach: "
+                           f"{exc.errors()[0]['msg']}.") from None
+    return await _attach(ctx, attach_args, extra=cfg.extra, notes=notes)
 
 
 register(Command(
