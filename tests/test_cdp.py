@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
 import shutil
 import socket
@@ -380,7 +379,7 @@ async def test_pause_a_running_program_then_terminate(harness):
     pid = h.backend.debuggee_pid
     await h.backend.disconnect(terminate=True)
     await h.next("exited")
-    await h.next("terminated")
+    assert (await h.next("terminated")).reason == "terminated"
     assert not pid_alive(pid)
 
 

@@ -23,6 +23,7 @@ terminated.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import itertools
 import os
@@ -185,8 +186,10 @@ class CdpBackend(Backend):
         self._next_handle = itertools.count(1)
         self._finish_task: asyncio.Task[None] | None = None
         self._finished = False
+        self._end_reason: str | None = None
         self._disposed = False
-        self._stderr_tail: list[str] = []
+        #: the program's last stderr lines, for errors that need to say why it ended
+        self.stderr_tail: collections.deque[str] = collections.deque(maxlen=20)
 
     # ================================================================= start
 
@@ -377,11 +380,14 @@ class CdpBackend(Backend):
     # ================================================================= end
 
     async def disconnect(self, terminate: bool) -> None:
-        if self._finished:
+        if self._finished or self._finish_task is not None:
+            await self._await_finish()
             return
         if terminate and self._child is not None:
+            self._end_reason = "terminated"
             await self._kill_child()
-            await self._finish("terminated")
+            self._schedule_finish("terminated")
+            await self._await_finish()
             return
         if terminate and self.debuggee_pid is not None:
             with contextlib.suppress(OSError):
@@ -445,7 +451,14 @@ class CdpBackend(Backend):
 
     def _schedule_finish(self, reason: str) -> None:
         if self._finish_task is None and not self._finished and not self._disposed:
-            self._finish_task = asyncio.get_running_loop().create_task(self._finish(reason))
+            self._finish_task = asyncio.get_running_loop().create_task(
+                self._finish(self._end_reason or reason)
+            )
+
+    async def _await_finish(self) -> None:
+        if self._finish_task is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(self._finish_task), EXIT_WAIT + 5)
 
     # ================================================================= output
 
@@ -466,6 +479,7 @@ class CdpBackend(Backend):
                     if stripped == _WAITING_FOR_DISCONNECT:
                         self._schedule_finish("exited")
                     continue
+                self.stderr_tail.append(text)
             self.emit(OutputEvent(category=category, text=text))
 
     # ================================================================= events

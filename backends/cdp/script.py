@@ -171,6 +171,8 @@ async def run_debug_script_node(
                 if event.kind in ("exited", "terminated"):
                     if event.kind == "exited":
                         exit_detail = {"exit_code": event.exit_code}
+                        if backend.stderr_tail:
+                            exit_detail["stderr"] = "".join(backend.stderr_tail)[-2000:]
                     break
                 if not isinstance(event, StoppedEvent):
                     continue
