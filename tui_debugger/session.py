@@ -340,6 +340,7 @@ class Session:
         elif isinstance(event, TerminatedEvent):
             if self.state != SessionState.terminated:
                 self.terminated_reason = event.reason
+                self.stop = None  # last_stop keeps it for whoever asks what happened
                 self._invalidate_caches()
                 self._set_state_nowait(SessionState.terminated)
                 self.publish("terminated", {"reason": event.reason, "exit_code": self.exit_code})
@@ -768,6 +769,7 @@ class Session:
                 await asyncio.wait_for(backend.dispose(), 10)
         if self._stop_task and not self._stop_task.done():
             self._stop_task.cancel()
+        self.stop = None
         if self.state != SessionState.terminated:
             self.terminated_reason = "detached" if not terminate else "stopped"
             await self._set_state(SessionState.terminated, origin)
