@@ -730,7 +730,8 @@ class CdpBackend(Backend):
             mapped.setdefault(info.url, info.source_map)
         if not mapped and not bp.path.endswith(JS_SUFFIXES):
             for generated in await asyncio.to_thread(self._generated.lookup, bp.path):
-                mapped.setdefault(generated.url, generated.source_map)
+                if generated.source_map.has_source(bp.path):
+                    mapped.setdefault(generated.url, generated.source_map)
         for url, source_map in mapped.items():
             await self._bind_mapped(bp, url, source_map)
         if not bp.targets or not mapped:
@@ -744,7 +745,9 @@ class CdpBackend(Backend):
             )
 
     async def _bind_direct(self, bp: _Breakpoint) -> None:
-        url = path_to_file_url(bp.path)
+        # Node names a module by its real path (symlinks resolved) unless it
+        # runs with --preserve-symlinks; a loaded script's own URL wins.
+        url = path_to_file_url(os.path.realpath(bp.path))
         for info in (self._scripts.get(s) for s in self._scripts.by_path.get(bp.path, [])):
             if info is not None:
                 url = info.url  # the exact spelling Node gave this module

@@ -303,7 +303,8 @@ def _after_stop(result: Any) -> list[str]:
 
 
 class LaunchArgs(Args):
-    program: str = Field(description="Program to debug: a .py file, a .js/.mjs/.cjs file, a native or Go binary.")
+    program: str = Field("", description="Program to debug: a .py file, a .js/.mjs/.cjs file, a native "
+                         "or Go binary. With launchConfig: optional, and it stands for ${file}.")
     args: list[str] = Field(default_factory=list, description="Arguments for the program.")
     cwd: str | None = Field(None, description="Working directory (default: the caller's).")
     env: dict[str, str] = Field(default_factory=dict, description="Extra environment variables.")
@@ -325,6 +326,9 @@ async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
     stop_on_entry = args.stop_on_entry
     notes: list[str] = []
     python_module = False
+    if not program and not args.launch_config:
+        raise InvalidInput("Give the program to debug (e.g. app.py), or launchConfig: the name of "
+                           "a configuration in .vscode/launch.json.")
     if args.launch_config:
         # .vscode/launch.json (launch_json.py). What the caller gives itself wins
         # over the configuration; a given PROGRAM also stands for ${file}.
