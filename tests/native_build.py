@@ -77,3 +77,45 @@ def line_of(source_name: str, marker: str) -> int:
 
 def source_path(source_name: str) -> str:
     return str(PROGRAMS / source_name)
+
+
+class EventLog:
+    """Collects a backend's events; `wait` returns the next one of a kind."""
+
+    def __init__(self) -> None:
+        import asyncio
+
+        self.events: list = []
+        self._cursor = 0
+        self._changed = asyncio.Event()
+
+    def __call__(self, event) -> None:
+        self.events.append(event)
+        self._changed.set()
+
+    async def wait(self, kind: str, timeout: float = 15.0):
+        """The next event of `kind` after the last one waited for."""
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            for index in range(self._cursor, len(self.events)):
+                if self.events[index].kind == kind:
+                    self._cursor = index + 1
+                    return self.events[index]
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                kinds = [e.kind for e in self.events[self._cursor:]]
+                raise AssertionError(f"no {kind} event within {timeout}s; since then: {kinds}")
+            self._changed.clear()
+            try:
+                await asyncio.wait_for(self._changed.wait(), remaining)
+            except asyncio.TimeoutError:
+                pass
+
+    def output(self, category: str | None = None) -> str:
+        return "".join(
+            e.text for e in self.events
+            if e.kind == "output" and (category is None or e.category == category)
+        )

@@ -148,6 +148,7 @@ class LldbCliBackend(Backend):
         self._tails: list[tuple[str, str, int, Any]] = []
         self._tail_task: asyncio.Task[None] | None = None
         self._pid_task: asyncio.Task[None] | None = None
+        self._pause_task: asyncio.Task[None] | None = None
         self._attached = False
 
     # ================================================================ start / end
@@ -254,7 +255,7 @@ class LldbCliBackend(Backend):
 
     async def dispose(self) -> None:
         try:
-            for task in (self._run_task, self._tail_task, self._pid_task):
+            for task in (self._run_task, self._tail_task, self._pid_task, self._pause_task):
                 if task is not None and not task.done():
                     task.cancel()
                     with contextlib.suppress(BaseException):
@@ -387,6 +388,12 @@ class LldbCliBackend(Backend):
             return
         self._pause_requested = True
         self._send_interrupt()
+        if self._pause_task is None or self._pause_task.done():
+            self._pause_task = asyncio.create_task(self._keep_interrupting())
+
+    async def _keep_interrupting(self) -> None:
+        with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
+            await self._await_stop(10.0)
 
     # ================================================================ inspection
 
@@ -759,7 +766,7 @@ class LldbCliBackend(Backend):
         try:
             self._send_interrupt()
             try:
-                await asyncio.wait_for(self._run_done.wait(), timeout)
+                await self._await_stop(timeout)
             except asyncio.TimeoutError:
                 raise Timeout(
                     f"The program did not stop within {timeout:g}s of an interrupt; "
@@ -767,6 +774,22 @@ class LldbCliBackend(Backend):
                 ) from None
         finally:
             self._quiet_interrupt = False
+
+    async def _await_stop(self, timeout: float) -> None:
+        """Wait for the run to end, repeating the interrupt: lldb ignores one that
+        arrives before it has resumed the program (right after a continue)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        interval = 0.2
+        while not self._run_done.is_set():
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                raise asyncio.TimeoutError
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._run_done.wait(), min(remaining, interval))
+            if not self._run_done.is_set():
+                self._send_interrupt()
+                interval = min(interval * 2, 1.0)
 
     async def _while_stopped(self, work: Callable[[], Awaitable[T]]) -> T:
         """Run `work` with the program stopped. lldb takes breakpoints only then,

@@ -69,9 +69,7 @@ def setup(interrupt_fifo):
                         byte = fifo.read(1)
                         if not byte:
                             break
-                        process = debugger.GetSelectedTarget().GetProcess()
-                        if process.IsValid():
-                            process.SendAsyncInterrupt()
+                        _interrupt(debugger)
             except OSError:
                 return
 
@@ -79,6 +77,16 @@ def setup(interrupt_fifo):
     worker.daemon = True
     worker.start()
     _emit({"ok": True, "python": ".".join(str(v) for v in __import__("sys").version_info[:3])})
+
+
+def _interrupt(debugger):
+    # Only SendAsyncInterrupt: every other SBProcess call takes the target's API
+    # lock, which `process continue` holds until the program stops. An interrupt
+    # that comes before lldb resumed the program is ignored by lldb, so the
+    # backend repeats it until the stop arrives.
+    process = debugger.GetSelectedTarget().GetProcess()
+    if process.IsValid():
+        process.SendAsyncInterrupt()
 
 
 def create_target(encoded):

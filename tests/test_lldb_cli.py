@@ -1,0 +1,377 @@
+"""The LLDB CLI backend against real C programs and a real lldb."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import time
+
+import pytest
+
+from backends.adapters import find_lldb
+from backends.errors import CommandFailed, DependencyMissing, ErrorCode, InvalidInput
+from backends.lldb_cli.backend import LldbCliBackend, parse_hit_condition
+from backends.lldb_cli.protocol import lldb_quote, parse_json, sanitize
+from backends.models import AttachRequest, BreakpointSpec, LaunchRequest
+from backends.process import descendants, pid_alive
+from tests.conftest import require
+from tests.native_build import EventLog, c_program, line_of, source_path
+
+DEMO_C = source_path("native_demo.c")
+
+
+@pytest.fixture(scope="module")
+def lldb_path():
+    path = find_lldb()
+    require(path is not None, "lldb")
+    return path
+
+
+@pytest.fixture(scope="module")
+def demo(lldb_path):
+    return str(c_program("native_demo"))
+
+
+async def nothing_to_configure() -> None:
+    return None
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def tracer_of(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("TracerPid:"):
+                return int(line.split()[1])
+    return -1
+
+
+# --------------------------------------------------------------------------- protocol (no lldb)
+
+
+def test_sanitize_drops_prompt_echoes_and_sentinels():
+    raw = (
+        "(tdbg-lldb)frame variable i\n(int) i = 3\n"
+        "(tdbg-lldb)script print('__TDBG_DONE_7__')\n"
+    )
+    assert sanitize(raw) == "(int) i = 3"
+    # output without a final newline runs into the next prompt
+    assert sanitize("Process 12 resuming(tdbg-lldb)script print('x')") == "Process 12 resuming"
+
+
+def test_parse_json_takes_the_marker_line_and_reports_lldb_errors():
+    assert parse_json("noise\n@@TDBG {\"a\": 1}\n") == {"a": 1}
+    with pytest.raises(CommandFailed) as caught:
+        parse_json("error: 'script' is not a valid command.")
+    assert "not a valid command" in caught.value.message
+
+
+def test_quoting_and_hit_conditions():
+    assert lldb_quote('a "b" \\c') == '"a \\"b\\" \\\\c"'
+    assert parse_hit_condition("3") == 2
+    assert parse_hit_condition(">= 2") == 1
+    assert parse_hit_condition(None) == 0
+    assert parse_hit_condition("every other") is None
+
+
+# --------------------------------------------------------------------------- bad input
+
+
+async def test_missing_program_is_invalid_input(lldb_path, no_leftover_processes):
+    backend = LldbCliBackend(EventLog())
+    with pytest.raises(InvalidInput) as caught:
+        await backend.launch(LaunchRequest(program="/nonexistent/a.out"), nothing_to_configure)
+    assert "/nonexistent/a.out" in caught.value.message
+    await backend.dispose()
+
+
+async def test_missing_lldb_is_dependency_missing(demo, no_leftover_processes):
+    backend = LldbCliBackend(EventLog(), lldb_argv=["/nonexistent/lldb"])
+    with pytest.raises(DependencyMissing) as caught:
+        await backend.launch(LaunchRequest(program=demo), nothing_to_configure)
+    assert caught.value.code is ErrorCode.dependency_missing
+    await backend.dispose()
+
+
+# --------------------------------------------------------------------------- the C flow
+
+
+async def test_breakpoints_stack_variables_evaluate_and_steps(demo, no_leftover_processes):
+    events = EventLog()
+    backend = LldbCliBackend(events)
+    loop_line = line_of("native_demo.c", "loop_body")
+    states = {}
+
+    async def configure():
+        states["line"] = await backend.set_source_breakpoints(
+            DEMO_C, [BreakpointSpec(path=DEMO_C, line=loop_line, condition="i == 3")]
+        )
+        states["function"] = await backend.set_function_breakpoints(
+            [BreakpointSpec(function="sum_of_squares")]
+        )
+
+    try:
+        await backend.launch(LaunchRequest(program=demo, args=["unused arg"]), configure)
+        assert [s.verified for s in states["line"]] == [True]
+        assert states["line"][0].line == loop_line
+        assert states["function"][0].verified
+
+        stop = await events.wait("stopped")
+        assert stop.reason == "breakpoint"
+        assert stop.hit_breakpoint_ids == [states["line"][0].backend_id]
+        assert backend.debuggee_pid and pid_alive(backend.debuggee_pid)
+
+        threads = await backend.threads()
+        assert [t.id for t in threads] == [stop.thread_id]
+        frames, total = await backend.stack_trace(stop.thread_id)
+        assert frames[0].name == "main"
+        assert frames[0].location.path == DEMO_C
+        assert frames[0].location.line == loop_line
+        assert total and total >= len(frames)
+
+        scopes = await backend.scopes(frames[0].id)
+        assert [s.name for s in scopes] == ["Locals", "Globals", "Registers"]
+        local_vars = {v.name: v for v in await backend.variables(scopes[0].ref)}
+        assert local_vars["i"].value == "3"  # the condition held back the first three hits
+        assert local_vars["accumulator"].value == "3"
+        origin = local_vars["origin"]
+        assert origin.type == "point" and origin.ref > 0
+        children = {v.name: v for v in await backend.variables(origin.ref)}
+        assert children["x"].value == "3" and children["y"].value == "4"
+        assert children["label"].value.endswith('"origin"')
+        assert children["x"].evaluate_name == "origin.x"
+        global_vars = {v.name: v.value for v in await backend.variables(scopes[1].ref)}
+        assert global_vars == {"global_counter": "10"}
+
+        result = await backend.evaluate("origin.x * 10 + i", frames[0].id, "watch")
+        assert (result.value, result.type) == ("33", "int")
+        with pytest.raises(CommandFailed) as caught:
+            await backend.evaluate("no_such_name", frames[0].id, "watch")
+        assert "no_such_name" in caught.value.message
+
+        # the function breakpoint, then into square() and back out
+        await backend.continue_(stop.thread_id)
+        await events.wait("continued")
+        stop = await events.wait("stopped")
+        frames, _ = await backend.stack_trace(stop.thread_id, 0, 2)
+        assert [f.name for f in frames] == ["sum_of_squares", "main"]
+
+        await backend.step_in(stop.thread_id)
+        stop = await events.wait("stopped")
+        assert stop.reason == "step"
+        frames, _ = await backend.stack_trace(stop.thread_id, 0, 1)
+        assert frames[0].name == "square"
+        assert frames[0].location.line == line_of("native_demo.c", "square_body")
+        value = {v.name: v.value for v in await backend.variables(
+            (await backend.scopes(frames[0].id))[0].ref)}["value"]
+        assert value == "3"
+
+        await backend.step_out(stop.thread_id)
+        stop = await events.wait("stopped")
+        frames, _ = await backend.stack_trace(stop.thread_id, 0, 1)
+        assert frames[0].name == "sum_of_squares"
+
+        await backend.step_over(stop.thread_id)
+        stop = await events.wait("stopped")
+        frames, _ = await backend.stack_trace(stop.thread_id, 0, 1)
+        assert frames[0].location.line == line_of("native_demo.c", "call_square") + 1
+
+        await backend.continue_(None)
+        exited = await events.wait("exited")
+        assert exited.exit_code == 0
+        await events.wait("terminated")
+        assert "accumulator=10 distance_squared=25" in events.output("stdout")
+        with pytest.raises(CommandFailed):
+            await backend.stack_trace(stop.thread_id)
+    finally:
+        await backend.disconnect(terminate=True)
+        await backend.dispose()
+
+
+async def test_hit_count_and_log_point(demo, no_leftover_processes):
+    events = EventLog()
+    backend = LldbCliBackend(events)
+    loop_line = line_of("native_demo.c", "loop_body")
+
+    async def configure():
+        await backend.set_source_breakpoints(DEMO_C, [
+            BreakpointSpec(path=DEMO_C, line=loop_line, hit_condition="4"),
+            BreakpointSpec(path=DEMO_C, line=line_of("native_demo.c", "square_body"),
+                           log_message="square({value})"),
+        ])
+
+    try:
+        await backend.launch(LaunchRequest(program=demo), configure)
+        stop = await events.wait("stopped")
+        frames, _ = await backend.stack_trace(stop.thread_id, 0, 1)
+        assert (await backend.evaluate("i", frames[0].id, "watch")).value == "3"
+
+        # Replacing the file's breakpoints drops the hit-count one.
+        await backend.set_source_breakpoints(DEMO_C, [
+            BreakpointSpec(path=DEMO_C, line=line_of("native_demo.c", "square_body"),
+                           log_message="square({value})"),
+        ])
+        await backend.continue_(None)
+        await events.wait("exited")
+        assert events.output("console") == "square(3)\nsquare(4)\n"
+        assert [e.kind for e in events.events].count("stopped") == 1
+    finally:
+        await backend.disconnect(terminate=True)
+        await backend.dispose()
+
+
+async def test_segfault_stops_with_the_signal(lldb_path, no_leftover_processes):
+    program = str(c_program("native_segfault"))
+    events = EventLog()
+    backend = LldbCliBackend(events)
+    try:
+        await backend.launch(LaunchRequest(program=program), nothing_to_configure)
+        stop = await events.wait("stopped")
+        assert stop.reason == "exception"
+        assert "SIGSEGV" in (stop.text or "")
+        assert "SIGSEGV" in (stop.description or "")
+        frames, _ = await backend.stack_trace(stop.thread_id, 0, 2)
+        assert [f.name for f in frames] == ["read_next_value", "main"]
+        assert frames[0].location.line == line_of("native_segfault.c", "crash")
+        assert "about to crash" in events.output("stdout")
+        lines = await backend.disassemble(frames[0].id, 2)
+        assert len(lines) == 2 and lines[0].startswith(frames[0].instruction_pointer.lower())
+        assert len(await backend.read_memory(frames[0].instruction_pointer, 4)) == 4
+    finally:
+        await backend.disconnect(terminate=True)
+        await backend.dispose()
+    assert events.events[-1].kind == "terminated"
+
+
+async def test_raw_commands_are_sanitized_and_followed(demo, no_leftover_processes):
+    events = EventLog()
+    backend = LldbCliBackend(events)
+    loop_line = line_of("native_demo.c", "loop_body")
+
+    async def configure():
+        await backend.set_source_breakpoints(DEMO_C, [BreakpointSpec(path=DEMO_C, line=loop_line)])
+
+    try:
+        with pytest.raises(CommandFailed):
+            await backend.raw_command("bt", 5)
+        await backend.launch(LaunchRequest(program=demo), configure)
+        await events.wait("stopped")
+        output = await backend.raw_command("frame variable i", 10)
+        assert output == "(int) i = 0"
+        assert "tdbg" not in (await backend.raw_command("bt", 10)).lower()
+        error = await backend.raw_command("frobnicate", 10)
+        assert "not a valid command" in error
+        # A raw run command reports its stop like continue_() does.
+        await backend.raw_command("process continue", 10)
+        await events.wait("continued")
+        await events.wait("stopped")
+        assert await backend.raw_command("frame variable i", 10) == "(int) i = 1"
+        with pytest.raises(InvalidInput):
+            await backend.raw_command("bt\nquit", 5)
+    finally:
+        await backend.disconnect(terminate=True)
+        await backend.dispose()
+
+
+async def test_stop_on_entry_and_inspection_while_running(lldb_path, no_leftover_processes):
+    program = str(c_program("native_counter"))
+    events = EventLog()
+    backend = LldbCliBackend(events)
+    try:
+        await backend.launch(LaunchRequest(program=program, stop_on_entry=True),
+                             nothing_to_configure)
+        stop = await events.wait("stopped")
+        assert stop.reason == "entry"
+        await backend.continue_(None)
+        await asyncio.sleep(0.3)
+        with pytest.raises(CommandFailed) as caught:
+            await backend.stack_trace(stop.thread_id)
+        assert "running" in caught.value.message
+        # A breakpoint set while the program runs takes effect without a visible stop.
+        states = await backend.set_function_breakpoints([BreakpointSpec(function="tick")])
+        assert states[0].verified
+        stop = await events.wait("stopped")
+        assert stop.reason == "breakpoint"
+        await backend.set_function_breakpoints([])
+        await backend.continue_(None)
+        await asyncio.sleep(0.3)
+        await backend.pause(None)
+        stop = await events.wait("stopped")
+        assert stop.reason == "pause"
+        assert "tick " in events.output("stdout")
+    finally:
+        await backend.disconnect(terminate=True)
+        await backend.dispose()
+
+
+async def test_attach_then_detach_leaves_the_program_running(lldb_path, no_leftover_processes):
+    program = str(c_program("native_counter"))
+    target = subprocess.Popen([program], stdout=subprocess.DEVNULL, start_new_session=True)
+    events = EventLog()
+    backend = LldbCliBackend(events)
+    try:
+        await backend.attach(AttachRequest(pid=target.pid), nothing_to_configure)
+        assert backend.debuggee_pid == target.pid
+        assert tracer_of(target.pid) != 0
+        await backend.set_function_breakpoints([BreakpointSpec(function="tick")])
+        stop = await events.wait("stopped")
+        frames, _ = await backend.stack_trace(stop.thread_id, 0, 2)
+        assert [f.name for f in frames] == ["tick", "main"]
+        ticks = int((await backend.evaluate("ticks", frames[0].id, "watch")).value)
+        await backend.set_function_breakpoints([])
+        await backend.disconnect(terminate=False)
+        await backend.dispose()
+        await asyncio.sleep(0.3)
+        assert pid_alive(target.pid)
+        assert tracer_of(target.pid) == 0
+        # It runs on: the counter moves.
+        time.sleep(0.3)
+        assert events.events[-1].kind == "terminated"
+        assert ticks >= 0
+    finally:
+        await backend.dispose()
+        target.kill()
+        target.wait()
+
+
+async def test_attach_waiting_for_a_process_name(lldb_path, no_leftover_processes):
+    program = str(c_program("native_counter"))
+    events = EventLog()
+    backend = LldbCliBackend(events)
+    target = None
+
+    async def start_later():
+        # lldb waits for a process that starts after its wait began: start the
+        # program once lldb-server (which does the waiting) is up.
+        nonlocal target
+        for _ in range(200):
+            await asyncio.sleep(0.05)
+            if backend.child_pids and any(
+                "lldb-server" in _cmdline(pid) for pid in descendants(backend.child_pids[0])
+            ):
+                break
+        await asyncio.sleep(0.3)
+        target = subprocess.Popen([program], stdout=subprocess.DEVNULL, start_new_session=True)
+
+    starter = asyncio.create_task(start_later())
+    try:
+        await backend.attach(
+            AttachRequest(wait_for="native_counter", extra={"timeout": 20}),
+            nothing_to_configure,
+        )
+        await starter
+        assert backend.debuggee_pid == target.pid
+        await backend.disconnect(terminate=True)
+        assert target.wait(timeout=5) is not None
+    finally:
+        await backend.dispose()
+        if target is not None and target.poll() is None:
+            target.kill()
+            target.wait()
