@@ -327,3 +327,57 @@ def test_launch_through_the_cli_honours_the_configuration(tmp_path: Path, capsys
     code = main(["start", "--launch", "Run ap"])
     err = capsys.readouterr().err
     assert code == 1 and "No configuration named 'Run ap'" in err and "'Run app'" in err
+
+
+# ============================================================================ as an agent calls it (debug_launch)
+
+
+async def test_launch_config_argument_and_an_attach_configuration(tmp_path: Path,
+                                                                 no_leftover_processes):
+    """debug_launch {launchConfig} with nothing else, and an attach configuration
+    (debugpy `connect` + pathMappings) run through the same command."""
+    import socket
+
+    from backends.process import spawn
+    from tui_debugger.hub import Hub, execute
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    (tmp_path / ".vscode").mkdir()
+    (tmp_path / "app.py").write_text("import time\nfor i in range(600):\n    time.sleep(0.05)\n")
+    (tmp_path / ".vscode" / "launch.json").write_text(json.dumps({"configurations": [
+        {"name": "App", "type": "python", "request": "launch", "program": "${workspaceFolder}/app.py",
+         "stopOnEntry": True},
+        {"name": "Attach", "type": "debugpy", "request": "attach",
+         "connect": {"host": "127.0.0.1", "port": port},
+         "pathMappings": [{"localRoot": "${workspaceFolder}", "remoteRoot": "${workspaceFolder}"}]},
+    ]}))
+
+    hub = Hub(serve=False)
+    with pytest.raises(InvalidInput, match="Give the program to debug"):
+        await execute(hub, "launch", {}, origin="mcp", client_cwd=str(tmp_path))
+    listener = await spawn([sys.executable, "-m", "debugpy", "--listen", f"127.0.0.1:{port}",
+                            str(tmp_path / "app.py")], what="debugpy listener",
+                           stdout=None, stderr=None)
+    try:
+        launched = await execute(hub, "launch", {"launchConfig": "App"}, origin="mcp",
+                                 client_cwd=str(tmp_path))
+        assert launched.adapter == "debugpy" and launched.program == str(tmp_path / "app.py")
+        waited = await execute(hub, "await", {"timeoutMs": 20_000}, origin="mcp",
+                               session=hub.sessions[launched.session])
+        assert waited.status == "stopped" and waited.stop.reason == "entry"  # stopOnEntry honoured
+
+        # No waiting for the listener: the backend retries the connection.
+        attached = await execute(hub, "launch", {"launchConfig": "Attach", "sessionName": "att"},
+                                 origin="mcp", client_cwd=str(tmp_path))
+        assert attached.session == "att" and attached.state in ("running", "stopped")
+        session = hub.sessions["att"]
+        assert session.attach_request.port == port
+        assert session.attach_request.extra == {"pathMappings": [
+            {"localRoot": str(tmp_path), "remoteRoot": str(tmp_path)}]}
+        paused = await execute(hub, "pause", {}, origin="mcp", session=session)
+        assert paused.status == "stopped"
+    finally:
+        await hub.close_all()
+        await listener.kill_group()
