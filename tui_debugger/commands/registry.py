@@ -23,7 +23,7 @@ class Args(BaseModel):
     camelCase on the wire and in MCP (as in DAP and XcodeBuildMCP)."""
 
     model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, extra="forbid"
+        alias_generator=to_camel, populate_by_name=True, extra="forbid", defer_build=True
     )
 
 
@@ -40,7 +40,8 @@ class NextStep(BaseModel):
 
 
 class Result(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
+    # Built on first use: a CLI command needs two or three of these models, not all.
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, defer_build=True)
 
 
 class ActionResult(Result):

@@ -1,0 +1,178 @@
+"""Step latency: one `next` and what a person or an agent then looks at.
+
+Measures, on a real debugpy session stepping through a loop:
+
+  raw DAP, stock        next -> stopped -> stackTrace -> scopes -> variables, straight
+                        over DAP, debugpy as shipped (no TCP_NODELAY inside it)
+  raw DAP, nodelay      the same, with our TCP_NODELAY fix in the adapter and debuggee
+  session (in-process)  our `next` command in the process that hosts the session
+                        (the TUI's path): waits for the stop, then builds the context
+                        view (source lines + locals)
+  daemon (socket)       the same command sent over the session socket to a headless
+                        host (the CLI's and the MCP server's path)
+  CLI process           `tui-debugger next` as a shell command (adds Python start-up)
+
+Run:  python benchmarks/step_latency.py [--rounds N]
+Prints the median and p90 of each, and ratios to the raw DAP round.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from backends.dap.adapters import with_nodelay  # noqa: E402
+from backends.dap.client import DapClient  # noqa: E402
+
+PROGRAM = """\
+import time
+total = 0
+for i in range(10_000_000):
+    total += i
+    if i % 1_000_000 == 0:
+        time.sleep(0)
+"""
+LOOP_LINE = 4
+
+
+def summary(name: str, samples: list[float], base: float | None) -> str:
+    med = statistics.median(samples) * 1000
+    p90 = sorted(samples)[int(len(samples) * 0.9) - 1] * 1000
+    ratio = f"{med / base:6.1f}x" if base else "   1.0x"
+    return f"{name:28} median {med:7.2f} ms   p90 {p90:7.2f} ms   {ratio}"
+
+
+async def raw_rounds(program: str, rounds: int, nodelay: bool) -> list[float]:
+    env = dict(os.environ)
+    debuggee_env: dict[str, str] = {}
+    if nodelay:
+        env["PYTHONPATH"] = with_nodelay(env.get("PYTHONPATH"))
+        debuggee_env["PYTHONPATH"] = with_nodelay(os.environ.get("PYTHONPATH"))
+    else:
+        env.pop("PYTHONPATH", None)
+    client = await DapClient.start_stdio([sys.executable, "-m", "debugpy.adapter"],
+                                         name="debugpy", env=env)
+    stopped: asyncio.Queue = asyncio.Queue()
+    initialized = asyncio.Event()
+    client.on("stopped", lambda m: stopped.put_nowait(m))
+    client.on("initialized", lambda m: initialized.set())
+    try:
+        await client.request("initialize", {"adapterID": "debugpy", "linesStartAt1": True,
+                                            "columnsStartAt1": True, "pathFormat": "path"})
+        launch = asyncio.ensure_future(client.request("launch", {
+            "type": "python", "request": "launch", "program": program, "console": "internalConsole",
+            "env": debuggee_env, "justMyCode": True, "python": [sys.executable],
+        }))
+        await asyncio.wait_for(initialized.wait(), 30)
+        await client.request("setBreakpoints", {"source": {"path": program},
+                                                "breakpoints": [{"line": LOOP_LINE}]})
+        await client.request("configurationDone", {})
+        await launch
+        first = await asyncio.wait_for(stopped.get(), 30)
+        thread = first["body"]["threadId"] if "body" in first else first["threadId"]
+        await client.request("setBreakpoints", {"source": {"path": program}, "breakpoints": []})
+        samples = []
+        for _ in range(rounds):
+            t0 = time.perf_counter()
+            await client.request("next", {"threadId": thread})
+            await asyncio.wait_for(stopped.get(), 30)
+            st = await client.request("stackTrace", {"threadId": thread, "startFrame": 0, "levels": 20})
+            frame = st["stackFrames"][0]["id"]
+            sc = await client.request("scopes", {"frameId": frame})
+            await client.request("variables", {"variablesReference": sc["scopes"][0]["variablesReference"]})
+            samples.append(time.perf_counter() - t0)
+        await client.request("disconnect", {"terminateDebuggee": True}, timeout=5)
+        return samples
+    finally:
+        await client.close()
+
+
+async def session_rounds(program: str, rounds: int) -> list[float]:
+    from tui_debugger.hub import Hub, execute
+
+    hub = Hub(serve=False)
+    try:
+        await execute(hub, "launch", {"program": program, "breakpoints": [f"{program}:{LOOP_LINE}"]},
+                      origin="tui")
+        session = hub.local(None)
+        await execute(hub, "await", {"timeoutMs": 30000}, origin="tui", session=session)
+        await execute(hub, "breakpoint_remove", {"all": True}, origin="tui", session=session)
+        samples = []
+        for _ in range(rounds):
+            t0 = time.perf_counter()
+            result = await execute(hub, "next", {}, origin="tui", session=session)
+            assert result.status == "stopped", result
+            samples.append(time.perf_counter() - t0)
+        return samples
+    finally:
+        await hub.close_all()
+
+
+async def daemon_rounds(program: str, rounds: int) -> tuple[list[float], str]:
+    from tui_debugger.cli import start_daemon
+    from tui_debugger.client import RemoteSession
+
+    started = await asyncio.to_thread(start_daemon, "launch", {
+        "program": program, "breakpoints": [f"{program}:{LOOP_LINE}"], "session_name": "bench"})
+    remote = await RemoteSession.connect(started["session"], "cli")
+    try:
+        await remote.call("await", {"timeoutMs": 30000})
+        await remote.call("breakpoint_remove", {"all": True})
+        samples = []
+        for _ in range(rounds):
+            t0 = time.perf_counter()
+            result = await remote.call("next", {})
+            assert result["status"] == "stopped", result
+            samples.append(time.perf_counter() - t0)
+        return samples, started["session"]
+    finally:
+        await remote.close()
+
+
+def cli_rounds(rounds: int) -> list[float]:
+    samples = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "tui_debugger", "next"], check=True,
+                       capture_output=True)
+        samples.append(time.perf_counter() - t0)
+    subprocess.run([sys.executable, "-m", "tui_debugger", "stop"], capture_output=True)
+    return samples
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=30)
+    ns = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["TUI_DEBUGGER_RUNTIME_DIR"] = os.path.join(tmp, "run")
+        os.environ["TUI_DEBUGGER_STATE_DIR"] = os.path.join(tmp, "state")
+        program = os.path.join(tmp, "loop.py")
+        Path(program).write_text(PROGRAM)
+        stock = asyncio.run(raw_rounds(program, max(5, ns.rounds // 3), nodelay=False))
+        fixed = asyncio.run(raw_rounds(program, ns.rounds, nodelay=True))
+        local = asyncio.run(session_rounds(program, ns.rounds))
+        remote, _ = asyncio.run(daemon_rounds(program, ns.rounds))
+        cli = cli_rounds(max(5, ns.rounds // 3))
+    base = statistics.median(fixed) * 1000
+    print(f"step latency, debugpy, {ns.rounds} rounds (Python {sys.version.split()[0]}, {os.cpu_count()} cores)")
+    print(summary("raw DAP round, stock", stock, base))
+    print(summary("raw DAP round, nodelay", fixed, base))
+    print(summary("session next (in-process)", local, base))
+    print(summary("daemon next (socket)", remote, base))
+    print(summary("`tui-debugger next` (CLI)", cli, base))
+    print(f"nodelay fix: {statistics.median(stock) / statistics.median(fixed):.1f}x faster raw round")
+
+
+if __name__ == "__main__":
+    main()
