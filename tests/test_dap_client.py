@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from backends.dap.adapters import with_nodelay
 from backends.dap.client import DapClient
 from backends.dap.framing import Decoder, encode
 from backends.errors import BackendDied, CommandFailed, Timeout
@@ -22,6 +23,8 @@ pytest.importorskip("debugpy")
 
 PROGRAMS = Path(__file__).parent / "programs"
 ADAPTER = [sys.executable, "-m", "debugpy.adapter"]
+# debugpy's own sockets without Nagle's delay: every launch here is ~10x quicker.
+FAST_ENV = {**os.environ, "PYTHONPATH": with_nodelay(os.environ.get("PYTHONPATH"))}
 
 
 def initialize_args(**extra):
@@ -36,6 +39,22 @@ def launch_args(program: str, **extra):
         "type": "python", "request": "launch", "program": program, "cwd": str(PROGRAMS),
         "console": "internalConsole", "redirectOutput": True, "subProcess": False, **extra,
     }
+
+
+@pytest.fixture
+def no_orphans(no_leftover_processes):
+    """no_leftover_processes, and also the grandchildren that were orphaned on
+    the way: while this runs, orphans are re-parented to the test process (a
+    child subreaper, Linux) instead of init, so the check still sees them."""
+    import ctypes
+
+    pr_set_child_subreaper = 36
+    libc = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None
+    if libc is not None:
+        libc.prctl(pr_set_child_subreaper, 1, 0, 0, 0)
+    yield
+    if libc is not None:
+        libc.prctl(pr_set_child_subreaper, 0, 0, 0, 0)
 
 
 def free_port() -> int:
@@ -59,8 +78,8 @@ class Events:
         return await asyncio.wait_for(queue.get(), timeout)
 
 
-async def test_stdio_initialize_and_refused_request(no_leftover_processes):
-    client = await DapClient.start_stdio(ADAPTER, name="debugpy")
+async def test_stdio_initialize_and_refused_request(no_orphans):
+    client = await DapClient.start_stdio(ADAPTER, name="debugpy", env=FAST_ENV)
     try:
         body = await client.request("initialize", initialize_args(), timeout=10)
         assert body["supportsConfigurationDoneRequest"] is True
@@ -75,7 +94,7 @@ async def test_stdio_initialize_and_refused_request(no_leftover_processes):
     assert not pid_alive(client.process.pid)
 
 
-async def test_tcp_connect_retries_until_the_adapter_listens(no_leftover_processes):
+async def test_tcp_connect_retries_until_the_adapter_listens(no_orphans):
     port = free_port()
     adapter = await spawn([*ADAPTER, "--host", "127.0.0.1", "--port", str(port)],
                           what="debugpy adapter")
@@ -101,8 +120,8 @@ async def test_tcp_connect_gives_up_with_a_timeout():
         await DapClient.connect_tcp("127.0.0.1", port, name="nobody", connect_timeout=0.3)
 
 
-async def test_request_timeout_names_the_command(no_leftover_processes):
-    client = await DapClient.start_stdio(ADAPTER, name="debugpy")
+async def test_request_timeout_names_the_command(no_orphans):
+    client = await DapClient.start_stdio(ADAPTER, name="debugpy", env=FAST_ENV)
     try:
         await client.request("initialize", initialize_args(), timeout=10)
         # debugpy answers launch only after configurationDone, which never comes.
@@ -115,16 +134,14 @@ async def test_request_timeout_names_the_command(no_leftover_processes):
 
 
 @pytest.mark.parametrize("transport", ["stdio", "tcp"])
-async def test_pending_requests_fail_at_once_when_the_adapter_dies(
-    transport, no_leftover_processes
-):
+async def test_pending_requests_fail_at_once_when_the_adapter_dies(transport, no_orphans):
     if transport == "stdio":
-        client = await DapClient.start_stdio(ADAPTER, name="debugpy")
+        client = await DapClient.start_stdio(ADAPTER, name="debugpy", env=FAST_ENV)
     else:
         # Over TCP the adapter may log to stderr, so its last words are there to quote.
         port = free_port()
         adapter = await spawn([*ADAPTER, "--host", "127.0.0.1", "--port", str(port),
-                               "--log-stderr"], what="debugpy adapter")
+                               "--log-stderr"], what="debugpy adapter", env=FAST_ENV)
         client = await DapClient.connect_tcp("127.0.0.1", port, name="debugpy",
                                              process=adapter, connect_timeout=15)
     events = Events(client)
@@ -137,7 +154,7 @@ async def test_pending_requests_fail_at_once_when_the_adapter_dies(
         await events.next("initialized")
         # Another request that cannot be answered before configurationDone.
         threads = client.send_request("threads", timeout=60)
-        os.killpg(client.process.pid, signal.SIGKILL)
+        os.kill(client.process.pid, signal.SIGKILL)  # the adapter crashes
         started = asyncio.get_running_loop().time()
         for pending in (launch, threads):
             with pytest.raises(BackendDied) as info:
@@ -154,7 +171,7 @@ async def test_pending_requests_fail_at_once_when_the_adapter_dies(
         await client.close()
 
 
-async def test_adapter_that_fails_to_start_reports_its_stderr(no_leftover_processes):
+async def test_adapter_that_fails_to_start_reports_its_stderr(no_orphans):
     client = await DapClient.start_stdio([*ADAPTER, "--no-such-flag"], name="debugpy")
     try:
         with pytest.raises(BackendDied) as info:
@@ -165,10 +182,10 @@ async def test_adapter_that_fails_to_start_reports_its_stderr(no_leftover_proces
         await client.close()
 
 
-async def test_run_in_terminal_starts_the_program_in_its_own_group(no_leftover_processes):
+async def test_run_in_terminal_starts_the_program_in_its_own_group(no_orphans):
     output: list[tuple[str, str]] = []
     client = await DapClient.start_stdio(
-        ADAPTER, name="debugpy", output_sink=lambda c, t: output.append((c, t))
+        ADAPTER, name="debugpy", env=FAST_ENV, output_sink=lambda c, t: output.append((c, t))
     )
     events = Events(client)
     try:
@@ -197,10 +214,10 @@ async def test_run_in_terminal_starts_the_program_in_its_own_group(no_leftover_p
         await client.close()
 
 
-async def test_run_in_terminal_refused_cleanly(tmp_path, no_leftover_processes):
+async def test_run_in_terminal_refused_cleanly(tmp_path, no_orphans):
     # debugpy does not wait for the runInTerminal answer, only for a launcher
     # that never comes; shorten that wait and read its log for our refusal.
-    env = {**os.environ, "DEBUGPY_PROCESS_SPAWN_TIMEOUT": "1"}
+    env = {**FAST_ENV, "DEBUGPY_PROCESS_SPAWN_TIMEOUT": "1"}
     client = await DapClient.start_stdio(
         [*ADAPTER, "--log-dir", str(tmp_path)], name="debugpy", env=env, run_in_terminal=False
     )
@@ -221,8 +238,8 @@ async def test_run_in_terminal_refused_cleanly(tmp_path, no_leftover_processes):
         await client.close()
 
 
-async def test_events_by_name_catch_all_and_async_handlers(no_leftover_processes):
-    client = await DapClient.start_stdio(ADAPTER, name="debugpy")
+async def test_events_by_name_catch_all_and_async_handlers(no_orphans):
+    client = await DapClient.start_stdio(ADAPTER, name="debugpy", env=FAST_ENV)
     seen_named: list[str] = []
     seen_any: list[str] = []
     got_async = asyncio.Event()

@@ -1,0 +1,277 @@
+"""Adapter profiles and the backend classes the registry names
+(backends.adapters: debugpy, lldb-dap, dlv).
+
+A profile says how to start its adapter and how to word launch and attach
+arguments; everything else is the generic DapBackend.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import sys
+from typing import Any
+
+from ..errors import BackendDied, DependencyMissing, InvalidInput, Timeout
+from ..models import AttachRequest, LaunchRequest
+from ..process import spawn
+from .backend import AdapterProfile, DapBackend
+from .client import DapClient
+
+#: holds the sitecustomize that sets TCP_NODELAY on debugpy's sockets
+NODELAY_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_nodelay")
+
+
+def with_nodelay(pythonpath: str | None) -> str:
+    """PYTHONPATH with the TCP_NODELAY sitecustomize in front of whatever was there."""
+    parts = [p for p in (pythonpath or "").split(os.pathsep) if p and p != NODELAY_DIR]
+    return os.pathsep.join([NODELAY_DIR, *parts])
+
+
+# =============================================================================== debugpy
+
+
+class DebugpyProfile(AdapterProfile):
+    name = "debugpy"
+    adapter_id = "debugpy"
+    install_hint = f"Install it: {sys.executable} -m pip install debugpy"
+    attach_pid = True
+    # Uncaught exceptions stop the program unless the session says otherwise.
+    default_exception_filters = ("uncaught",)
+
+    #: set TCP_NODELAY inside debugpy's processes (see docs/backends/dap.md)
+    nodelay = True
+    # For a launched program debugpy answers a detach only once the program has
+    # ended (or after its own 5 s grace, when it ends it): do not wait for that.
+    detach_answer_timeout = 0.5
+
+    def __init__(self, backend: DapBackend, *, nodelay: bool | None = None) -> None:
+        super().__init__(backend)
+        if nodelay is not None:
+            self.nodelay = nodelay
+
+    def adapter_argv(self) -> list[str]:
+        return [sys.executable, "-m", "debugpy.adapter"]
+
+    async def start_adapter(self, request: LaunchRequest | AttachRequest) -> DapClient:
+        if isinstance(request, AttachRequest) and request.pid is None and request.port:
+            # `python -m debugpy --listen HOST:PORT` runs an adapter of its own on
+            # that port: speak DAP to it directly.
+            return await DapClient.connect_tcp(
+                request.host or "127.0.0.1", request.port, name=self.name,
+                connect_timeout=10.0, default_timeout=self.request_timeout,
+                run_in_terminal=self.run_in_terminal,
+                output_sink=self.backend._terminal_output,
+            )
+        return await super().start_adapter(request)
+
+    def adapter_env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        if self.nodelay:
+            env["PYTHONPATH"] = with_nodelay(env.get("PYTHONPATH"))
+        return env
+
+    def launch_arguments(self, request: LaunchRequest) -> dict[str, Any]:
+        extra = dict(request.extra)
+        program = os.path.abspath(request.program)
+        if "module" not in extra and "code" not in extra and not os.path.isfile(program):
+            raise InvalidInput(
+                f"There is no Python file at {program}. Check the path, or pass a module "
+                "with launchConfig {\"module\": \"name\"}.",
+                program=program,
+            )
+        env = {**request.env, **(extra.pop("env", None) or {})}
+        if self.nodelay:
+            base = env.get("PYTHONPATH", os.environ.get("PYTHONPATH"))
+            env["PYTHONPATH"] = with_nodelay(base)
+        arguments: dict[str, Any] = {
+            "type": "python",
+            "request": "launch",
+            "name": os.path.basename(program),
+            "program": program,
+            "args": list(request.args),
+            "cwd": request.cwd or os.getcwd(),
+            "env": env,
+            "python": [sys.executable],
+            "console": "internalConsole",
+            "redirectOutput": True,
+            "justMyCode": True,
+            "stopOnEntry": request.stop_on_entry,
+            # A child Python would wait for a second debug session we never start.
+            "subProcess": False,
+            "showReturnValue": True,
+            # sys.exit(n) is how a program means to end, not a crash to stop at.
+            "breakOnSystemExit": [],
+        }
+        if "module" in extra or "code" in extra:
+            arguments.pop("program")
+        arguments.update(extra)
+        return arguments
+
+    def attach_arguments(self, request: AttachRequest) -> dict[str, Any]:
+        arguments: dict[str, Any] = {
+            "type": "python", "request": "attach", "justMyCode": True, "subProcess": False,
+        }
+        if request.pid is not None:
+            arguments["processId"] = request.pid
+        elif request.port is None:
+            raise InvalidInput(
+                "Attach to a Python process needs a PID, or HOST:PORT of a program "
+                "started with `python -m debugpy --listen HOST:PORT`."
+            )
+        arguments.update(request.extra)
+        return arguments
+
+
+class DebugpyBackend(DapBackend):
+    name = "debugpy"
+    profile_class = DebugpyProfile
+
+    def __init__(self, emit, *, nodelay: bool | None = None, **options: Any) -> None:
+        super().__init__(emit, **options)
+        if nodelay is not None and isinstance(self.profile, DebugpyProfile):
+            self.profile.nodelay = nodelay
+
+
+# =============================================================================== lldb-dap
+
+
+class LldbDapProfile(AdapterProfile):
+    """lldb-dap (formerly lldb-vscode) over stdio. Its repl runs LLDB commands."""
+
+    name = "lldb-dap"
+    adapter_id = "lldb-dap"
+    repl_is_command_language = True
+    attach_pid = True
+    attach_wait_for = True
+
+    def adapter_argv(self) -> list[str]:
+        from ..adapters import _native_hint, find_lldb_dap
+
+        path = find_lldb_dap()
+        if not path:
+            raise DependencyMissing(
+                "lldb-dap was not found. " + _native_hint("lldb-19  (provides lldb-dap-19)"),
+                adapter=self.name,
+            )
+        return [path]
+
+    def launch_arguments(self, request: LaunchRequest) -> dict[str, Any]:
+        program = os.path.abspath(request.program)
+        if not os.path.isfile(program):
+            raise InvalidInput(f"There is no program at {program}. Check the path.")
+        arguments: dict[str, Any] = {
+            "program": program,
+            "args": list(request.args),
+            "cwd": request.cwd or os.getcwd(),
+            "stopOnEntry": request.stop_on_entry,
+        }
+        if request.env:
+            # lldb-dap 19 takes "NAME=VALUE" strings; later versions take either form.
+            arguments["env"] = [f"{k}={v}" for k, v in request.env.items()]
+        arguments.update(request.extra)
+        return arguments
+
+    def attach_arguments(self, request: AttachRequest) -> dict[str, Any]:
+        arguments: dict[str, Any] = {}
+        if request.program:
+            arguments["program"] = os.path.abspath(request.program)
+        if request.pid is not None:
+            arguments["pid"] = request.pid
+        elif request.wait_for:
+            arguments["program"] = request.program or request.wait_for
+            arguments["waitFor"] = True
+        elif request.port is not None:
+            arguments["gdb-remote-port"] = request.port
+            arguments["gdb-remote-hostname"] = request.host or "127.0.0.1"
+        else:
+            raise InvalidInput("Attach with lldb-dap needs a PID, a process name to wait for, "
+                               "or HOST:PORT of a gdb-remote server.")
+        arguments.update(request.extra)
+        return arguments
+
+
+class LldbDapBackend(DapBackend):
+    name = "lldb-dap"
+    profile_class = LldbDapProfile
+
+
+# =============================================================================== delve
+
+
+class DelveProfile(AdapterProfile):
+    """`dlv dap` listens on TCP and prints the address it chose; we connect to it."""
+
+    name = "dlv"
+    adapter_id = "go"
+    attach_pid = True
+    listen_timeout = 10.0
+
+    def adapter_argv(self) -> list[str]:
+        from ..adapters import find_dlv
+
+        path = find_dlv()
+        if not path:
+            raise DependencyMissing(
+                "dlv was not found. Install delve: sudo apt-get install delve, or "
+                "go install github.com/go-delve/delve/cmd/dlv@latest",
+                adapter=self.name,
+            )
+        return [path, "dap", "--listen", "127.0.0.1:0"]
+
+    async def start_adapter(self, request: LaunchRequest | AttachRequest) -> DapClient:
+        process = await spawn(self.adapter_argv(), what="dlv adapter",
+                              install_hint="Install delve: sudo apt-get install delve")
+        assert process.proc.stdout is not None
+        try:
+            line = await asyncio.wait_for(process.proc.stdout.readline(), self.listen_timeout)
+        except asyncio.TimeoutError:
+            await process.kill_group()
+            raise Timeout(f"dlv did not say where it listens within {self.listen_timeout:g} s.")
+        found = re.search(rb"listening at:?\s*\[?([0-9a-fA-F.:]+?)\]?:(\d+)", line)
+        if not found:
+            stderr = b""
+            if process.proc.stderr is not None:
+                try:
+                    stderr = await asyncio.wait_for(process.proc.stderr.read(4096), 0.5)
+                except asyncio.TimeoutError:
+                    pass
+            await process.kill_group()
+            raise BackendDied(
+                f"dlv did not start its DAP server: {(line + stderr).decode(errors='replace')}"
+            )
+        host, port = found.group(1).decode(), int(found.group(2))
+        return await DapClient.connect_tcp(
+            host, port, name=self.name, process=process,
+            default_timeout=self.request_timeout,
+            run_in_terminal=self.run_in_terminal,
+            output_sink=self.backend._terminal_output,
+        )
+
+    def launch_arguments(self, request: LaunchRequest) -> dict[str, Any]:
+        program = os.path.abspath(request.program)
+        if not os.path.exists(program):
+            raise InvalidInput(f"There is no program at {program}. Check the path.")
+        arguments: dict[str, Any] = {
+            # A built binary runs as is; a directory or .go file is built by dlv.
+            "mode": "exec" if os.path.isfile(program) and not program.endswith(".go") else "debug",
+            "program": program,
+            "args": list(request.args),
+            "cwd": request.cwd or os.getcwd(),
+            "stopOnEntry": request.stop_on_entry,
+        }
+        if request.env:
+            arguments["env"] = dict(request.env)
+        arguments.update(request.extra)
+        return arguments
+
+    def attach_arguments(self, request: AttachRequest) -> dict[str, Any]:
+        if request.pid is None:
+            raise InvalidInput("Attach with dlv needs the PID of a running Go program.")
+        return {"mode": "local", "processId": request.pid, **request.extra}
+
+
+class DelveBackend(DapBackend):
+    name = "dlv"
+    profile_class = DelveProfile

@@ -1,0 +1,903 @@
+"""The generic DAP backend: one Backend over any debug adapter.
+
+What differs between adapters (how to start one, how to word launch and attach
+arguments, quirks) lives in an `AdapterProfile`; everything else is here,
+including the start-up order DAP requires, written once in `_start_session`:
+
+    initialize -> launch|attach sent -> 'initialized' event -> configure()
+    -> configurationDone -> launch|attach response
+
+Events are translated on one consumer task, in the order the adapter sent
+them, so a stop whose exception text needs an extra request cannot overtake
+the output or continue that came before or after it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import logging
+import os
+from typing import Any
+
+from ..base import Backend, Configure, EventSink
+from ..errors import (
+    BackendDied,
+    CommandFailed,
+    DebuggerError,
+    InvalidInput,
+    NotSupported,
+    Timeout,
+)
+from ..models import (
+    AttachRequest,
+    BackendEvent,
+    BreakpointChangedEvent,
+    BreakpointSpec,
+    BreakpointState,
+    Capabilities,
+    ContinuedEvent,
+    EvalResult,
+    ExceptionFilter,
+    ExitedEvent,
+    Frame,
+    LaunchRequest,
+    OutputEvent,
+    Scope,
+    ScopeKind,
+    SourceLocation,
+    StoppedEvent,
+    TerminatedEvent,
+    Thread,
+    ThreadEvent,
+    Variable,
+)
+from ..process import kill_tree
+from .client import DapClient, Message
+
+log = logging.getLogger("backends.dap")
+
+RUNNING_MESSAGE = "The program is running; pause it or wait for it to stop."
+
+
+class AdapterProfile:
+    """How to start and speak to one debug adapter. Subclass it per adapter and
+    override the hooks; the defaults are plain DAP."""
+
+    #: adapter name as users type it
+    name = "dap"
+    #: `adapterID` sent in initialize
+    adapter_id = "dap"
+    install_hint = ""
+    #: let the adapter ask us to start the debuggee (runInTerminal reverse request)
+    run_in_terminal = False
+    #: evaluate in the 'repl' context runs the debugger's own commands (lldb-dap)
+    repl_is_command_language = False
+    attach_pid = False
+    attach_wait_for = False
+    #: exception filter ids on by default; None keeps the adapter's own defaults
+    default_exception_filters: tuple[str, ...] | None = None
+    request_timeout = 30.0
+    #: how long a detach waits for the adapter's answer before it goes on anyway
+    detach_answer_timeout = 5.0
+    #: launch/attach answer only after configurationDone and the program start
+    start_timeout = 60.0
+
+    def __init__(self, backend: "DapBackend") -> None:
+        self.backend = backend
+
+    async def start_adapter(self, request: LaunchRequest | AttachRequest) -> DapClient:
+        """Start the adapter and return a connected client. Default: stdio."""
+        return await DapClient.start_stdio(
+            self.adapter_argv(),
+            name=self.name,
+            env=self.adapter_env(),
+            install_hint=self.install_hint,
+            default_timeout=self.request_timeout,
+            run_in_terminal=self.run_in_terminal,
+            output_sink=self.backend._terminal_output,
+        )
+
+    def adapter_argv(self) -> list[str]:
+        raise NotImplementedError(f"{type(self).__name__} must say how to start its adapter")
+
+    def adapter_env(self) -> dict[str, str] | None:
+        return None
+
+    def initialize_arguments(self) -> dict[str, Any]:
+        return {
+            "clientID": "tui-debugger",
+            "clientName": "tui-debugger",
+            "adapterID": self.adapter_id,
+            "locale": "en-us",
+            "pathFormat": "path",
+            "linesStartAt1": True,
+            "columnsStartAt1": True,
+            "supportsVariableType": True,
+            "supportsVariablePaging": True,
+            "supportsRunInTerminalRequest": self.run_in_terminal,
+            "supportsMemoryReferences": True,
+            "supportsProgressReporting": False,
+            "supportsInvalidatedEvent": False,
+            "supportsStartDebuggingRequest": False,
+        }
+
+    def launch_arguments(self, request: LaunchRequest) -> dict[str, Any]:
+        arguments: dict[str, Any] = {
+            "program": os.path.abspath(request.program),
+            "args": list(request.args),
+            "cwd": request.cwd or os.getcwd(),
+            "stopOnEntry": request.stop_on_entry,
+        }
+        if request.env:
+            arguments["env"] = dict(request.env)
+        arguments.update(request.extra)
+        return arguments
+
+    def attach_arguments(self, request: AttachRequest) -> dict[str, Any]:
+        if request.pid is None:
+            raise InvalidInput(f"The {self.name} adapter attaches by process id; pass a PID.")
+        return {"pid": request.pid, **request.extra}
+
+    def exception_text(self, info: Message, stopped: Message) -> str | None:
+        """The line that says what was thrown, from an exceptionInfo body."""
+        exception_id = str(info.get("exceptionId") or "").strip()
+        description = str(info.get("description") or "").strip()
+        if exception_id and description and not description.startswith(exception_id):
+            return f"{exception_id}: {description}"
+        return description or exception_id or stopped.get("text") or None
+
+
+class DapBackend(Backend):
+    """A Backend over a DAP adapter. Subclasses name their profile."""
+
+    name = "dap"
+    profile_class: type[AdapterProfile] = AdapterProfile
+
+    def __init__(self, emit: EventSink, *, profile: AdapterProfile | None = None) -> None:
+        super().__init__(emit)
+        self.profile = profile or self.profile_class(self)
+        self.client: DapClient | None = None
+        #: the initialize response, as the adapter sent it
+        self.adapter_capabilities: dict[str, Any] = {}
+        self._state = "idle"  # idle, starting, configuring, running, stopped, ended
+        self._launched = False
+        self._stop_generation = 0
+        self._last_stopped_thread: int | None = None
+        self._exception_filters_sent = False
+        self._disposed = False
+        self._terminated_emitted = False
+        self._running_reported = False
+        self._frame_ips: dict[int, str] = {}
+        self._adapter_terminated = asyncio.Event()
+        self._events: asyncio.Queue[Message | BackendEvent | None] = asyncio.Queue()
+        self._consumer: asyncio.Task[None] | None = None
+
+    # ================================================================ start / end
+
+    async def launch(self, request: LaunchRequest, configure: Configure) -> None:
+        self._require_idle()
+        self._launched = True
+        arguments = self.profile.launch_arguments(request)
+        await self._start_session("launch", request, arguments, configure, request.program)
+
+    async def attach(self, request: AttachRequest, configure: Configure) -> None:
+        self._require_idle()
+        self._launched = False
+        if request.pid is not None:
+            self.debuggee_pid = request.pid
+        arguments = self.profile.attach_arguments(request)
+        target = (
+            f"process {request.pid}" if request.pid is not None
+            else f"{request.host}:{request.port}"
+        )
+        await self._start_session("attach", request, arguments, configure, target)
+
+    async def _start_session(
+        self,
+        kind: str,
+        request: LaunchRequest | AttachRequest,
+        arguments: dict[str, Any],
+        configure: Configure,
+        target: str,
+    ) -> None:
+        """The one place that orders DAP's start-up handshake."""
+        self._state = "starting"
+        loop = asyncio.get_running_loop()
+        self._consumer = asyncio.ensure_future(self._consume_events())
+        try:
+            client = await self.profile.start_adapter(request)
+            self.client = client
+            if client.process is not None:
+                self.child_pids.append(client.process.pid)
+            initialized: asyncio.Future[None] = loop.create_future()
+            client.on(
+                "initialized",
+                lambda _m: initialized.done() or initialized.set_result(None),
+            )
+            client.on_any(self._on_event)
+            client.on_close(self._on_adapter_closed)
+
+            body = await client.request(
+                "initialize", self.profile.initialize_arguments(),
+                timeout=self.profile.request_timeout,
+            )
+            self._apply_capabilities(body)
+
+            started = client.send_request(kind, arguments, timeout=self.profile.start_timeout)
+            await self._wait_initialized(initialized, started, kind, target)
+
+            self._state = "configuring"
+            await configure()
+            if not self._exception_filters_sent and self.capabilities.exception_filters:
+                await self.set_exception_filters(
+                    [f.id for f in self.capabilities.exception_filters if f.default]
+                )
+            if self.adapter_capabilities.get("supportsConfigurationDoneRequest"):
+                await client.request("configurationDone")
+            try:
+                await started
+            except CommandFailed as exc:
+                raise CommandFailed(
+                    f"The {self.profile.name} adapter could not {kind} {target}: {exc.message}",
+                    **exc.details,
+                ) from exc
+            if self._state == "configuring":
+                self._state = "running"
+        except BaseException:
+            await self.dispose()
+            raise
+
+    async def _wait_initialized(
+        self,
+        initialized: asyncio.Future[None],
+        started: asyncio.Future[Message],
+        kind: str,
+        target: str,
+    ) -> None:
+        waiting: set[asyncio.Future[Any]] = {initialized, started}
+        deadline = asyncio.get_running_loop().time() + self.profile.start_timeout
+        while not initialized.done():
+            remaining = deadline - asyncio.get_running_loop().time()
+            done, _ = await asyncio.wait(
+                waiting, timeout=max(remaining, 0), return_when=asyncio.FIRST_COMPLETED
+            )
+            if not done:
+                raise Timeout(
+                    f"The {self.profile.name} adapter did not get ready to {kind} {target} "
+                    f"within {self.profile.start_timeout:g} s.",
+                    adapter=self.profile.name,
+                )
+            if started in done:
+                waiting.discard(started)
+                exc = started.exception()
+                if isinstance(exc, CommandFailed):
+                    raise CommandFailed(
+                        f"The {self.profile.name} adapter could not {kind} {target}: "
+                        f"{exc.message}",
+                        **exc.details,
+                    ) from exc
+                if exc is not None:
+                    raise exc
+            if self.client is not None and not self.client.alive:
+                raise self.client._death or BackendDied(
+                    f"The {self.profile.name} adapter went away during start-up."
+                )
+
+    def _apply_capabilities(self, body: Message) -> None:
+        self.adapter_capabilities = dict(body)
+        profile = self.profile
+        filters = []
+        for raw in body.get("exceptionBreakpointFilters") or []:
+            filter_id = str(raw.get("filter", ""))
+            if not filter_id:
+                continue
+            default = bool(raw.get("default", False))
+            if profile.default_exception_filters is not None:
+                default = filter_id in profile.default_exception_filters
+            filters.append(
+                ExceptionFilter(id=filter_id, label=str(raw.get("label") or filter_id),
+                                default=default)
+            )
+        self.capabilities = Capabilities(
+            conditional_breakpoints=bool(body.get("supportsConditionalBreakpoints")),
+            hit_conditional_breakpoints=bool(body.get("supportsHitConditionalBreakpoints")),
+            log_points=bool(body.get("supportsLogPoints")),
+            function_breakpoints=bool(body.get("supportsFunctionBreakpoints")),
+            pause=True,
+            terminate=True,
+            restart=False,
+            step_back=bool(body.get("supportsStepBack")),
+            set_variable=bool(body.get("supportsSetVariable")),
+            raw_commands=profile.repl_is_command_language,
+            disassemble=bool(body.get("supportsDisassembleRequest")),
+            read_memory=bool(body.get("supportsReadMemoryRequest")),
+            attach_pid=profile.attach_pid,
+            attach_wait_for=profile.attach_wait_for,
+            exception_filters=filters,
+        )
+
+    async def disconnect(self, terminate: bool) -> None:
+        client = self.client
+        if client is None or not client.alive:
+            return
+        arguments = {"restart": False, "terminateDebuggee": terminate}
+        if not terminate and self.adapter_capabilities.get("supportSuspendDebuggee"):
+            arguments["suspendDebuggee"] = False
+        wait = 5.0 if terminate else self.profile.detach_answer_timeout
+        with contextlib.suppress(DebuggerError):
+            await client.request("disconnect", arguments, timeout=wait)
+        if terminate:
+            # Let the adapter's own exited/terminated through before ours.
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._adapter_terminated.wait(), 2.0)
+        self._state = "ended"
+        self._events.put_nowait(
+            TerminatedEvent(reason="terminated" if terminate else "detached")
+        )
+        await self._drain_events(1.0)
+
+    async def dispose(self) -> None:
+        if self._disposed:
+            return
+        self._disposed = True
+        try:
+            self._state = "ended"
+            if self._launched and self.debuggee_pid is not None:
+                with contextlib.suppress(Exception):
+                    await kill_tree(self.debuggee_pid, grace=0.3)
+            if self.client is not None:
+                with contextlib.suppress(Exception):
+                    await self.client.close()
+            if self._consumer is not None and not self._consumer.done():
+                self._consumer.cancel()
+                with contextlib.suppress(BaseException):
+                    await asyncio.wait_for(self._consumer, 1.0)
+        except BaseException as exc:  # dispose never raises, not even on cancel
+            log.warning("disposing the %s backend: %r", self.profile.name, exc)
+
+    # ================================================================ events
+
+    def _on_event(self, message: Message) -> None:
+        """Runs on the reader, in stream order: keep the run state exact here,
+        translate later on the consumer."""
+        event = message.get("event")
+        body = message.get("body") or {}
+        if event == "stopped":
+            self._stop_generation += 1
+            self._state = "stopped"
+            if body.get("threadId") is not None:
+                self._last_stopped_thread = body["threadId"]
+            self._frame_ips.clear()
+        elif event == "continued":
+            if self._state == "stopped":
+                self._state = "running"
+        elif event in ("exited", "terminated"):
+            self._state = "ended"
+            if event == "terminated":
+                self._adapter_terminated.set()
+        elif event == "process":
+            pid = body.get("systemProcessId")
+            if isinstance(pid, int):
+                self.debuggee_pid = pid
+                if self._launched and pid not in self.child_pids:
+                    self.child_pids.append(pid)
+        self._events.put_nowait(message)
+
+    def _on_adapter_closed(self, error: BackendDied) -> None:
+        self._state = "ended"
+        if not self._disposed:
+            self._events.put_nowait(TerminatedEvent(reason=error.message))
+
+    def _terminal_output(self, category: str, text: str) -> None:
+        self._events.put_nowait(OutputEvent(category=category, text=text))
+
+    async def _consume_events(self) -> None:
+        while True:
+            item = await self._events.get()
+            try:
+                if item is None:
+                    return
+                event = item if not isinstance(item, dict) else await self._translate(item)
+                if event is not None:
+                    self._publish(event)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("%s backend: translating an event failed", self.profile.name)
+            finally:
+                self._events.task_done()
+
+    def _publish(self, event: BackendEvent) -> None:
+        if isinstance(event, TerminatedEvent):
+            if self._terminated_emitted:
+                return
+            self._terminated_emitted = True
+        elif isinstance(event, ContinuedEvent):
+            if self._running_reported:
+                return  # our own continue and the adapter's say the same thing
+            self._running_reported = True
+        elif isinstance(event, StoppedEvent):
+            self._running_reported = False
+        try:
+            self.emit(event)
+        except Exception:
+            log.exception("%s backend: event sink failed", self.profile.name)
+
+    async def _drain_events(self, timeout: float) -> None:
+        if self._consumer is None or self._consumer.done():
+            return
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(self._events.join(), timeout)
+
+    async def _translate(self, message: Message) -> BackendEvent | None:
+        event = message.get("event")
+        body = message.get("body") or {}
+        if event == "stopped":
+            reason = str(body.get("reason") or "unknown")
+            text = body.get("text")
+            if reason == "exception":
+                text = await self._exception_text(body) or text
+            return StoppedEvent(
+                reason=reason,
+                thread_id=body.get("threadId"),
+                description=body.get("description"),
+                text=text,
+                all_threads_stopped=bool(body.get("allThreadsStopped", True)),
+                hit_breakpoint_ids=list(body.get("hitBreakpointIds") or []),
+            )
+        if event == "continued":
+            return ContinuedEvent(
+                thread_id=body.get("threadId"),
+                all_threads_continued=bool(body.get("allThreadsContinued", True)),
+            )
+        if event == "output":
+            category = str(body.get("category") or "console")
+            output = body.get("output")
+            if category == "telemetry" or not output:
+                return None
+            return OutputEvent(category=category, text=str(output))
+        if event == "exited":
+            code = body.get("exitCode")
+            return ExitedEvent(exit_code=code if isinstance(code, int) else None)
+        if event == "terminated":
+            return TerminatedEvent(reason="the program ended")
+        if event == "breakpoint":
+            raw = body.get("breakpoint") or {}
+            if raw.get("id") is None:
+                return None
+            return BreakpointChangedEvent(
+                backend_id=raw["id"],
+                state=_breakpoint_state(raw),
+                reason=str(body.get("reason") or "changed"),
+            )
+        if event == "thread":
+            reason = body.get("reason")
+            if reason in ("started", "exited") and isinstance(body.get("threadId"), int):
+                return ThreadEvent(thread_id=body["threadId"], reason=reason)
+        return None
+
+    async def _exception_text(self, stopped: Message) -> str | None:
+        thread_id = stopped.get("threadId")
+        if not self.adapter_capabilities.get("supportsExceptionInfoRequest") or thread_id is None:
+            return None
+        try:
+            info = await self._client().request(
+                "exceptionInfo", {"threadId": thread_id}, timeout=5.0
+            )
+        except DebuggerError as exc:
+            log.info("exceptionInfo failed: %s", exc)
+            return None
+        return self.profile.exception_text(info, stopped)
+
+    # ================================================================ breakpoints
+
+    async def set_source_breakpoints(
+        self, path: str, specs: list[BreakpointSpec]
+    ) -> list[BreakpointState]:
+        path = os.path.abspath(path)
+        states: list[BreakpointState | None] = []
+        sent: list[dict[str, Any]] = []
+        for spec in specs:
+            if spec.line is None or spec.line < 1:
+                raise InvalidInput(
+                    f"A breakpoint in {path} needs a line number of 1 or more.", path=path
+                )
+            refusal = self._unsupported_feature(spec)
+            if not spec.enabled or refusal:
+                states.append(BreakpointState(verified=False, line=spec.line,
+                                              message=refusal or "disabled"))
+                continue
+            states.append(None)
+            sent.append(_source_breakpoint(spec))
+        body = await self._request(
+            "setBreakpoints",
+            {
+                "source": {"path": path, "name": os.path.basename(path)},
+                "breakpoints": sent,
+                "lines": [b["line"] for b in sent],
+                "sourceModified": False,
+            },
+        )
+        return _merge_states(states, body.get("breakpoints") or [])
+
+    async def set_function_breakpoints(self, specs: list[BreakpointSpec]) -> list[BreakpointState]:
+        if not specs and not self.capabilities.function_breakpoints:
+            return []
+        if not self.capabilities.function_breakpoints:
+            raise NotSupported(
+                f"The {self.profile.name} adapter has no function breakpoints; "
+                "set a breakpoint at FILE:LINE instead."
+            )
+        states: list[BreakpointState | None] = []
+        sent: list[dict[str, Any]] = []
+        for spec in specs:
+            if not spec.function:
+                raise InvalidInput("A function breakpoint needs a function name.")
+            refusal = self._unsupported_feature(spec)
+            if not spec.enabled or refusal:
+                states.append(BreakpointState(verified=False, message=refusal or "disabled"))
+                continue
+            states.append(None)
+            entry: dict[str, Any] = {"name": spec.function}
+            if spec.condition:
+                entry["condition"] = spec.condition
+            if spec.hit_condition:
+                entry["hitCondition"] = spec.hit_condition
+            sent.append(entry)
+        body = await self._request("setFunctionBreakpoints", {"breakpoints": sent})
+        return _merge_states(states, body.get("breakpoints") or [])
+
+    def _unsupported_feature(self, spec: BreakpointSpec) -> str | None:
+        caps = self.capabilities
+        if spec.condition and not caps.conditional_breakpoints:
+            return f"the {self.profile.name} adapter has no conditional breakpoints"
+        if spec.hit_condition and not caps.hit_conditional_breakpoints:
+            return f"the {self.profile.name} adapter has no hit-count breakpoints"
+        if spec.log_message and not caps.log_points:
+            return f"the {self.profile.name} adapter has no logpoints"
+        return None
+
+    async def set_exception_filters(self, filter_ids: list[str]) -> None:
+        known = {f.id for f in self.capabilities.exception_filters}
+        unknown = [f for f in filter_ids if f not in known]
+        if unknown:
+            raise InvalidInput(
+                f"Unknown exception filter {', '.join(unknown)}. The {self.profile.name} "
+                f"adapter offers: {', '.join(sorted(known)) or 'none'}.",
+                valid=sorted(known),
+            )
+        if not known:
+            return
+        self._exception_filters_sent = True
+        await self._request("setExceptionBreakpoints", {"filters": list(filter_ids)})
+
+    # ================================================================ run control
+
+    async def continue_(self, thread_id: int | None) -> None:
+        self._require_stopped(action="continue")
+        thread = thread_id if thread_id is not None else await self._default_thread()
+        await self._resume("continue", {"threadId": thread}, thread)
+
+    async def step_over(self, thread_id: int) -> None:
+        self._require_stopped(action="step")
+        await self._resume("next", {"threadId": thread_id}, thread_id)
+
+    async def step_in(self, thread_id: int) -> None:
+        self._require_stopped(action="step")
+        await self._resume("stepIn", {"threadId": thread_id}, thread_id)
+
+    async def step_out(self, thread_id: int) -> None:
+        self._require_stopped(action="step")
+        await self._resume("stepOut", {"threadId": thread_id}, thread_id)
+
+    async def pause(self, thread_id: int | None) -> None:
+        self._require_session()
+        if self._state == "stopped":
+            return
+        thread = thread_id if thread_id is not None else await self._default_thread()
+        await self._request("pause", {"threadId": thread})
+
+    async def _resume(self, command: str, arguments: dict[str, Any], thread_id: int) -> None:
+        generation = self._stop_generation
+        body = await self._request(command, arguments)
+        if self._stop_generation != generation:
+            return  # it already stopped again; that stop was reported
+        if self._state == "stopped":
+            self._state = "running"
+        self._events.put_nowait(
+            ContinuedEvent(
+                thread_id=thread_id,
+                all_threads_continued=bool(body.get("allThreadsContinued", True)),
+            )
+        )
+
+    async def _default_thread(self) -> int:
+        if self._last_stopped_thread is not None:
+            return self._last_stopped_thread
+        threads = await self.threads()
+        if not threads:
+            raise InvalidInput("The program has no threads yet; wait for it to start.")
+        return threads[0].id
+
+    # ================================================================ inspection
+
+    async def threads(self) -> list[Thread]:
+        self._require_session()
+        body = await self._request("threads")
+        return [
+            Thread(id=t["id"], name=str(t.get("name") or ""))
+            for t in body.get("threads") or []
+            if isinstance(t.get("id"), int)
+        ]
+
+    async def stack_trace(
+        self, thread_id: int, start: int = 0, levels: int = 20
+    ) -> tuple[list[Frame], int | None]:
+        self._require_stopped()
+        arguments: dict[str, Any] = {"threadId": thread_id, "startFrame": start, "levels": levels}
+        body = await self._request("stackTrace", arguments)
+        frames = []
+        for i, raw in enumerate(body.get("stackFrames") or []):
+            ip = raw.get("instructionPointerReference")
+            if ip:
+                self._frame_ips[raw["id"]] = ip
+            module = raw.get("moduleId")
+            frames.append(
+                Frame(
+                    id=raw["id"],
+                    index=start + i,
+                    name=str(raw.get("name") or "??"),
+                    location=_location(raw),
+                    module=str(module) if module is not None else None,
+                    instruction_pointer=ip,
+                    presentation=raw.get("presentationHint"),
+                )
+            )
+        total = body.get("totalFrames")
+        return frames, total if isinstance(total, int) else None
+
+    async def scopes(self, frame_id: int) -> list[Scope]:
+        self._require_stopped()
+        body = await self._request("scopes", {"frameId": frame_id})
+        return [
+            Scope(
+                name=str(raw.get("name") or ""),
+                kind=_scope_kind(raw),
+                ref=int(raw.get("variablesReference") or 0),
+                expensive=bool(raw.get("expensive", False)),
+                named_count=raw.get("namedVariables"),
+                indexed_count=raw.get("indexedVariables"),
+            )
+            for raw in body.get("scopes") or []
+        ]
+
+    async def variables(self, ref: int, start: int = 0, count: int = 0) -> list[Variable]:
+        self._require_stopped()
+        if ref <= 0:
+            raise InvalidInput("That value has no children to expand.")
+        arguments: dict[str, Any] = {"variablesReference": ref}
+        if count > 0 and self.adapter_capabilities.get("supportsVariablePaging"):
+            arguments["start"] = start
+            arguments["count"] = count
+        body = await self._request("variables", arguments)
+        return [
+            Variable(
+                name=str(raw.get("name", "")),
+                value=str(raw.get("value", "")),
+                type=raw.get("type") or None,
+                ref=int(raw.get("variablesReference") or 0),
+                named_count=raw.get("namedVariables"),
+                indexed_count=raw.get("indexedVariables"),
+                evaluate_name=raw.get("evaluateName"),
+            )
+            for raw in body.get("variables") or []
+        ]
+
+    async def evaluate(
+        self, expression: str, frame_id: int | None, context: str = "repl"
+    ) -> EvalResult:
+        if frame_id is not None:
+            self._require_stopped()
+        else:
+            self._require_session()
+        return await self._evaluate(expression, frame_id, context, self.profile.request_timeout)
+
+    async def _evaluate(
+        self, expression: str, frame_id: int | None, context: str, timeout: float
+    ) -> EvalResult:
+        arguments: dict[str, Any] = {"expression": expression, "context": context}
+        if frame_id is not None:
+            arguments["frameId"] = frame_id
+        try:
+            body = await self._request("evaluate", arguments, timeout=timeout)
+        except CommandFailed as exc:
+            # The adapter's words are the error text ("NameError: name 'x' is not defined").
+            raise CommandFailed(exc.message.strip(), expression=expression, **exc.details) from exc
+        return EvalResult(
+            value=str(body.get("result", "")),
+            type=body.get("type") or None,
+            ref=int(body.get("variablesReference") or 0),
+            named_count=body.get("namedVariables"),
+            indexed_count=body.get("indexedVariables"),
+        )
+
+    async def raw_command(self, command: str, timeout: float) -> str:
+        self._require_session()
+        frame_id = None
+        if self._state == "stopped" and self._last_stopped_thread is not None:
+            with contextlib.suppress(DebuggerError):
+                frames, _ = await self.stack_trace(self._last_stopped_thread, 0, 1)
+                frame_id = frames[0].id if frames else None
+        result = await self._evaluate(command, frame_id, "repl", timeout)
+        return result.value
+
+    async def source(self, source_reference: int) -> str:
+        self._require_session()
+        body = await self._request(
+            "source",
+            {"sourceReference": source_reference, "source": {"sourceReference": source_reference}},
+        )
+        return str(body.get("content", ""))
+
+    async def disassemble(self, frame_id: int, count: int = 32) -> list[str]:
+        if not self.capabilities.disassemble:
+            return await super().disassemble(frame_id, count)
+        self._require_stopped()
+        address = self._frame_ips.get(frame_id)
+        if address is None:
+            raise InvalidInput(
+                f"Frame {frame_id} has no instruction address; list the stack again and "
+                "pick a frame from it."
+            )
+        body = await self._request(
+            "disassemble",
+            {"memoryReference": address, "instructionCount": count, "resolveSymbols": True},
+        )
+        return [
+            f"{raw.get('address', '')}: {raw.get('instruction', '')}".rstrip()
+            for raw in body.get("instructions") or []
+        ]
+
+    async def read_memory(self, address: str, count: int) -> bytes:
+        if not self.capabilities.read_memory:
+            return await super().read_memory(address, count)
+        self._require_stopped()
+        body = await self._request("readMemory", {"memoryReference": address, "count": count})
+        data = body.get("data") or ""
+        return base64.b64decode(data) if data else b""
+
+    # ================================================================ helpers
+
+    def _client(self) -> DapClient:
+        if self.client is None:
+            raise InvalidInput("No program is being debugged; launch or attach first.")
+        return self.client
+
+    async def _request(
+        self, command: str, arguments: dict[str, Any] | None = None, timeout: float | None = None
+    ) -> Message:
+        client = self._client()
+        try:
+            return await client.request(command, arguments, timeout=timeout)
+        except CommandFailed as exc:
+            if self._state == "running" and command in _NEEDS_STOP:
+                raise InvalidInput(RUNNING_MESSAGE) from exc
+            raise
+
+    def _require_idle(self) -> None:
+        if self._state != "idle" or self._disposed:
+            raise InvalidInput(
+                f"This {self.profile.name} backend already ran a session; create a new one."
+            )
+
+    def _require_session(self) -> None:
+        if self._state in ("idle", "starting") and self.client is None:
+            raise InvalidInput("No program is being debugged; launch or attach first.")
+        if self._state == "ended" or self._disposed:
+            raise InvalidInput("The program has ended; start it again to debug it.")
+
+    def _require_stopped(self, action: str | None = None) -> None:
+        self._require_session()
+        if self._state == "stopped":
+            return
+        if action is not None and self._state == "running":
+            raise InvalidInput(
+                f"The program is already running; pause it before you {action}."
+            )
+        if self._state == "running":
+            raise InvalidInput(RUNNING_MESSAGE)
+        raise InvalidInput("The program has not started yet; wait for it to stop.")
+
+
+_NEEDS_STOP = {"stackTrace", "scopes", "variables", "evaluate", "next", "stepIn", "stepOut",
+               "continue"}
+
+
+def _source_breakpoint(spec: BreakpointSpec) -> dict[str, Any]:
+    entry: dict[str, Any] = {"line": spec.line}
+    if spec.condition:
+        entry["condition"] = spec.condition
+    if spec.hit_condition:
+        entry["hitCondition"] = spec.hit_condition
+    if spec.log_message:
+        entry["logMessage"] = spec.log_message
+    return entry
+
+
+def _breakpoint_state(raw: Message) -> BreakpointState:
+    line = raw.get("line")
+    return BreakpointState(
+        verified=bool(raw.get("verified", False)),
+        line=line if isinstance(line, int) else None,
+        message=raw.get("message") or None,
+        backend_id=raw.get("id"),
+    )
+
+
+def _merge_states(
+    states: list[BreakpointState | None], answered: list[Message]
+) -> list[BreakpointState]:
+    """Put the adapter's answers (one per sent spec, in order) where the specs were."""
+    answers = iter(answered)
+    merged = []
+    for state in states:
+        if state is not None:
+            merged.append(state)
+            continue
+        raw = next(answers, None)
+        merged.append(
+            _breakpoint_state(raw) if raw is not None
+            else BreakpointState(verified=False, message="the adapter did not answer for it")
+        )
+    return merged
+
+
+def _location(frame: Message) -> SourceLocation | None:
+    source = frame.get("source")
+    line = int(frame.get("line") or 0)
+    column = int(frame.get("column") or 0)
+    if not isinstance(source, dict):
+        return SourceLocation(line=line, column=column) if line else None
+    path = source.get("path") or None
+    reference = source.get("sourceReference") or None
+    if path and not path.startswith("<") and not os.path.isabs(path):
+        path = os.path.abspath(path)
+    if path and path.startswith("<"):
+        # A pseudo-file like "<string>": no file on disk to open.
+        path, name = None, source.get("name") or path
+    else:
+        name = source.get("name")
+    return SourceLocation(
+        path=path, line=line, column=column, name=name,
+        source_reference=reference if isinstance(reference, int) and reference > 0 else None,
+    )
+
+
+_SCOPE_HINTS = {
+    "locals": ScopeKind.locals,
+    "arguments": ScopeKind.arguments,
+    "registers": ScopeKind.registers,
+    "globals": ScopeKind.globals,
+}
+
+_SCOPE_NAMES = (
+    ("local", ScopeKind.locals),
+    ("argument", ScopeKind.arguments),
+    ("global", ScopeKind.globals),
+    ("static", ScopeKind.globals),
+    ("register", ScopeKind.registers),
+    ("closure", ScopeKind.closure),
+)
+
+
+def _scope_kind(raw: Message) -> ScopeKind:
+    hint = str(raw.get("presentationHint") or "").lower()
+    if hint in _SCOPE_HINTS:
+        return _SCOPE_HINTS[hint]
+    name = str(raw.get("name") or "").lower()
+    for word, kind in _SCOPE_NAMES:
+        if word in name:
+            return kind
+    return ScopeKind.other

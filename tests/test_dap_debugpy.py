@@ -1,0 +1,469 @@
+"""The DAP backend end to end against real debugpy."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from backends.adapters import create_backend
+from backends.dap.adapters import NODELAY_DIR, DebugpyBackend
+from backends.errors import BackendDied, CommandFailed, InvalidInput
+from backends.models import (
+    AttachRequest,
+    BreakpointSpec,
+    LaunchRequest,
+    ScopeKind,
+    StoppedEvent,
+)
+from backends.process import pid_alive, spawn
+
+pytest.importorskip("debugpy")
+
+PROGRAMS = Path(__file__).parent / "programs"
+BASIC = str(PROGRAMS / "py_basic.py")
+THREADS = str(PROGRAMS / "py_threads.py")
+RAISE = str(PROGRAMS / "py_raise.py")
+OUTPUT = str(PROGRAMS / "py_output.py")
+SLEEP = str(PROGRAMS / "py_sleep.py")
+
+
+@pytest.fixture
+def no_orphans(no_leftover_processes):
+    """no_leftover_processes, and also the grandchildren that were orphaned on
+    the way: while this runs, orphans are re-parented to the test process (a
+    child subreaper, Linux) instead of init, so the check still sees them."""
+    import ctypes
+
+    pr_set_child_subreaper = 36
+    libc = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None
+    if libc is not None:
+        libc.prctl(pr_set_child_subreaper, 1, 0, 0, 0)
+    yield
+    if libc is not None:
+        libc.prctl(pr_set_child_subreaper, 0, 0, 0, 0)
+
+
+def line_of(path: str, marker: str) -> int:
+    for number, text in enumerate(Path(path).read_text().splitlines(), 1):
+        if f"@{marker}" in text:
+            return number
+    raise AssertionError(f"no @{marker} in {path}")
+
+
+def bp(path: str, marker: str, **fields) -> BreakpointSpec:
+    return BreakpointSpec(path=path, line=line_of(path, marker), **fields)
+
+
+class Harness:
+    """One backend, its events, and the small steps every test repeats."""
+
+    def __init__(self, **options):
+        self.events: list = []
+        self._queue: asyncio.Queue = asyncio.Queue()
+        self.backend = DebugpyBackend(self._emit, **options)
+        self.states: dict[str, list] = {}
+
+    def _emit(self, event) -> None:
+        self.events.append(event)
+        self._queue.put_nowait(event)
+
+    async def launch(self, program: str, breakpoints=(), functions=(), filters=None, **request):
+        async def configure():
+            by_path: dict[str, list[BreakpointSpec]] = {}
+            for spec in breakpoints:
+                by_path.setdefault(spec.path, []).append(spec)
+            for path, specs in by_path.items():
+                self.states[path] = await self.backend.set_source_breakpoints(path, specs)
+            if functions:
+                self.states["functions"] = await self.backend.set_function_breakpoints(
+                    list(functions))
+            if filters is not None:
+                await self.backend.set_exception_filters(filters)
+
+        await self.backend.launch(LaunchRequest(program=program, **request), configure)
+
+    async def next(self, kind: str, timeout: float = 15.0):
+        deadline = time.monotonic() + timeout
+        while True:
+            event = await asyncio.wait_for(self._queue.get(), deadline - time.monotonic())
+            if event.kind == kind:
+                return event
+
+    async def stopped(self, timeout: float = 15.0) -> StoppedEvent:
+        return await self.next("stopped", timeout)
+
+    async def top(self, thread_id: int):
+        frames, _ = await self.backend.stack_trace(thread_id, 0, 20)
+        return frames[0]
+
+    async def locals(self, frame_id: int) -> dict:
+        scopes = await self.backend.scopes(frame_id)
+        local = next(s for s in scopes if s.kind == ScopeKind.locals)
+        return {v.name: v for v in await self.backend.variables(local.ref)}
+
+    def output(self, category: str | None = None) -> str:
+        return "".join(
+            e.text for e in self.events
+            if e.kind == "output" and (category is None or e.category == category)
+        )
+
+
+@pytest.fixture
+async def dbg(no_orphans):
+    harness = Harness()
+    yield harness
+    await harness.backend.dispose()
+
+
+# =========================================================================== lifecycle
+
+
+async def test_registry_creates_it_from_emit_alone(no_orphans):
+    backend = create_backend("debugpy", lambda event: None)
+    assert isinstance(backend, DebugpyBackend) and backend.name == "debugpy"
+    await backend.dispose()  # before any launch: a no-op that does not raise
+
+
+async def test_breakpoint_stop_stack_scopes_and_nested_variables(dbg):
+    await dbg.launch(BASIC, [bp(BASIC, "scale")])
+    [state] = dbg.states[BASIC]
+    assert state.verified and state.line == line_of(BASIC, "scale")
+    assert dbg.backend.capabilities.conditional_breakpoints
+    assert [f.id for f in dbg.backend.capabilities.exception_filters if f.default] == ["uncaught"]
+
+    stop = await dbg.stopped()
+    assert stop.reason == "breakpoint" and stop.hit_breakpoint_ids == [state.backend_id]
+    assert stop.all_threads_stopped
+    frames, total = await dbg.backend.stack_trace(stop.thread_id, 0, 20)
+    assert [f.name for f in frames] == ["scale", "total", "main", "<module>"]
+    assert total == 4 and [f.index for f in frames] == [0, 1, 2, 3]
+    assert frames[0].location.path == BASIC and os.path.isabs(frames[0].location.path)
+    assert frames[0].location.line == line_of(BASIC, "scale")
+    page, _ = await dbg.backend.stack_trace(stop.thread_id, 2, 1)
+    assert [(f.name, f.index) for f in page] == [("main", 2)]
+
+    scopes = await dbg.backend.scopes(frames[0].id)
+    assert [s.kind for s in scopes] == [ScopeKind.locals, ScopeKind.globals]
+    local = await dbg.locals(frames[0].id)
+    assert local["value"].value == "1" and local["factor"].value == "2"
+    assert local["value"].type == "int" and local["value"].ref == 0
+
+    main = await dbg.locals(frames[2].id)
+    items = main["items"]
+    assert items.ref > 0
+    children = {v.name: v for v in await dbg.backend.variables(items.ref)}
+    nested = children["1"]
+    assert nested.ref > 0
+    nested_children = {v.name: v for v in await dbg.backend.variables(nested.ref)}
+    assert "'nested'" in nested_children
+    point = {v.name: v for v in await dbg.backend.variables(children["0"].ref)}
+    assert point["x"].value == "3" and point["y"].value == "4"
+
+
+async def test_evaluate_ok_raising_and_in_an_outer_frame(dbg):
+    await dbg.launch(BASIC, [bp(BASIC, "scale")])
+    stop = await dbg.stopped()
+    frames, _ = await dbg.backend.stack_trace(stop.thread_id)
+    result = await dbg.backend.evaluate("value * 10 + factor", frames[0].id)
+    assert result.value == "12" and result.type == "int"
+    structured = await dbg.backend.evaluate("CONFIG", frames[0].id)
+    assert structured.ref > 0
+    with pytest.raises(CommandFailed) as info:
+        await dbg.backend.evaluate("1 / 0", frames[0].id)
+    assert "ZeroDivisionError: division by zero" in info.value.message
+    with pytest.raises(CommandFailed, match="NameError"):
+        await dbg.backend.evaluate("no_such_name", frames[0].id)
+    outer = await dbg.backend.evaluate("acc", frames[1].id)  # total()'s local
+    assert outer.value == "0"
+    assert "12" == (await dbg.backend.raw_command("value * 10 + factor", 5.0))
+
+
+async def test_step_over_in_and_out(dbg):
+    await dbg.launch(BASIC, [bp(BASIC, "call-total")])
+    stop = await dbg.stopped()
+    thread = stop.thread_id
+
+    await dbg.backend.step_in(thread)
+    assert (await dbg.stopped()).reason == "step"
+    frame = await dbg.top(thread)
+    assert frame.name == "total" and frame.location.line == line_of(BASIC, "loop-body") - 2
+
+    await dbg.backend.step_over(thread)
+    await dbg.stopped()
+    assert (await dbg.top(thread)).location.line == line_of(BASIC, "loop-body") - 1
+
+    await dbg.backend.step_out(thread)
+    await dbg.stopped()
+    frame = await dbg.top(thread)
+    assert frame.name == "main" and frame.location.line == line_of(BASIC, "call-total")
+    kinds = [e.kind for e in dbg.events if e.kind in ("stopped", "continued")]
+    assert kinds == ["stopped", "continued"] * 3 + ["stopped"]
+
+
+async def test_condition_hit_count_and_logpoint(dbg):
+    await dbg.launch(
+        BASIC,
+        [
+            bp(BASIC, "loop-body", condition="i == 2"),
+            bp(BASIC, "scale", log_message="scaled {value}"),
+            bp(BASIC, "count", hit_condition="3"),
+        ],
+    )
+    assert all(s.verified for s in dbg.states[BASIC])
+
+    stop = await dbg.stopped()
+    local = await dbg.locals((await dbg.top(stop.thread_id)).id)
+    assert local["i"].value == "2"
+
+    await dbg.backend.continue_(stop.thread_id)
+    stop = await dbg.stopped()
+    frame = await dbg.top(stop.thread_id)
+    assert frame.location.line == line_of(BASIC, "count")
+    assert (await dbg.locals(frame.id))["n"].value == "2"  # third time round
+    # Logpoints print and do not stop.
+    assert "scaled 1" in dbg.output() and "scaled 3" in dbg.output()
+
+
+async def test_line_without_code_disabled_and_function_breakpoints(dbg):
+    asked = line_of(BASIC, "no-code")
+    await dbg.launch(
+        BASIC,
+        [
+            BreakpointSpec(path=BASIC, line=asked),
+            bp(BASIC, "loop-body", enabled=False),
+            bp(BASIC, "count"),
+        ],
+        functions=[BreakpointSpec(function="scale")],
+    )
+    moved, disabled, normal = dbg.states[BASIC]
+    # debugpy accepts it and says where it really is: the nearest line with code.
+    assert moved.verified and moved.line is not None and moved.line != asked
+    assert moved.line == asked - 1
+    assert not disabled.verified and disabled.message == "disabled"
+    assert normal.verified and normal.line == line_of(BASIC, "count")
+    assert dbg.states["functions"][0].verified
+
+    stop = await dbg.stopped()
+    assert stop.hit_breakpoint_ids == [moved.backend_id]
+    assert (await dbg.top(stop.thread_id)).location.line == moved.line
+    # The disabled breakpoint in the loop was never set: the function one is next.
+    await dbg.backend.continue_(stop.thread_id)
+    stop = await dbg.stopped()
+    assert stop.reason in ("function breakpoint", "breakpoint")
+    assert (await dbg.top(stop.thread_id)).name == "scale"
+    await dbg.backend.set_function_breakpoints([])  # and it can be cleared
+    await dbg.backend.continue_(stop.thread_id)
+    stop = await dbg.stopped()
+    assert (await dbg.top(stop.thread_id)).location.line == line_of(BASIC, "count")
+
+
+async def test_uncaught_exception_stops_with_its_text(dbg):
+    await dbg.launch(RAISE)  # no filters set: the default (uncaught) applies
+    stop = await dbg.stopped()
+    assert stop.reason == "exception"
+    assert stop.text == "ValueError: bad value 3"
+    frame = await dbg.top(stop.thread_id)
+    assert frame.location.line == line_of(RAISE, "raise")
+
+
+async def test_exception_filters_can_be_turned_off(dbg):
+    await dbg.launch(RAISE, filters=[])
+    exited = await dbg.next("exited")
+    assert exited.exit_code == 1
+    assert "ValueError: bad value 3" in dbg.output("stderr")
+    assert not any(e.kind == "stopped" for e in dbg.events)
+
+
+async def test_unknown_exception_filter_lists_the_valid_ones(dbg):
+    async def configure():
+        await dbg.backend.set_exception_filters(["bogus"])
+
+    with pytest.raises(InvalidInput, match="raised, uncaught, userUnhandled"):
+        await dbg.backend.launch(LaunchRequest(program=BASIC), configure)
+
+
+async def test_threads_of_a_multithreaded_program(dbg):
+    await dbg.launch(THREADS, [bp(THREADS, "all-started")])
+    stop = await dbg.stopped()
+    names = {t.name for t in await dbg.backend.threads()}
+    assert {"MainThread", "worker-0", "worker-1", "worker-2"} <= names
+    assert stop.all_threads_stopped
+    await dbg.backend.continue_(None)
+    assert (await dbg.next("exited")).exit_code == 0
+    assert "total 5" in dbg.output("stdout")
+    started = [e for e in dbg.events if e.kind == "thread" and e.reason == "started"]
+    assert len(started) >= 4
+
+
+async def test_output_exit_code_and_a_single_terminated(dbg):
+    await dbg.launch(OUTPUT)
+    exited = await dbg.next("exited")
+    await dbg.next("terminated")
+    assert exited.exit_code == 3
+    assert "hello stdout\n" in dbg.output("stdout") and "line 2\n" in dbg.output("stdout")
+    assert "hello stderr\n" in dbg.output("stderr")
+    await dbg.backend.disconnect(terminate=True)
+    await asyncio.sleep(0.2)
+    assert [e.kind for e in dbg.events].count("terminated") == 1
+    with pytest.raises(InvalidInput, match="ended"):
+        await dbg.backend.threads()
+
+
+async def test_stop_on_entry_running_pause_and_terminate(dbg):
+    await dbg.launch(SLEEP, stop_on_entry=True)
+    stop = await dbg.stopped()
+    assert stop.reason == "entry"
+    await dbg.backend.continue_(stop.thread_id)
+    await dbg.next("continued")
+    for call in (
+        dbg.backend.stack_trace(stop.thread_id),
+        dbg.backend.scopes(1),
+        dbg.backend.variables(1),
+        dbg.backend.evaluate("tick", 1),
+    ):
+        with pytest.raises(InvalidInput, match="running; pause it or wait for it to stop"):
+            await call
+    with pytest.raises(InvalidInput, match="pause it before you step"):
+        await dbg.backend.step_over(stop.thread_id)
+    await dbg.backend.pause(None)
+    paused = await dbg.stopped()
+    assert paused.reason == "pause"
+    frame = await dbg.top(paused.thread_id)
+    assert frame.location.path == SLEEP
+
+    pid = dbg.backend.debuggee_pid
+    assert pid and pid_alive(pid)
+    await dbg.backend.disconnect(terminate=True)
+    assert [e.kind for e in dbg.events].count("terminated") == 1
+    deadline = time.monotonic() + 5
+    while pid_alive(pid) and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    assert not pid_alive(pid)
+
+
+async def test_detach_leaves_the_program_running_until_dispose(dbg):
+    await dbg.launch(SLEEP, [bp(SLEEP, "tick")])
+    await dbg.stopped()
+    pid = dbg.backend.debuggee_pid
+    await dbg.backend.disconnect(terminate=False)
+    terminated = [e for e in dbg.events if e.kind == "terminated"]
+    assert len(terminated) == 1
+    await asyncio.sleep(0.5)
+    assert pid_alive(pid)  # detached, it runs on past the breakpoint
+    await dbg.backend.dispose()
+    assert not pid_alive(pid)  # and it ends with its session
+
+
+async def test_attach_to_a_listening_program_then_detach(no_orphans):
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    program = await spawn(
+        [sys.executable, "-m", "debugpy", "--listen", f"127.0.0.1:{port}", SLEEP],
+        what="program", stdout=None, stderr=None,
+    )
+    harness = Harness()
+    try:
+        # No waiting for the program to listen: the client retries the connection.
+        async def configure():
+            await harness.backend.set_source_breakpoints(SLEEP, [bp(SLEEP, "tick")])
+
+        await harness.backend.attach(AttachRequest(host="127.0.0.1", port=port), configure)
+        stop = await harness.stopped()
+        assert (await harness.top(stop.thread_id)).location.line == line_of(SLEEP, "tick")
+        await harness.backend.disconnect(terminate=False)
+        await harness.backend.dispose()
+        await asyncio.sleep(0.3)
+        assert program.alive  # an attached program is not ours to end
+    finally:
+        await harness.backend.dispose()
+        await program.kill_group()
+
+
+async def test_adapter_death_is_reported_as_terminated(dbg):
+    await dbg.launch(BASIC, [bp(BASIC, "scale")])
+    stop = await dbg.stopped()
+    os.killpg(dbg.backend.client.process.pid, signal.SIGKILL)
+    terminated = await dbg.next("terminated")
+    assert "debugpy adapter" in terminated.reason
+    with pytest.raises((InvalidInput, BackendDied)):
+        await dbg.backend.stack_trace(stop.thread_id)
+
+
+async def test_launch_of_a_missing_file_is_invalid_input(dbg):
+    async def configure():
+        raise AssertionError("configure must not run")
+
+    with pytest.raises(InvalidInput, match="no Python file"):
+        await dbg.backend.launch(LaunchRequest(program=str(PROGRAMS / "nope.py")), configure)
+
+
+async def test_launch_failure_from_the_adapter_is_command_failed(dbg):
+    async def configure():
+        pass
+
+    request = LaunchRequest(program=BASIC, extra={"python": ["/nonexistent/python3"]})
+    with pytest.raises(CommandFailed, match="could not launch"):
+        await dbg.backend.launch(request, configure)
+    assert dbg.backend.client is None or not dbg.backend.client.alive
+
+
+# =========================================================================== TCP_NODELAY
+
+
+async def test_nodelay_keeps_the_users_path_and_sitecustomize(dbg, tmp_path):
+    (tmp_path / "sitecustomize.py").write_text("MARK = 'user sitecustomize ran'\n")
+    await dbg.launch(BASIC, [bp(BASIC, "scale")], env={"PYTHONPATH": str(tmp_path)})
+    stop = await dbg.stopped()
+    frame = await dbg.top(stop.thread_id)
+    mark = await dbg.backend.evaluate("__import__('sitecustomize').MARK", frame.id)
+    assert mark.value == "'user sitecustomize ran'"
+    leaked = await dbg.backend.evaluate(
+        f"[p for p in __import__('sys').path if p == {NODELAY_DIR!r}]", frame.id)
+    assert leaked.value == "[]"
+    user_path = await dbg.backend.evaluate(f"{str(tmp_path)!r} in __import__('sys').path",
+                                           frame.id)
+    assert user_path.value == "True"
+    # The program's own sockets keep Nagle: only debugpy's are changed.
+    delay = await dbg.backend.evaluate(
+        "(srv := __import__('socket').create_server(('127.0.0.1', 0)), "
+        "conn := __import__('socket').create_connection(srv.getsockname()), "
+        "conn.getsockopt(6, 1))[-1]",
+        frame.id,
+    )
+    assert delay.value == "0"
+
+
+async def step_round_ms(nodelay: bool, rounds: int = 6) -> float:
+    harness = Harness(nodelay=nodelay)
+    try:
+        await harness.launch(SLEEP, [bp(SLEEP, "tick")])
+        stop = await harness.stopped()
+        samples = []
+        for _ in range(rounds):
+            started = time.perf_counter()
+            await harness.backend.step_over(stop.thread_id)
+            stop = await harness.stopped()
+            frame = await harness.top(stop.thread_id)
+            scopes = await harness.backend.scopes(frame.id)
+            await harness.backend.variables(scopes[0].ref)
+            samples.append((time.perf_counter() - started) * 1000)
+        return statistics.median(samples)
+    finally:
+        await harness.backend.dispose()
+
+
+async def test_nodelay_makes_a_step_round_fast(no_orphans):
+    fast = await step_round_ms(nodelay=True)
+    slow = await step_round_ms(nodelay=False, rounds=3)
+    print(f"step+stackTrace+scopes+variables: {slow:.1f} ms stock, {fast:.1f} ms with TCP_NODELAY")
+    assert fast < 40, f"a step round took {fast:.1f} ms with TCP_NODELAY"
+    assert fast * 3 < slow
