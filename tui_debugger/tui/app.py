@@ -1,0 +1,618 @@
+"""The TUI application. `create_app` is the one factory: the CLI (through
+`run_app`) and the tests build the app the same way.
+
+The app is the only part that talks to the session (through a SessionLink):
+panes receive data as attributes and post messages when the person acts. Every
+session event is handled here, whoever caused it, so what an agent or the CLI
+does shows up exactly as what the person does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import sys
+from typing import Any
+
+from textual.app import App, ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.reactive import reactive
+from textual.widgets import Footer, TabbedContent, TabPane
+
+from backends.errors import DebuggerError
+from backends.models import Breakpoint
+
+from ..commands import registry
+from ..commands.views import VariablesResult
+from ..hub import Hub, SessionLink, execute
+from ..session import ActivityEntry, ClientInfo, StopInfo
+from .format import breakpoint_detail, breakpoint_glyph, display_path, who
+from .keymap import app_bindings, bindable_ids, user_keymap
+from .messages import EditBreakpoint, Evaluate, LoadChildren, RunCommand, ToggleBreakpoint, WatchesChanged
+from .palette import RegistryCommands
+from .widgets.activity_pane import ActivityPane
+from .widgets.breakpoints_pane import BreakpointsPane
+from .widgets.command_form import CommandForm, needs_form
+from .widgets.console_pane import ConsolePane
+from .widgets.help_screen import HelpScreen, binding_rows
+from .widgets.output_pane import OutputPane
+from .widgets.source_view import GutterMark, SourceView
+from .widgets.stack_pane import StackPane
+from .widgets.status_bar import StatusBar
+from .widgets.threads_pane import ThreadsPane
+from .widgets.variables_pane import Key, VariablesPane
+from .widgets.watches_pane import WatchesPane
+
+MODES = {"launch": "launch", "attach": "attach", "attach_sim": "attach_sim", "join": None}
+#: Commands that need a stopped program; greyed out otherwise.
+WHEN_STOPPED = {"continue", "next", "step", "finish", "until", "frame", "thread_select", "evaluate"}
+#: The TUI learns of the stop from the session's events, so it does not wait for it.
+RESUMING = {"continue", "next", "step", "finish"}
+VERBS = {"next": "stepped over", "step": "stepped into", "finish": "stepped out",
+         "continue": "continued", "until": "ran to a line"}
+PAGE = 100
+
+
+class DebuggerApp(App[int]):
+    CSS_PATH = "app.tcss"
+    TITLE = "tui-debugger"
+    COMMANDS = App.COMMANDS | {RegistryCommands}
+    BINDINGS = app_bindings()
+    NOTIFICATION_TIMEOUT = 4
+
+    state: reactive[str] = reactive("connecting")
+
+    def __init__(self, mode: str, args: dict[str, Any] | None = None, session: str | None = None,
+                 *, cwd: str | None = None, keymap: dict[str, str] | None = None,
+                 serve: bool = True) -> None:
+        super().__init__()
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+        self.mode = mode
+        self.start_args = dict(args or {})
+        self.session_arg = session
+        self.cwd = cwd or os.getcwd()
+        self.keymap = user_keymap() if keymap is None else dict(keymap)
+        self.serve = serve
+        self.hub: Hub | None = None
+        self.link: SessionLink | None = None
+        self.stop_info: StopInfo | None = None
+        self.selected_frame = 0
+        self.breakpoints: list[Breakpoint] = []
+        self.watch_expressions: list[str] = []
+        self.output_cursor = 0
+        self.error_message: str | None = None
+        self._seen_activity: set[tuple[float, str, str]] = set()
+        self._last_resume: tuple[str, str] | None = None  # (origin, how) of the last resume
+        self._closing = False
+        self._pump_started = False
+
+    # ================================================================== layout
+
+    def compose(self) -> ComposeResult:
+        yield StatusBar(id="status", cwd=self.cwd)
+        with Horizontal(id="main"):
+            with Vertical(id="left"):
+                yield SourceView(id="source", cwd=self.cwd)
+                with TabbedContent(id="io-tabs"):
+                    with TabPane("Output", id="tab-output"):
+                        yield OutputPane(id="output")
+                    with TabPane("Console", id="tab-console"):
+                        yield ConsolePane(id="console")
+                    with TabPane("Activity", id="tab-activity"):
+                        yield ActivityPane(id="activity")
+            with Vertical(id="right"):
+                with TabbedContent(id="data-tabs"):
+                    with TabPane("Variables", id="tab-variables"):
+                        yield VariablesPane(id="variables")
+                    with TabPane("Watches", id="tab-watches"):
+                        yield WatchesPane(id="watches")
+                with TabbedContent(id="nav-tabs"):
+                    with TabPane("Stack", id="tab-stack"):
+                        yield StackPane(id="stack", cwd=self.cwd)
+                    with TabPane("Threads", id="tab-threads"):
+                        yield ThreadsPane(id="threads")
+                    with TabPane("Breakpoints", id="tab-breakpoints"):
+                        yield BreakpointsPane(id="breakpoints", cwd=self.cwd)
+        yield Footer()
+
+    @property
+    def source(self) -> SourceView:
+        return self.query_one(SourceView)
+
+    @property
+    def status(self) -> StatusBar:
+        return self.query_one(StatusBar)
+
+    @property
+    def variables(self) -> VariablesPane:
+        return self.query_one(VariablesPane)
+
+    def on_mount(self) -> None:
+        from .. import config
+
+        theme = getattr(config.settings(), "theme", None)
+        if theme and theme in self.available_themes:
+            self.theme = theme
+        if self.keymap:
+            check = getattr(config, "check_keymap", None)
+            if check is not None:
+                try:
+                    check(self.keymap, bindable_ids())
+                except DebuggerError as exc:
+                    self.fail(exc.message)
+                    return
+            self.set_keymap(self.keymap)
+        self.source.focus()
+        self.status.message = "starting…" if self.mode != "join" else "joining…"
+        self.run_worker(self._start(), name="start", group="start")
+
+    # ================================================================== connecting
+
+    async def _start(self) -> None:
+        try:
+            if self.mode == "join":
+                self.link = await SessionLink.join(self.session_arg, "tui")
+                self._start_pump()
+            else:
+                self.hub = Hub(serve=self.serve)
+                self.hub.on_session_created(self._adopt)
+                await execute(self.hub, MODES[self.mode], self.start_args, origin="tui",
+                              client_cwd=self.cwd)
+        except DebuggerError as exc:
+            self.fail(exc.message)
+            return
+        await self._sync_all()
+
+    def _adopt(self, session) -> None:
+        """Subscribe as soon as the session exists, before its program can stop."""
+        assert self.hub is not None
+        self.link = SessionLink.local(self.hub, session, "tui")
+        self._start_pump()
+
+    def _start_pump(self) -> None:
+        if not self._pump_started:
+            self._pump_started = True
+            self.run_worker(self._pump(), name="events", group="events")
+
+    async def _pump(self) -> None:
+        assert self.link is not None
+        async for event in self.link.events():
+            try:
+                self.on_session_event(event.kind, event.data, event.origin)
+            except Exception as exc:  # a bad event must not stop the pane updates
+                self.log.error(f"event {event.kind}: {exc!r}")
+        if not self._closing and self.mode == "join":
+            self.state = "terminated"
+            self.status.message = "the session's host went away"
+
+    async def _sync_all(self) -> None:
+        """Everything that happened before this client subscribed."""
+        link = self.link
+        if link is None:
+            return
+        try:
+            out = await link.call("output", {"since": 0, "limit": 5000})
+            for entry in out.entries:
+                self._add_output(entry.seq, entry.category, entry.text)
+            status = await link.call("status")
+            bps = await link.call("breakpoint_list")
+            activity = await link.call("activity")
+        except DebuggerError as exc:
+            self.notify(exc.message, severity="error")
+            return
+        self.status.adapter = status.adapter
+        self.status.session_name = status.session
+        self.status.set_clients(status.clients)
+        self.status.exit_code = status.exit_code
+        self.status.message = status.terminated_reason or ""
+        self._show_breakpoints(bps.breakpoints)
+        for entry in activity.entries:
+            self._add_activity(entry)
+        if self.state == "connecting" or status.state != self.state:
+            self.state = status.state
+        if status.state == "stopped" and status.stop is not None and self.stop_info is None:
+            self._on_stopped(status.stop, "session")
+
+    def fail(self, message: str) -> None:
+        """Starting failed: leave with the message (run_app prints it)."""
+        self.error_message = message
+        self.exit(1, return_code=1)
+
+    # ================================================================== session events
+
+    def on_session_event(self, kind: str, data: dict[str, Any], origin: str) -> None:
+        if kind == "state":
+            self.state = data.get("state", self.state)
+        elif kind == "stopped":
+            self._on_stopped(StopInfo.model_validate(data), origin)
+        elif kind == "continued":
+            self._last_resume = (origin, data.get("how", "continue"))
+            self.stop_info = None
+            self.status.stop = None
+        elif kind == "output":
+            self._add_output(int(data.get("seq", 0)), data.get("category", "stdout"), data.get("text", ""))
+        elif kind == "breakpoints":
+            self._show_breakpoints([Breakpoint.model_validate(b) for b in data.get("breakpoints", [])])
+        elif kind == "activity":
+            self._add_activity(ActivityEntry.model_validate(data))
+        elif kind == "selection":
+            self._on_selection(data, origin)
+        elif kind == "exited":
+            self.status.exit_code = data.get("exit_code")
+        elif kind == "terminated":
+            self.state = "terminated"
+            self.status.exit_code = data.get("exit_code", self.status.exit_code)
+            self.status.message = data.get("reason") or ""
+            self.query_one(OutputPane).flush_partial()
+            code = data.get("exit_code")
+            self.notify("The program ended" + (f" with exit code {code}." if code is not None else "."),
+                        title="Session over")
+        elif kind == "clients":
+            self.status.set_clients([ClientInfo.model_validate(c) for c in data.get("clients", [])])
+
+    def watch_state(self, state: str) -> None:
+        self.status.state = state
+        if state != "stopped":
+            for pane in (self.source, self.variables, self.query_one(StackPane),
+                         self.query_one(WatchesPane), self.query_one(ThreadsPane)):
+                pane.add_class("-stale")
+        self.refresh_bindings()
+
+    def _on_stopped(self, stop: StopInfo, origin: str) -> None:
+        # Paint the new location first: it is in the event, no round trip needed.
+        self.stop_info = stop
+        self.selected_frame = 0
+        loc = stop.location
+        self.source.show_location(loc.path if loc else None, loc.line if loc else 0, top=True)
+        self.source.remove_class("-stale")
+        self.status.stop = stop
+        self.status.state = "stopped"
+        resumed_by, how = self._last_resume or (origin, "")
+        if resumed_by not in ("tui", "session", "user") and resumed_by == origin:
+            where = f" → {display_path(loc.path, self.cwd)}:{loc.line}" if loc and loc.path else ""
+            self.notify(f"The {who(origin)} {VERBS.get(how, 'resumed')}{where}",
+                        title=f"{who(origin).capitalize()} is driving")
+        self._last_resume = None
+        self.run_worker(self._refresh(), group="refresh", exclusive=True)
+
+    def _on_selection(self, data: dict[str, Any], origin: str) -> None:
+        self.selected_frame = int(data.get("frame_index") or 0)
+        loc = data.get("location")
+        if loc:
+            self.source.show_location(loc.get("path"), int(loc.get("line") or 0),
+                                      top=self.selected_frame == 0)
+        self.run_worker(self._refresh(), group="refresh", exclusive=True)
+
+    # ================================================================== filling panes
+
+    async def _refresh(self) -> None:
+        """After a stop or a frame change: stack, then variables, watches, threads.
+        Old values stay on screen (dimmed) until the new ones are in."""
+        link = self.link
+        if link is None or self.state == "terminated":
+            return
+        try:
+            stack = await link.call("stack", {})
+        except DebuggerError as exc:
+            self.query_one(StackPane).border_subtitle = exc.message
+            return
+        selected = next((f.index for f in stack.frames if f.selected), 0)
+        self.selected_frame = selected
+        self.query_one(StackPane).show_frames(stack.frames, selected)
+        frame = next((f for f in stack.frames if f.index == selected), None)
+        if frame is not None and frame.file and self.source.location_line is None:
+            self.source.show_location(frame.file, frame.line or 1, top=selected == 0)
+        await self._refresh_variables(selected)
+        await self._refresh_watches()
+        with contextlib.suppress(DebuggerError):
+            threads = await link.call("threads")
+            self.query_one(ThreadsPane).show_threads(threads.threads)
+
+    async def _refresh_variables(self, frame_index: int) -> None:
+        link = self.link
+        assert link is not None
+        try:
+            first = await link.call("variables", {"frame_index": frame_index, "max_items": PAGE})
+        except DebuggerError as exc:
+            self.variables.placeholder = exc.message
+            self.variables.show([], {})
+            return
+        pages: dict[Key, VariablesResult] = {(first.scope, None): first}
+        keys = self.variables.wanted_keys(first.scopes)
+        present = {(first.scope, v.path) for v in first.variables if v.has_children}
+        for scope, path in keys:
+            if (scope, path) in pages or (path is not None and (scope, path) not in present):
+                continue
+            args = {"frame_index": frame_index, "scope": scope, "max_items": PAGE}
+            if path is not None:
+                args["path"] = path
+            try:
+                page = await link.call("variables", args)
+            except DebuggerError:
+                continue
+            pages[(scope, path)] = page
+            present.update((scope, v.path) for v in page.variables if v.has_children)
+        self.variables.show(first.scopes, pages)
+
+    async def _refresh_watches(self) -> None:
+        if not self.watch_expressions or self.link is None or self.state != "stopped":
+            return
+        values: dict[str, str] = {}
+        for expression in self.watch_expressions:
+            try:
+                result = await self.link.call("evaluate", {"expression": expression,
+                                                           "frame_index": self.selected_frame,
+                                                           "context": "watch"})
+                values[expression] = result.value
+            except DebuggerError as exc:
+                values[expression] = f"<{exc.message}>"
+        self.query_one(WatchesPane).show_values(values)
+
+    def _add_output(self, seq: int, category: str, text: str) -> None:
+        if seq and seq < self.output_cursor:
+            return  # already shown (the initial read and the events overlap)
+        self.output_cursor = max(self.output_cursor, seq + 1)
+        self.query_one(OutputPane).append(category, text)
+
+    def _add_activity(self, entry: ActivityEntry) -> None:
+        key = (entry.at, entry.origin, entry.command)
+        if key in self._seen_activity:
+            return
+        self._seen_activity.add(key)
+        self.query_one(ActivityPane).add(entry)
+        if entry.origin in ("mcp", "cli"):
+            tabs = self.query_one("#io-tabs", TabbedContent)
+            if tabs.active != "tab-activity":
+                tabs.get_tab("tab-activity").label = "Activity •"
+
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        if event.pane.id == "tab-activity":
+            event.tabbed_content.get_tab("tab-activity").label = "Activity"
+
+    def _show_breakpoints(self, breakpoints: list[Breakpoint]) -> None:
+        self.breakpoints = breakpoints
+        marks: dict[str, dict[int, GutterMark]] = {}
+        for bp in breakpoints:
+            if not bp.spec.path:
+                continue
+            line = bp.line or bp.spec.line or 0
+            marks.setdefault(bp.spec.path, {})[line] = GutterMark(
+                glyph=breakpoint_glyph(bp), origin=bp.set_by, enabled=bp.spec.enabled,
+                verified=bp.verified, detail=breakpoint_detail(bp))
+        self.source.set_breakpoints(marks)
+        self.query_one(BreakpointsPane).show_breakpoints(breakpoints)
+
+    # ================================================================== person's actions
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "run_command" and parameters:
+            command_id = str(parameters[0])
+            if command_id in WHEN_STOPPED:
+                return True if self.state == "stopped" else None
+            if command_id == "pause":
+                return True if self.state == "running" else None
+            if command_id in ("terminate", "detach"):
+                return True if self.state in ("running", "stopped", "starting") else None
+            if command_id == "restart":
+                return True if self.state not in ("connecting", "idle") else None
+        if action in ("run_to_cursor", "frame_offset"):
+            return True if self.state == "stopped" else None
+        return True
+
+    def action_run_command(self, command_id: str) -> None:
+        self.invoke_command(command_id)
+
+    def invoke_command(self, command_id: str, args: dict[str, Any] | None = None) -> None:
+        """Run a registry command; one that needs arguments asks for them first."""
+        command = registry.get(command_id)
+        if args is None and needs_form(command):
+            initial: dict[str, Any] = {}
+            fields = command.args.model_fields
+            if self.source.file is not None and "file" in fields and "line" in fields:
+                initial = {"file": display_path(self.source.file.path, self.cwd),
+                           "line": self.source.cursor_line}
+
+            def done(values: dict[str, Any] | None) -> None:
+                if values is not None:
+                    self._run(command_id, values)
+
+            self.push_screen(CommandForm(command, initial), done)
+            return
+        self._run(command_id, args or {})
+
+    def _run(self, command_id: str, args: dict[str, Any]) -> None:
+        if command_id in RESUMING and "wait_ms" not in args:
+            args = {**args, "wait_ms": 0}
+        elif command_id == "until" and "wait_ms" not in args:
+            # The one-shot breakpoint lives until the call returns: wait for the stop.
+            args = {**args, "wait_ms": 600_000}
+        self.run_worker(self._call(command_id, args), group="commands")
+
+    async def _call(self, command_id: str, args: dict[str, Any]) -> Any:
+        if self.link is None:
+            self.notify("Not connected to a session yet.", severity="warning")
+            return None
+        try:
+            return await self.link.call(command_id, args, cwd=self.cwd)
+        except DebuggerError as exc:
+            self.notify(exc.message, title=command_id, severity="error")
+            return None
+
+    def on_run_command(self, message: RunCommand) -> None:
+        message.stop()
+        self.invoke_command(message.command_id, message.args)
+
+    def on_toggle_breakpoint(self, message: ToggleBreakpoint) -> None:
+        message.stop()
+        for bp in self.breakpoints:
+            if bp.spec.path == message.path and message.line in (bp.line, bp.spec.line):
+                self._run("breakpoint_remove", {"breakpoint_id": bp.id})
+                return
+        self._run("breakpoint_add", {"file": message.path, "line": message.line})
+
+    def action_toggle_breakpoint(self) -> None:
+        self.source.action_toggle_breakpoint()
+
+    def action_run_to_cursor(self) -> None:
+        self.source.action_run_to_cursor()
+
+    def action_frame_offset(self, offset: int) -> None:
+        self._run("frame", {"offset": offset})
+
+    def on_edit_breakpoint(self, message: EditBreakpoint) -> None:
+        message.stop()
+        bp = next((b for b in self.breakpoints if b.id == message.breakpoint_id), None)
+        if bp is None:
+            return
+        initial = {"breakpoint_id": bp.id, "enabled": bp.spec.enabled,
+                   "condition": bp.spec.condition or "", "hit_condition": bp.spec.hit_condition or "",
+                   "log_message": bp.spec.log_message or ""}
+
+        def done(values: dict[str, Any] | None) -> None:
+            if values is None:
+                return
+            if values.get("__button__") == "remove":
+                self._run("breakpoint_remove", {"breakpoint_id": bp.id})
+            else:
+                self._run("breakpoint_update", values)
+
+        where = bp.spec.function or f"{display_path(bp.spec.path, self.cwd)}:{bp.line or bp.spec.line}"
+        self.push_screen(CommandForm(registry.get("breakpoint_update"), initial,
+                                     title=f"Breakpoint {bp.id} at {where}",
+                                     extra_buttons=[("remove", "Remove")]), done)
+
+    def on_load_children(self, message: LoadChildren) -> None:
+        message.stop()
+        self.run_worker(self._load_children(message.scope, message.path, message.start),
+                        group="children")
+
+    async def _load_children(self, scope: str, path: str | None, start: int) -> None:
+        if self.link is None:
+            return
+        args: dict[str, Any] = {"frame_index": self.selected_frame, "scope": scope,
+                                "max_items": PAGE, "start": start}
+        if path is not None:
+            args["path"] = path
+        try:
+            page = await self.link.call("variables", args)
+        except DebuggerError as exc:
+            self.variables.show_error((scope, path), exc.message)
+            return
+        self.variables.add_page((scope, path), page, start)
+
+    def on_evaluate(self, message: Evaluate) -> None:
+        message.stop()
+        self.run_worker(self._evaluate(message.expression), group="console")
+
+    async def _evaluate(self, expression: str) -> None:
+        console = self.query_one(ConsolePane)
+        if self.link is None:
+            return
+        try:
+            result = await self.link.call("evaluate", {"expression": expression,
+                                                       "frame_index": self.selected_frame})
+        except DebuggerError as exc:
+            console.show_result(exc.message, error=True)
+            return
+        console.show_result(result.value, result.type)
+
+    def on_watches_changed(self, message: WatchesChanged) -> None:
+        message.stop()
+        self.watch_expressions = message.expressions
+        self.run_worker(self._refresh_watches(), group="watches", exclusive=True)
+
+    def action_help(self) -> None:
+        from .widgets.breakpoints_pane import BreakpointsPane as BP
+        from .widgets.console_pane import ConsoleInput
+        from .widgets.output_pane import OutputPane as OP
+        from .widgets.watches_pane import WatchesPane as WP
+
+        sections = [
+            ("Everywhere", binding_rows(list(self.BINDINGS), self.keymap)
+             + [("Ctrl+P", "command palette: every command")]),
+            ("Source pane (pdb/pudb keys)", binding_rows(SourceView.BINDINGS, self.keymap)),
+            ("Breakpoints pane", binding_rows(BP.BINDINGS, self.keymap)),
+            ("Watches pane", binding_rows(WP.BINDINGS, self.keymap)),
+            ("Output pane", binding_rows(OP.BINDINGS, self.keymap)),
+            ("Console", binding_rows(ConsoleInput.BINDINGS, self.keymap)
+             + [("Enter", "evaluate in the selected frame")]),
+            ("Mouse", [("click gutter", "toggle a breakpoint on that line"),
+                       ("click row twice", "select a frame / thread, edit a breakpoint"),
+                       ("click ▶ in Variables", "expand a value"),
+                       ("click footer key", "run that command")]),
+        ]
+        self.push_screen(HelpScreen(sections))
+
+    def action_focus_pane(self, name: str) -> None:
+        tabs = {"variables": ("#data-tabs", "tab-variables"), "output": ("#io-tabs", "tab-output"),
+                "console": ("#io-tabs", "tab-console")}
+        if name in tabs:
+            selector, pane = tabs[name]
+            self.query_one(selector, TabbedContent).active = pane
+        target = {"source": "#source", "variables": "#variables", "output": "#output-log",
+                  "console": "#console-input"}[name]
+        self.query_one(target).focus()
+
+    def action_toggle_maximize(self) -> None:
+        if self.screen.maximized is not None:
+            self.screen.minimize()
+        elif self.focused is not None:
+            self.screen.maximize(self.focused)
+
+    # ================================================================== leaving
+
+    async def action_quit(self) -> None:
+        await self.shutdown()
+        self.exit(0 if self.error_message is None else 1)
+
+    async def shutdown(self) -> None:
+        """End what this app started: its session (launch/attach) or its connection (join)."""
+        if self._closing:
+            return
+        self._closing = True
+        with contextlib.suppress(Exception):
+            if self.hub is not None:
+                await asyncio.wait_for(self.hub.close_all(), 20)
+            elif self.link is not None:
+                await asyncio.wait_for(self.link.close(), 5)
+
+    async def on_unmount(self) -> None:
+        await self.shutdown()
+
+
+def create_app(mode: str, args: dict[str, Any] | None = None, session: str | None = None,
+               **options: Any) -> DebuggerApp:
+    """The app for `tui-debugger run/attach/ui`: mode is launch, attach, attach_sim
+    (args are that command's arguments) or join (session is a live session's name,
+    or None for the newest)."""
+    return DebuggerApp(mode, args, session, **options)
+
+
+def run_app(mode: str, args: dict[str, Any] | None = None, session: str | None = None) -> int:
+    app = create_app(mode, args, session)
+    code = app.run()
+    _end_leftovers(app)
+    if app.error_message:
+        print(f"error: {app.error_message}", file=sys.stderr)
+        return 1
+    return int(code or 0)
+
+
+def _end_leftovers(app: DebuggerApp) -> None:
+    """If the app died before ending its session, still end the processes it started."""
+    if app.hub is None:
+        return
+    from backends.process import descendants, pid_alive
+    import signal
+
+    for session in app.hub.sessions.values():
+        backend = session.backend
+        if backend is None:
+            continue
+        for pid in list(backend.child_pids):
+            for p in [pid, *descendants(pid)]:
+                if pid_alive(p):
+                    with contextlib.suppress(OSError):
+                        os.kill(p, signal.SIGKILL)

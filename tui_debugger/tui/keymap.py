@@ -1,0 +1,93 @@
+"""Key bindings: generated from the command registry (each command's default
+keys), plus the TUI's own actions. Every binding has an id, so a `keymap`
+setting ({binding id or command id: "key,key"}) rebinds it through Textual's
+keymap mechanism."""
+
+from __future__ import annotations
+
+from textual.binding import Binding
+
+from ..commands import registry
+
+#: Short labels for the footer and help; the registry's help text is the long form.
+LABELS = {
+    "continue": "Continue", "next": "Over", "step": "Into", "finish": "Out",
+    "pause": "Pause", "terminate": "Stop", "restart": "Restart", "until": "Run to cursor",
+}
+#: What the footer shows at 80 columns; everything else is in `?` and the palette.
+FOOTER = ("continue", "next", "step", "finish", "toggle_breakpoint", "help")
+
+#: The TUI's own bindable actions: (id, default keys, action, description).
+TUI_ACTIONS = [
+    ("toggle_breakpoint", "f9", "toggle_breakpoint", "Break"),
+    ("help", "question_mark", "help", "Keys"),
+    ("quit", "ctrl+q", "quit", "Quit"),
+    ("focus_source", "f2", "focus_pane('source')", "Source"),
+    ("focus_variables", "f3", "focus_pane('variables')", "Variables"),
+    ("focus_output", "f4", "focus_pane('output')", "Output"),
+    ("focus_console", "f7", "focus_pane('console')", "Console"),
+    ("maximize", "f8", "toggle_maximize", "Maximize pane"),
+    ("frame_up", "ctrl+up", "frame_offset(1)", "Frame up (caller)"),
+    ("frame_down", "ctrl+down", "frame_offset(-1)", "Frame down"),
+]
+
+
+def command_bindings() -> list[Binding]:
+    """One binding per registry command that has default keys."""
+    bindings = []
+    for cmd in registry.all_commands():
+        if not cmd.keys or not cmd.tui_action:
+            continue
+        action = "run_to_cursor" if cmd.id == "until" else f"run_command('{cmd.id}')"
+        bindings.append(Binding(",".join(cmd.keys), action, LABELS.get(cmd.id, cmd.help),
+                                show=cmd.id in FOOTER, id=cmd.id,
+                                key_display=display_key(cmd.keys[0])))
+    return bindings
+
+
+def app_bindings() -> list[Binding]:
+    return command_bindings() + [
+        Binding(key, action, description, show=binding_id in FOOTER, id=binding_id,
+                key_display=display_key(key.split(",")[0]))
+        for binding_id, key, action, description in TUI_ACTIONS
+    ]
+
+
+def user_keymap() -> dict[str, str]:
+    """The `keymap` setting, if the settings model has one: {id: "key[,key]"}."""
+    from ..config import settings
+
+    keymap = getattr(settings(), "keymap", None) or {}
+    return {str(k): str(v) for k, v in dict(keymap).items()}
+
+
+_NAMES = {"question_mark": "?", "slash": "/", "period": ".", "space": "Space",
+          "delete": "Del", "escape": "Esc", "enter": "Enter", "pageup": "PgUp",
+          "pagedown": "PgDn", "up": "↑", "down": "↓"}
+
+
+def display_key(key: str) -> str:
+    """"ctrl+shift+f5" -> "Ctrl+Shift+F5"; "question_mark" -> "?"."""
+    parts = key.strip().split("+")
+    out = []
+    for part in parts:
+        if part in _NAMES:
+            out.append(_NAMES[part])
+        elif len(part) == 1:
+            out.append(part.upper() if len(parts) > 1 else part)
+        else:
+            out.append(part[0].upper() + part[1:])
+    return "+".join(out)
+
+
+def bindable_ids() -> list[str]:
+    """Every id a keymap may name: the app's bindings and the panes'."""
+    from .widgets.breakpoints_pane import BreakpointsPane
+    from .widgets.output_pane import OutputPane
+    from .widgets.source_view import SourceView
+    from .widgets.watches_pane import WatchesPane
+
+    ids = [b.id for b in app_bindings()]
+    for widget in (SourceView, BreakpointsPane, OutputPane, WatchesPane):
+        ids += [b.id for b in widget.BINDINGS if isinstance(b, Binding) and b.id]
+    return [i for i in ids if i]

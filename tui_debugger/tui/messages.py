@@ -1,0 +1,52 @@
+"""Messages panes post up to the app. A pane never calls the session: it says what
+the person asked for, and the app runs the command."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.message import Message
+
+
+class RunCommand(Message):
+    """Run a registry command with these arguments, on behalf of the person."""
+
+    def __init__(self, command_id: str, args: dict[str, Any] | None = None) -> None:
+        super().__init__()
+        self.command_id = command_id
+        self.args = args or {}
+
+
+class ToggleBreakpoint(Message):
+    def __init__(self, path: str, line: int) -> None:
+        super().__init__()
+        self.path = path
+        self.line = line
+
+
+class EditBreakpoint(Message):
+    def __init__(self, breakpoint_id: int) -> None:
+        super().__init__()
+        self.breakpoint_id = breakpoint_id
+
+
+class LoadChildren(Message):
+    """Fetch children of a variable (or a whole scope when path is None), a page at a time."""
+
+    def __init__(self, scope: str, path: str | None, start: int = 0) -> None:
+        super().__init__()
+        self.scope = scope
+        self.path = path
+        self.start = start
+
+
+class Evaluate(Message):
+    def __init__(self, expression: str) -> None:
+        super().__init__()
+        self.expression = expression
+
+
+class WatchesChanged(Message):
+    def __init__(self, expressions: list[str]) -> None:
+        super().__init__()
+        self.expressions = expressions

@@ -1,0 +1,26 @@
+"""Who did what in this session: the person, the agent (MCP) and the CLI."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import RichLog
+
+from ...session import ActivityEntry
+from ..format import one_line, who
+
+ORIGIN_STYLES = {"mcp": "bold magenta", "cli": "bold cyan", "tui": "bold green"}
+
+
+class ActivityPane(RichLog):
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, wrap=False, max_lines=1_000, auto_scroll=True)
+        self.entries: list[ActivityEntry] = []
+
+    def add(self, entry: ActivityEntry) -> None:
+        self.entries.append(entry)
+        text = Text()
+        text.append(f"{who(entry.origin):>7} ", ORIGIN_STYLES.get(entry.origin, "bold"))
+        text.append(entry.command, "" if entry.ok else "red")
+        if entry.summary:
+            text.append(" " + one_line(entry.summary, 120), "dim" if entry.ok else "red")
+        self.write(text)

@@ -1,0 +1,67 @@
+"""Every breakpoint of the session, whoever set it. Space enables or disables,
+Enter (or a click on the highlighted row) edits the condition, Delete removes."""
+
+from __future__ import annotations
+
+from textual.binding import Binding
+from textual.widgets import DataTable
+
+from backends.models import Breakpoint
+from ..format import breakpoint_detail, breakpoint_glyph, display_path, who
+from ..messages import EditBreakpoint, RunCommand
+
+
+class BreakpointsPane(DataTable):
+    BINDINGS = [
+        Binding("space", "toggle_enabled", "enable/disable", id="bp.toggle"),
+        Binding("e", "edit", "edit condition", id="bp.edit"),
+        Binding("delete,x", "remove", "remove", id="bp.remove"),
+    ]
+
+    def __init__(self, *, cwd: str | None = None, id: str | None = None) -> None:
+        super().__init__(id=id, cursor_type="row")
+        self.cwd = cwd
+        self.breakpoints: list[Breakpoint] = []
+
+    def on_mount(self) -> None:
+        self.add_columns(" ", "#", "where", "condition", "hits", "by")
+
+    def show_breakpoints(self, breakpoints: list[Breakpoint]) -> None:
+        row = self.cursor_row
+        self.breakpoints = breakpoints
+        self.clear()
+        for bp in breakpoints:
+            if bp.spec.function:
+                where = f"{bp.spec.function}()"
+            else:
+                where = f"{display_path(bp.spec.path, self.cwd)}:{bp.line or bp.spec.line}"
+            self.add_row(breakpoint_glyph(bp), str(bp.id), where, breakpoint_detail(bp),
+                         str(bp.hits), who(bp.set_by), key=str(bp.id))
+        if breakpoints:
+            self.move_cursor(row=min(row, len(breakpoints) - 1), animate=False)
+
+    def _current(self) -> Breakpoint | None:
+        if not self.breakpoints or self.cursor_row >= len(self.breakpoints):
+            return None
+        return self.breakpoints[self.cursor_row]
+
+    def action_toggle_enabled(self) -> None:
+        bp = self._current()
+        if bp is not None:
+            self.post_message(RunCommand("breakpoint_update",
+                                         {"breakpoint_id": bp.id, "enabled": not bp.spec.enabled}))
+
+    def action_edit(self) -> None:
+        bp = self._current()
+        if bp is not None:
+            self.post_message(EditBreakpoint(bp.id))
+
+    def action_remove(self) -> None:
+        bp = self._current()
+        if bp is not None:
+            self.post_message(RunCommand("breakpoint_remove", {"breakpoint_id": bp.id}))
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        if event.row_key.value is not None:
+            self.post_message(EditBreakpoint(int(event.row_key.value)))

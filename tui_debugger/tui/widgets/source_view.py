@@ -1,0 +1,348 @@
+"""The source pane: line numbers, a breakpoint gutter, the current-line marker and
+syntax highlighting, for files of any size.
+
+It is a Line API widget: only the rows on screen are rendered, and highlighting is
+done per block of lines the first time a block scrolls into view, so a file of
+100,000 lines costs no more per step than a file of 100.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from rich.segment import Segment
+from rich.style import Style
+from rich.syntax import Syntax
+from rich.text import Text
+from textual.binding import Binding
+from textual.events import Click
+from textual.geometry import Size
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from ..format import WHO_LETTER, display_path
+from ..messages import RunCommand, ToggleBreakpoint
+
+HIGHLIGHT_BLOCK = 200  # lines lexed together: enough context for multi-line strings
+HIGHLIGHT_CACHE_BLOCKS = 64
+MAX_LINE_CHARS = 2_000  # a minified line is cut rather than measured and laid out whole
+
+
+@dataclass(frozen=True)
+class GutterMark:
+    glyph: str  # ● ◆ ▲ (hollow when disabled), see format.breakpoint_glyph
+    origin: str  # who set it: tui, mcp, cli, session
+    enabled: bool = True
+    verified: bool = True
+    detail: str = ""
+
+
+@dataclass
+class LoadedFile:
+    path: str
+    lines: list[str]
+    width: int
+    mtime: float
+
+
+def read_source(path: str) -> LoadedFile | None:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
+        mtime = os.path.getmtime(path)
+    except OSError:
+        return None
+    lines = [line[:MAX_LINE_CHARS].expandtabs(4) for line in text.splitlines()] or [""]
+    return LoadedFile(path, lines, max(map(len, lines)), mtime)
+
+
+class SourceView(ScrollView, can_focus=True):
+    """Shows one file. The app sets `location` (where the selected frame is),
+    `breakpoints` (gutter marks by line) and opens files; the view posts
+    ToggleBreakpoint and RunCommand when the person acts."""
+
+    BINDINGS = [
+        Binding("up,k", "cursor(-1)", "up", show=False),
+        Binding("down,j", "cursor(1)", "down", show=False),
+        Binding("left,h", "scroll_columns(-4)", "scroll left", show=False),
+        Binding("right,l", "scroll_columns(4)", "scroll right", show=False),
+        Binding("pageup", "page(-1)", "page up", show=False),
+        Binding("pagedown", "page(1)", "page down", show=False),
+        Binding("home", "cursor_to(1)", "first line", show=False),
+        Binding("end", "cursor_to(-1)", "last line", show=False),
+        Binding("period", "cursor_to_location", "back to the current line", show=False),
+        Binding("n", "app.run_command('next')", "next (step over)", show=False, id="src.next"),
+        Binding("s", "app.run_command('step')", "step into", show=False, id="src.step"),
+        Binding("c", "app.run_command('continue')", "continue", show=False, id="src.continue"),
+        Binding("r,f", "app.run_command('finish')", "finish (step out)", show=False, id="src.finish"),
+        Binding("b", "toggle_breakpoint", "toggle breakpoint", show=False, id="src.break"),
+        Binding("t", "run_to_cursor", "run to the cursor line", show=False, id="src.until"),
+        Binding("u", "app.frame_offset(1)", "up the stack (caller)", show=False, id="src.up"),
+        Binding("d", "app.frame_offset(-1)", "down the stack (callee)", show=False, id="src.down"),
+    ]
+
+    COMPONENT_CLASSES = {
+        "source--lineno",
+        "source--current",
+        "source--current-marker",
+        "source--cursor",
+        "source--breakpoint",
+        "source--breakpoint-disabled",
+        "source--origin",
+    }
+
+    cursor_line: reactive[int] = reactive(1, always_update=True, repaint=True)
+
+    def __init__(self, *, cwd: str | None = None, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.cwd = cwd
+        self.file: LoadedFile | None = None
+        self.location_line: int | None = None  # the selected frame's line in this file
+        self.location_is_top = True  # innermost frame (▶) or a caller (▷)
+        self.marks: dict[int, GutterMark] = {}
+        self._all_marks: dict[str, dict[int, GutterMark]] = {}
+        self._files: dict[str, LoadedFile] = {}
+        self._blocks: OrderedDict[int, list[Text]] = OrderedDict()
+        self._lexer = None
+        self._syntax_theme = Syntax.get_theme("monokai")
+        #: the current line as last painted: what a person sees (the benchmark reads it)
+        self.painted_location: tuple[str, int] | None = None
+        self.message = "No program stopped yet."
+
+    # ------------------------------------------------------------------ inputs from the app
+
+    def open_file(self, path: str) -> bool:
+        """Show `path` (cached after the first read). False when it cannot be read."""
+        if self.file is not None and self.file.path == path:
+            return True
+        loaded = self._files.get(path)
+        if loaded is not None:
+            try:
+                if os.path.getmtime(path) != loaded.mtime:
+                    loaded = None
+            except OSError:
+                loaded = None
+        if loaded is None:
+            loaded = read_source(path)
+            if loaded is None:
+                self.message = f"Source not available: {display_path(path, self.cwd)}"
+                self.file = None
+                self.virtual_size = Size(0, 0)
+                self.border_title = display_path(path, self.cwd)
+                self.refresh()
+                return False
+            self._files[path] = loaded
+        self.file = loaded
+        self._blocks.clear()
+        self._lexer = _lexer_for(path)
+        self.marks = self._all_marks.get(path, {})
+        self.location_line = None
+        self.border_title = display_path(path, self.cwd)
+        self.virtual_size = Size(loaded.width + self.gutter_width + 1, len(loaded.lines))
+        self.refresh()
+        return True
+
+    def show_location(self, path: str | None, line: int, top: bool = True) -> None:
+        """Move the current-line marker (opening the file if needed) and scroll it into view."""
+        if not path:
+            self.file = None
+            self.message = "No source for this frame (library or generated code)."
+            self.border_title = "<no source>"
+            self.virtual_size = Size(0, 0)
+            self.refresh()
+            return
+        if not self.open_file(path):
+            return
+        self.location_line = line
+        self.location_is_top = top
+        self.cursor_line = line
+        self.center_line(line)
+        # The virtual size of a newly opened file is applied at the next layout.
+        self.call_after_refresh(self.center_line, line)
+        self.refresh()
+
+    def set_breakpoints(self, marks_by_path: dict[str, dict[int, GutterMark]]) -> None:
+        self._all_marks = marks_by_path
+        self.marks = marks_by_path.get(self.file.path, {}) if self.file else {}
+        self.refresh()
+
+    # ------------------------------------------------------------------ geometry
+
+    @property
+    def gutter_width(self) -> int:
+        digits = len(str(len(self.file.lines))) if self.file else 3
+        # breakpoint glyph, who set it, space, number, space, marker, space
+        return 3 + max(digits, 3) + 3
+
+    def center_line(self, line: int) -> None:
+        height = self.scrollable_content_region.height or self.size.height or 10
+        top = self.scroll_offset.y
+        if top < line - 1 < top + height - 1 and height > 4 and top + 1 < line - 1:
+            return  # already comfortably visible: do not jump
+        self.scroll_to(y=max(0, line - 1 - height // 3), animate=False, immediate=True, force=True)
+
+    def _ensure_cursor_visible(self) -> None:
+        height = self.scrollable_content_region.height or self.size.height
+        top = self.scroll_offset.y
+        line = self.cursor_line
+        if line - 1 < top:
+            self.scroll_to(y=line - 1, animate=False, immediate=True, force=True)
+        elif line - 1 >= top + height:
+            self.scroll_to(y=line - height, animate=False, immediate=True, force=True)
+
+    # ------------------------------------------------------------------ actions
+
+    def action_cursor(self, delta: int) -> None:
+        self._move_cursor(self.cursor_line + delta)
+
+    def action_scroll_columns(self, delta: int) -> None:
+        self.scroll_to(x=max(0, self.scroll_offset.x + delta), animate=False, immediate=True, force=True)
+
+    def action_page(self, direction: int) -> None:
+        height = self.scrollable_content_region.height or 10
+        self._move_cursor(self.cursor_line + direction * max(1, height - 1))
+
+    def action_cursor_to(self, line: int) -> None:
+        total = len(self.file.lines) if self.file else 1
+        self._move_cursor(total if line < 0 else line)
+
+    def action_cursor_to_location(self) -> None:
+        if self.location_line:
+            self._move_cursor(self.location_line)
+
+    def _move_cursor(self, line: int) -> None:
+        total = len(self.file.lines) if self.file else 1
+        self.cursor_line = min(max(1, line), total)
+        self._ensure_cursor_visible()
+
+    def action_toggle_breakpoint(self) -> None:
+        if self.file is not None:
+            self.post_message(ToggleBreakpoint(self.file.path, self.cursor_line))
+
+    def action_run_to_cursor(self) -> None:
+        if self.file is not None:
+            self.post_message(RunCommand("until", {"file": self.file.path, "line": self.cursor_line}))
+
+    def on_click(self, event: Click) -> None:
+        if self.file is None:
+            return
+        line = event.y + self.scroll_offset.y + 1
+        if not 1 <= line <= len(self.file.lines):
+            return
+        self.cursor_line = line
+        if event.x < self.gutter_width:
+            # The gutter toggles, as in every editor; the code area only moves the cursor.
+            self.post_message(ToggleBreakpoint(self.file.path, line))
+
+    # ------------------------------------------------------------------ rendering
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        base = self.rich_style
+        if self.file is None:
+            if y == 0:
+                return Strip([Segment(self.message[:width], base)]).extend_cell_length(width, base)
+            return Strip.blank(width, base)
+        scroll_x, scroll_y = self.scroll_offset
+        index = scroll_y + y
+        if index >= len(self.file.lines):
+            return Strip.blank(width, base)
+        number = index + 1
+        is_current = number == self.location_line
+        is_cursor = number == self.cursor_line and self.has_focus
+        gutter = self._gutter(number, is_current, is_cursor)
+        code_width = max(0, width - gutter.cell_length)
+        text = self._highlighted(index)
+        code = Strip(text.render(self.app.console), text.cell_len)
+        code = code.crop_extend(scroll_x, scroll_x + code_width, None)
+        if is_current:
+            code = code.apply_style(self._current_line_style())
+            self.painted_location = (self.file.path, number)
+        elif is_cursor:
+            code = code.apply_style(self.get_component_rich_style("source--cursor", partial=True))
+        return Strip.join([gutter, code]).apply_style(base)
+
+    def _current_line_style(self) -> Style:
+        # Component styles are not blended with what is under them; a translucent
+        # highlight is blended here so the code on it keeps its colours readable.
+        styles = self.get_component_styles("source--current")
+        background = self.background_colors[1] + styles.background
+        return Style(bgcolor=background.rich_color, bold=True)
+
+    def _gutter(self, number: int, is_current: bool, is_cursor: bool) -> Strip:
+        assert self.file is not None
+        digits = self.gutter_width - 6
+        mark = self.marks.get(number)
+        segments: list[Segment] = []
+        if mark is not None:
+            style = self.get_component_rich_style(
+                "source--breakpoint" if mark.enabled and mark.verified else "source--breakpoint-disabled")
+            segments.append(Segment(mark.glyph, style))
+            letter = WHO_LETTER.get(mark.origin, " ")
+            segments.append(Segment(letter, self.get_component_rich_style("source--origin")))
+        else:
+            segments.append(Segment("  "))
+        segments.append(Segment(" "))
+        lineno_style = self.get_component_rich_style("source--lineno")
+        if is_cursor:
+            lineno_style += Style(reverse=True)
+        segments.append(Segment(str(number).rjust(digits), lineno_style))
+        segments.append(Segment(" "))
+        if is_current:
+            glyph = "▶" if self.location_is_top else "▷"
+            segments.append(Segment(glyph, self.get_component_rich_style("source--current-marker")))
+        else:
+            segments.append(Segment(" "))
+        segments.append(Segment(" "))
+        return Strip(segments, self.gutter_width)
+
+    def _highlighted(self, index: int) -> Text:
+        assert self.file is not None
+        block = index // HIGHLIGHT_BLOCK
+        texts = self._blocks.get(block)
+        if texts is None:
+            start = block * HIGHLIGHT_BLOCK
+            texts = self._lex(self.file.lines[start:start + HIGHLIGHT_BLOCK])
+            self._blocks[block] = texts
+            if len(self._blocks) > HIGHLIGHT_CACHE_BLOCKS:
+                self._blocks.popitem(last=False)
+        else:
+            self._blocks.move_to_end(block)
+        return texts[index - block * HIGHLIGHT_BLOCK]
+
+    def _lex(self, lines: list[str]) -> list[Text]:
+        if self._lexer is None:
+            return [Text(line) for line in lines]
+        out: list[Text] = [Text()]
+        styles: dict = {}
+        for token_type, value in self._lexer.get_tokens("\n".join(lines) + "\n"):
+            style = styles.get(token_type)
+            if style is None:
+                full = self._syntax_theme.get_style_for_token(token_type)
+                style = Style(color=full.color, bold=full.bold, italic=full.italic)
+                styles[token_type] = style
+            pieces = value.split("\n")
+            for i, piece in enumerate(pieces):
+                if i:
+                    out.append(Text())
+                if piece:
+                    out[-1].append(piece, style)
+        out = out[: len(lines)]
+        while len(out) < len(lines):
+            out.append(Text())
+        return out
+
+
+def _lexer_for(path: str):
+    try:
+        from pygments.lexers import get_lexer_for_filename
+        from pygments.util import ClassNotFound
+    except ImportError:  # pragma: no cover - pygments ships with rich
+        return None
+    try:
+        return get_lexer_for_filename(path, stripnl=False, ensurenl=False)
+    except ClassNotFound:
+        return None

@@ -1,0 +1,72 @@
+"""One line: state, stop reason and exception text, backend, session, and who is
+connected. Readable without colour: the state is a word, not only a colour."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from ...session import ClientInfo, StopInfo
+from ..format import display_path, one_line, who
+
+STATE_STYLES = {"stopped": "bold black on yellow", "running": "bold black on green",
+                "terminated": "bold white on red", "starting": "bold black on cyan",
+                "idle": "bold black on white", "connecting": "bold black on cyan"}
+
+
+class StatusBar(Widget):
+    state: reactive[str] = reactive("connecting")
+    stop: reactive[StopInfo | None] = reactive(None)
+    adapter: reactive[str | None] = reactive(None)
+    session_name: reactive[str | None] = reactive(None)
+    clients: reactive[tuple[str, ...]] = reactive(())
+    exit_code: reactive[int | None] = reactive(None)
+    message: reactive[str] = reactive("")
+
+    def __init__(self, *, cwd: str | None = None, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.cwd = cwd
+
+    def set_clients(self, clients: list[ClientInfo], own_origin: str = "tui") -> None:
+        """Who else is here, by kind; ids and pids stay off screen."""
+        others = sorted({who(c.origin) for c in clients} - {who(own_origin)})
+        self.clients = tuple(others)
+
+    def render(self) -> Text:
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append(f" {self.state.upper()} ", STATE_STYLES.get(self.state, "reverse"))
+        stop = self.stop
+        if self.state == "stopped" and stop is not None:
+            where = ""
+            if stop.location and stop.location.path:
+                where = f" at {display_path(stop.location.path, self.cwd)}:{stop.location.line}"
+            text.append(f" {stop.reason}{where}")
+            if stop.function:
+                text.append(f" in {stop.function}", "dim")
+            detail = stop.text or (stop.description if stop.reason == "exception" else None)
+            if detail:
+                text.append(f"  {one_line(detail, 120)}", "bold red")
+        elif self.state == "terminated":
+            if self.exit_code is not None:
+                text.append(f" exit code {self.exit_code}")
+            if self.message:
+                text.append(f" {one_line(self.message, 120)}", "dim")
+        elif self.message:
+            text.append(f" {one_line(self.message, 120)}", "dim")
+        right = Text()
+        if self.adapter:
+            right.append(f" {self.adapter} ", "dim")
+        if self.session_name:
+            right.append(f"│ {self.session_name} ", "dim")
+        right.append("│ you" + "".join(f" + {c}" for c in self.clients) + " ", "bold")
+        width = self.size.width
+        if width and text.cell_len + right.cell_len > width:
+            # The stop reason matters more than the session's name: cut the left part last.
+            text.truncate(max(width // 2, width - right.cell_len), overflow="ellipsis")
+        if width and text.cell_len + right.cell_len <= width:
+            text.append(" " * (width - text.cell_len - right.cell_len))
+        text.append_text(right)
+        if width:
+            text.truncate(width, overflow="ellipsis")
+        return text

@@ -1,0 +1,34 @@
+"""The program's threads; choosing one makes the stack and variables follow it."""
+
+from __future__ import annotations
+
+from textual.widgets import DataTable
+
+from ...commands.views import ThreadView
+from ..messages import RunCommand
+
+
+class ThreadsPane(DataTable):
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, cursor_type="row")
+
+    def on_mount(self) -> None:
+        self.add_columns("id", "name", "state")
+
+    def show_threads(self, threads: list[ThreadView]) -> None:
+        self.clear()
+        selected_row = 0
+        for row, thread in enumerate(threads):
+            if thread.selected:
+                selected_row = row
+            state = "" if thread.stopped is None else ("stopped" if thread.stopped else "running")
+            self.add_row(("▶" if thread.selected else " ") + str(thread.id), thread.name, state,
+                         key=str(thread.id))
+        if threads:
+            self.move_cursor(row=selected_row, animate=False)
+        self.remove_class("-stale")
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        if event.row_key.value is not None:
+            self.post_message(RunCommand("thread_select", {"thread_id": int(event.row_key.value)}))
