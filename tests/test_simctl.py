@@ -8,6 +8,7 @@ import asyncio
 import json
 import os
 import plistlib
+import shutil
 import subprocess
 import sys
 import time
@@ -16,6 +17,8 @@ from pathlib import Path
 import pytest
 
 from backends.adapters import find_lldb, find_lldb_dap
+from backends.models import BreakpointSpec
+from backends.process import descendants, pid_alive
 from backends.errors import (
     CommandFailed,
     DependencyMissing,
@@ -32,17 +35,23 @@ from backends.simctl import (
     find_xcrun,
     parse_device_list,
     parse_launchctl_list,
+    prepare_sim_attach,
     resolve_app_pid,
     resolve_simulator,
 )
 from backends.simctl import locks
 from backends.simctl.apps import app_executable_name
 
-from conftest import ROOT, require
+try:
+    from .conftest import require
+    from .native_build import EventLog, c_program, line_of
+except ImportError:  # tests/ run as a plain directory of modules
+    from conftest import require
+    from native_build import EventLog, c_program, line_of
 
+ROOT = Path(__file__).resolve().parent.parent
 FAKE_XCRUN = ROOT / "tests" / "fake_xcrun" / "xcrun"
 APP_SOURCE = ROOT / "tests" / "programs" / "sim_demo_app.c"
-BUILD_DIR = ROOT / "tests" / "programs" / "build" / "simctl"
 APP_EXECUTABLE = "SimDemoApp"  # under 16 characters: Linux matches wait-for names on comm
 BUNDLE = "com.example.SimDemoApp"
 
@@ -347,3 +356,195 @@ def test_a_resource_lock_names_its_owner_until_released(sims):
     first.release()
     first.release()
     locks.acquire("lldb:4242", "session person-2").release()
+
+
+# --------------------------------------------------------------------------- the whole flow
+
+
+class SimulatorApp:
+    """A real local process standing in for the app: an installed bundle (Info.plist
+    naming its executable) whose executable runs until killed."""
+
+    def __init__(self, root: Path) -> None:
+        self.bundle = root / "SimDemoApp.app"
+        self.bundle.mkdir()
+        self.executable = self.bundle / APP_EXECUTABLE
+        shutil.copy2(c_program("sim_demo_app"), self.executable)
+        (self.bundle / "Info.plist").write_bytes(plistlib.dumps(
+            {"CFBundleExecutable": APP_EXECUTABLE, "CFBundleIdentifier": BUNDLE},
+            fmt=plistlib.FMT_BINARY,
+        ))
+        self.processes: list[subprocess.Popen] = []
+
+    def start(self) -> subprocess.Popen:
+        proc = subprocess.Popen(
+            [str(self.executable)], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, start_new_session=True,
+        )
+        self.processes.append(proc)
+        return proc
+
+    def stop_all(self) -> None:
+        for proc in self.processes:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait(timeout=10)
+
+
+def tracer_and_state(pid: int) -> tuple[int, str]:
+    """(TracerPid, scheduler state letter) from /proc: a detached, running app has
+    no tracer and is not in tracing stop ('t')."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+    return int(fields["TracerPid"].strip()), fields["State"].strip()[0]
+
+
+async def wait_until_released(pid: int, timeout: float = 5.0) -> tuple[int, str]:
+    deadline = time.monotonic() + timeout
+    while True:
+        tracer, state = tracer_and_state(pid)
+        if (tracer == 0 and state != "t") or time.monotonic() > deadline:
+            return tracer, state
+        await asyncio.sleep(0.05)
+
+
+@pytest.fixture
+def app(no_leftover_processes, tmp_path):
+    require(find_lldb() is not None, "lldb")
+    require(shutil.which("gcc") is not None, "gcc")
+    simulated = SimulatorApp(tmp_path)
+    yield simulated
+    simulated.stop_all()
+
+
+BREAK_LINE = line_of("sim_demo_app.c", "draw_frame")
+
+
+@pytest.mark.parametrize("kind", ["lldb-cli", "lldb-dap"])
+async def test_attach_by_name_and_bundle_stops_at_a_breakpoint_and_detach_leaves_it_running(
+    sims, app, kind
+):
+    if kind == "lldb-dap":
+        require(find_lldb_dap() is not None, "lldb-dap")
+    proc = app.start()
+    sims.set_app(IPHONE_15, BUNDLE, proc.pid, appPath=str(app.bundle))
+    events = EventLog()
+    backend, request = await prepare_sim_attach(
+        events, simulator_name="iPhone 15", bundle_id=BUNDLE, backend=kind,
+        owner="session first (agent)",
+    )
+    states = []
+
+    async def configure():
+        states.extend(await backend.set_source_breakpoints(
+            str(APP_SOURCE), [BreakpointSpec(path=str(APP_SOURCE), line=BREAK_LINE)]
+        ))
+
+    try:
+        await backend.attach(request, configure)
+        info = backend.info
+        assert (info.udid, info.simulator_name, info.runtime) == (IPHONE_15, "iPhone 15", "iOS 17.5")
+        assert (info.bundle_id, info.pid, info.backend) == (BUNDLE, proc.pid, kind)
+        assert backend.debuggee_pid == proc.pid
+        calls = sims.calls()
+        assert calls[:2] == [["simctl", "list", "devices", "available", "-j"],
+                             ["simctl", "spawn", IPHONE_15, "launchctl", "list"]]
+        assert calls[2] == (["lldb", "--no-lldbinit"] if kind == "lldb-cli" else ["--find", "lldb-dap"])
+
+        # One debugger per process: a second attach names the first one's owner.
+        with pytest.raises(ResourceBusy, match=r"session first \(agent\)"):
+            await attach_sim(lambda e: None, simulator_id=IPHONE_15, pid=proc.pid, backend=kind)
+
+        assert states and states[0].verified, states
+        stopped = await events.wait("stopped", timeout=15)
+        assert stopped.reason == "breakpoint"
+        thread_id = stopped.thread_id or (await backend.threads())[0].id
+        frames, _ = await backend.stack_trace(thread_id, 0, 5)
+        assert "draw_frame" in frames[0].name
+        assert frames[0].location is not None and frames[0].location.line == BREAK_LINE
+        assert tracer_and_state(proc.pid)[0] != 0  # really under a debugger
+
+        # A session adopts the backend by setting its sink; the LLDB backend's events follow.
+        adopted = EventLog()
+        backend._emit = adopted
+        await backend.set_source_breakpoints(str(APP_SOURCE), [])
+        await backend.disconnect(terminate=False)
+        await adopted.wait("terminated", timeout=10)
+    finally:
+        await backend.dispose()
+    assert pid_alive(proc.pid)
+    tracer, state = await wait_until_released(proc.pid)
+    assert tracer == 0 and state != "t", (tracer, state)
+    # The lock went with the session.
+    locks.acquire(f"lldb:{proc.pid}", "next session").release()
+
+
+async def test_defaults_remembered_by_one_attach_serve_the_next(sims, app):
+    proc = app.start()
+    sims.set_app(IPHONE_15, BUNDLE, proc.pid, appPath=str(app.bundle))
+    backend, info = await attach_sim(lambda e: None, simulator_id=IPHONE_15, bundle_id=BUNDLE)
+    assert info.used_defaults == []
+    await backend.disconnect(terminate=False)
+    await backend.dispose()
+    assert SimDefaults().load().model_dump() == {
+        "simulator_id": IPHONE_15, "simulator_name": "iPhone 15", "bundle_id": BUNDLE,
+    }
+    # No simulator, no bundle id: both come from the defaults, and the lock was released.
+    backend, info = await attach_sim(lambda e: None)
+    try:
+        assert info.used_defaults == ["simulatorId", "bundleId"]
+        assert (info.udid, info.pid) == (IPHONE_15, proc.pid)
+        await backend.disconnect(terminate=False)
+    finally:
+        await backend.dispose()
+    assert pid_alive(proc.pid)
+
+
+async def lldb_server_waiting(timeout: float = 20.0) -> None:
+    """Until lldb-server (which does the waiting on Linux) runs under this test.
+    LLDB waits for a *new* process: one that already exists when the wait begins
+    is ignored, so the app must start after that."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for pid in descendants(os.getpid()):
+            try:
+                if Path(f"/proc/{pid}/comm").read_text().startswith("lldb-server"):
+                    await asyncio.sleep(0.5)
+                    return
+            except OSError:
+                continue
+        await asyncio.sleep(0.05)
+    raise AssertionError("lldb-server never started waiting")
+
+
+@pytest.mark.parametrize("kind", ["lldb-cli", "lldb-dap"])
+async def test_wait_for_attaches_when_the_app_starts(sims, app, kind):
+    if kind == "lldb-dap":
+        require(find_lldb_dap() is not None, "lldb-dap")
+    sims.set_app(IPHONE_15, BUNDLE, None, appPath=str(app.bundle))
+    events = EventLog()
+    attaching = asyncio.ensure_future(attach_sim(
+        events, simulator_name="iPhone 15", bundle_id=BUNDLE, wait_for=True, backend=kind,
+        continue_on_attach=False, wait_timeout=20,
+    ))
+    await lldb_server_waiting()
+    assert not attaching.done()
+    proc = app.start()
+    backend, info = await asyncio.wait_for(attaching, 30)
+    try:
+        assert (info.pid, info.waited_for) == (proc.pid, APP_EXECUTABLE)
+        assert backend.debuggee_pid == proc.pid
+        assert ["simctl", "get_app_container", IPHONE_15, BUNDLE, "app"] in sims.calls()
+        # Without continue_on_attach the app stays stopped where the attach caught it
+        # (lldb-cli calls that "entry"; lldb-dap reports the SIGSTOP as it sees it).
+        stopped = await events.wait("stopped", timeout=10)
+        assert stopped.reason == "entry" or kind == "lldb-dap", stopped
+        assert tracer_and_state(proc.pid)[1] == "t"
+        # The wait's lock became the process's.
+        with pytest.raises(ResourceBusy):
+            locks.acquire(f"lldb:{proc.pid}", "another session")
+        await backend.disconnect(terminate=False)
+    finally:
+        await backend.dispose()
+    tracer, state = await wait_until_released(proc.pid)
+    assert tracer == 0 and state != "t", (tracer, state)

@@ -1,7 +1,13 @@
 """iOS simulator apps, found through Xcode's `xcrun simctl` and debugged with LLDB.
 
     backend, info = await attach_sim(emit, simulator_name="iPhone 15",
-                                     bundle_id="com.example.MyApp", configure=configure)
+                                     bundle_id="com.example.MyApp")
+
+or, when `configure` must reach the backend (to set breakpoints before the app runs on):
+
+    backend, request = await prepare_sim_attach(emit, simulator_name="iPhone 15",
+                                                bundle_id="com.example.MyApp")
+    await backend.attach(request, configure)      # backend.info says what was resolved
 
 See docs/backends/simctl.md for the flow and what was verified where.
 """
@@ -13,7 +19,7 @@ from .apps import (
     parse_launchctl_list,
     resolve_app_pid,
 )
-from .attach import SimAttachInfo, SimctlBackend, attach_sim, backend_kind
+from .attach import SimAttachInfo, SimctlBackend, attach_sim, backend_kind, prepare_sim_attach
 from .defaults import SimDefaults, SimDefaultValues, state_dir, validate_default_simulator
 from .devices import (
     SimDevice,
@@ -45,6 +51,7 @@ __all__ = [
     "looks_like_udid",
     "parse_device_list",
     "parse_launchctl_list",
+    "prepare_sim_attach",
     "resolve_app_pid",
     "resolve_simulator",
     "run_xcrun",

@@ -159,8 +159,19 @@ def executable_name(app_path: str) -> str:
     return base[:-4] if base.endswith(".app") else base
 
 
+async def app_executable(
+    xcrun: str, udid: str, bundle_id: str, *, timeout: float = DEFAULT_TIMEOUT
+) -> tuple[str, str]:
+    """(process name, executable path) of an installed app. The name is what LLDB's
+    wait-for matches; the path (iOS bundles are flat: the executable sits at the top
+    of the .app) lets LLDB load the app's symbols before the process exists."""
+    bundle_path = await app_bundle_path(xcrun, udid, bundle_id, timeout=timeout)
+    name = executable_name(bundle_path)
+    return name, os.path.join(bundle_path, name)
+
+
 async def app_executable_name(
     xcrun: str, udid: str, bundle_id: str, *, timeout: float = DEFAULT_TIMEOUT
 ) -> str:
     """The process name the app will run under: LLDB's wait-for matches on it."""
-    return executable_name(await app_bundle_path(xcrun, udid, bundle_id, timeout=timeout))
+    return (await app_executable(xcrun, udid, bundle_id, timeout=timeout))[0]

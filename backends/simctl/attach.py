@@ -26,6 +26,7 @@ from ..base import Backend, Configure, EventSink
 from ..errors import InvalidInput, Timeout
 from ..models import (
     AttachRequest,
+    BackendEvent,
     BreakpointSpec,
     BreakpointState,
     Capabilities,
@@ -39,7 +40,7 @@ from ..models import (
 )
 from ..process import pid_alive
 from . import locks
-from .apps import app_executable_name, app_jobs, find_app_pid, list_launchd_jobs
+from .apps import app_executable, app_jobs, find_app_pid, list_launchd_jobs
 from .defaults import SimDefaults, validate_default_simulator
 from .devices import SimDevice, list_devices, select_simulator
 from .xcrun import DEFAULT_TIMEOUT, find_tool, find_xcrun
@@ -55,6 +56,7 @@ _BACKEND_ALIASES: dict[str, SimBackendName] = {
 DEFAULT_WAIT_TIMEOUT = 120.0
 #: an attach to a running pid (LLDB loads the app's symbols)
 DEFAULT_ATTACH_TIMEOUT = 60.0
+BUSY_HINT = "Detach that session first (debug_detach, or `tui-debugger detach`), then attach again."
 
 
 class SimAttachInfo(Model):
@@ -88,26 +90,71 @@ async def _create_lldb_backend(
         from ..lldb_cli.backend import LldbCliBackend
 
         return LldbCliBackend(emit, lldb_argv=[xcrun, "lldb"])
-    from ..dap.adapters import LldbDapBackend
+    from ..dap.adapters import LldbDapBackend, LldbDapProfile
 
     adapter = await find_tool(xcrun, "lldb-dap", timeout=timeout)
-    return LldbDapBackend(emit, adapter_argv=[adapter])
+
+    class XcodeLldbDapProfile(LldbDapProfile):
+        def adapter_argv(self) -> list[str]:
+            return [adapter]
+
+    backend = LldbDapBackend(emit)
+    backend.profile = XcodeLldbDapProfile(backend)
+    return backend
+
+
+class EventRelay:
+    """An event sink whose destination can change after the backend exists."""
+
+    def __init__(self, target: EventSink) -> None:
+        self.target = target
+
+    def __call__(self, event: BackendEvent) -> None:
+        self.target(event)
 
 
 class SimctlBackend(Backend):
-    """The LLDB backend attached to a simulator app, plus what attaching took:
-    the process lock, released when the session detaches or ends. Every call is
-    passed to the LLDB backend unchanged."""
+    """An LLDB backend aimed at a simulator app, plus what aiming it took: the
+    resolved simulator and process (`info`) and the process lock, released when
+    the session detaches or ends. `attach` does the real attach; every other call
+    is passed to the LLDB backend unchanged."""
 
     name = "simctl"
 
     def __init__(
-        self, emit: EventSink, inner: Backend, info: SimAttachInfo, held: list[locks.ResourceLock]
+        self,
+        relay: EventRelay,
+        inner: Backend,
+        info: SimAttachInfo,
+        held: list[locks.ResourceLock],
+        *,
+        device: SimDevice,
+        owner: str,
+        defaults: SimDefaults | None,
+        attach_timeout: float = DEFAULT_ATTACH_TIMEOUT,
+        wait_timeout: float = DEFAULT_WAIT_TIMEOUT,
     ) -> None:
+        self._relay = relay
         self.inner = inner
         self.info = info
         self._locks = held
-        super().__init__(emit)
+        self._device = device
+        self._owner = owner
+        self._defaults = defaults
+        self._attach_timeout = attach_timeout
+        self._wait_timeout = wait_timeout
+        self._attach_started = False
+        super().__init__(relay.target)
+
+    # The inner backend emits through the relay, so whoever adopts this backend (by
+    # setting `_emit`, as a session does) receives the inner backend's events too.
+    @property  # type: ignore[override]
+    def _emit(self) -> EventSink:
+        return self._relay.target
+
+    @_emit.setter
+    def _emit(self, value: EventSink) -> None:
+        self._relay.target = value
 
     # The contract's attributes are the inner backend's, live.
     @property  # type: ignore[override]
@@ -145,7 +192,49 @@ class SimctlBackend(Backend):
         )
 
     async def attach(self, request: AttachRequest, configure: Configure) -> None:
-        raise InvalidInput("This simulator session is already attached; detach first.")
+        """Attach with the request `prepare_sim_attach` returned. On failure the
+        backend is disposed (locks released) and the error raised."""
+        if self._attach_started:
+            raise InvalidInput("This simulator session is already attached; detach first.")
+        self._attach_started = True
+        info = self.info
+        waiting = request.pid is None
+        limit = self._attach_timeout + (self._wait_timeout if waiting else 0.0)
+        try:
+            try:
+                await asyncio.wait_for(self.inner.attach(request, configure), limit)
+            except asyncio.TimeoutError:
+                if not waiting:
+                    raise Timeout(
+                        f"LLDB did not finish attaching to pid {request.pid} within "
+                        f"{self._attach_timeout:g} s. Check that the app is still running, "
+                        "then try again.",
+                        pid=request.pid,
+                    ) from None
+                raise Timeout(
+                    f"{info.bundle_id} did not start within {self._wait_timeout:g} s while "
+                    f"LLDB waited for a process named {info.waited_for!r}. Launch it with "
+                    f"`xcrun simctl launch {info.udid} {info.bundle_id}` while attaching "
+                    "with waitFor.",
+                    bundle_id=info.bundle_id, process_name=info.waited_for,
+                ) from None
+            if waiting and self.inner.debuggee_pid is not None:
+                info.pid = self.inner.debuggee_pid
+                waited = self._locks[:]
+                self._locks.append(
+                    locks.acquire(f"lldb:{info.pid}", self._owner, busy_hint=BUSY_HINT)
+                )
+                for lock in waited:
+                    lock.release()
+                    self._locks.remove(lock)
+        except BaseException:
+            await self.dispose()
+            raise
+        if self._defaults is not None:
+            try:
+                self._defaults.remember(self._device, info.bundle_id)
+            except OSError:
+                pass  # a read-only state directory costs the defaults, not the attach
 
     async def disconnect(self, terminate: bool) -> None:
         try:
@@ -252,7 +341,7 @@ async def _pick_simulator(
     return select_simulator(devices, simulator_id=device.udid), True
 
 
-async def attach_sim(
+async def prepare_sim_attach(
     emit: EventSink,
     *,
     simulator_id: str | None = None,
@@ -260,24 +349,19 @@ async def attach_sim(
     bundle_id: str | None = None,
     pid: int | None = None,
     wait_for: bool = False,
+    continue_on_attach: bool = True,
     backend: str | None = "lldb-cli",
     defaults: SimDefaults | None = None,
-    configure: Configure | None = None,
     owner: str | None = None,
     remember: bool = True,
     timeout: float = DEFAULT_TIMEOUT,
     attach_timeout: float = DEFAULT_ATTACH_TIMEOUT,
     wait_timeout: float = DEFAULT_WAIT_TIMEOUT,
-) -> tuple[SimctlBackend, SimAttachInfo]:
-    """Find the simulator and the app's process, attach LLDB to it, and return the
-    attached backend with what was resolved.
-
-    `configure` is awaited once by the LLDB backend when breakpoints may be set
-    (see backends.base). `owner` names this session in another session's
-    resource_busy message. `timeout` bounds each xcrun call; `attach_timeout`
-    the attach to a running pid; `wait_timeout` how long waitFor waits for the
-    app to start.
-    """
+) -> tuple[SimctlBackend, AttachRequest]:
+    """Resolve the simulator and the process, take the process lock and create
+    the LLDB backend, without attaching yet: `await backend.attach(request,
+    configure)` does that, so `configure` can already reach the backend. A caller
+    that does not attach must `dispose()` it to release the lock."""
     kind = backend_kind(backend)
     xcrun = find_xcrun()
     store = defaults if defaults is not None else SimDefaults()
@@ -302,6 +386,7 @@ async def attach_sim(
         used_defaults.append("bundleId")
 
     wait_name: str | None = None
+    executable: str | None = None
     if pid is not None:
         if pid <= 0 or not pid_alive(pid):
             raise InvalidInput(
@@ -316,58 +401,85 @@ async def attach_sim(
         if running or not wait_for:
             pid = find_app_pid(jobs, device.udid, bundle)
         else:
-            wait_name = await app_executable_name(xcrun, device.udid, bundle, timeout=timeout)
+            wait_name, executable = await app_executable(
+                xcrun, device.udid, bundle, timeout=timeout
+            )
 
     who = owner or f"tui-debugger session in process {os.getpid()}"
-    hint = "Detach that session first (debug_detach, or `tui-debugger detach`), then attach again."
-    held: list[locks.ResourceLock] = []
+    key = f"lldb:{pid}" if pid is not None else f"lldb:wait:{device.udid}:{bundle}"
+    held = [locks.acquire(key, who, busy_hint=BUSY_HINT)]
+
+    # Both LLDB backends resume the process after attaching unless told stopOnEntry.
+    extra: dict[str, object] = {} if continue_on_attach else {"stopOnEntry": True}
     if pid is not None:
-        held.append(locks.acquire(f"lldb:{pid}", who, busy_hint=hint))
+        request = AttachRequest(pid=pid, extra=extra)
     else:
-        held.append(locks.acquire(f"lldb:wait:{device.udid}:{bundle}", who, busy_hint=hint))
-
-    inner: Backend | None = None
-    try:
-        inner = await _create_lldb_backend(kind, emit, xcrun, timeout)
-        request = AttachRequest(pid=pid) if pid is not None else AttachRequest(wait_for=wait_name)
-        limit = attach_timeout if pid is not None else wait_timeout + attach_timeout
-        try:
-            await asyncio.wait_for(inner.attach(request, configure or _no_configuration), limit)
-        except asyncio.TimeoutError:
-            if pid is not None:
-                raise Timeout(
-                    f"LLDB did not finish attaching to pid {pid} within {attach_timeout:g} s. "
-                    "Check that the app is still running, then try again.",
-                    pid=pid,
-                ) from None
-            raise Timeout(
-                f"{bundle} did not start within {wait_timeout:g} s while LLDB waited for a "
-                f"process named {wait_name!r}. Launch it with "
-                f"`xcrun simctl launch {device.udid} {bundle}` while attaching with waitFor.",
-                bundle_id=bundle, process_name=wait_name,
-            ) from None
-        if pid is None:
-            pid = inner.debuggee_pid
-            if pid is not None:
-                held.append(locks.acquire(f"lldb:{pid}", who, busy_hint=hint))
-                held[0].release()
-    except BaseException:
-        if inner is not None:
-            await inner.dispose()
-        for lock in held:
-            lock.release()
-        raise
-
+        request = AttachRequest(
+            wait_for=wait_name,
+            program=executable if executable and os.path.isfile(executable) else None,
+            extra={**extra, "timeout": wait_timeout},
+        )
     info = SimAttachInfo(
         udid=device.udid, simulator_name=device.name,
         runtime=device.runtime_name if device.runtime else None,
         bundle_id=bundle, pid=pid, backend=kind, waited_for=wait_name,
         used_defaults=used_defaults,
     )
-    if remember:
-        try:
-            store.remember(device, bundle)
-        except OSError:
-            pass  # a read-only state directory costs the defaults, not the attach
-    return SimctlBackend(emit, inner, info, held), info
+    relay = EventRelay(emit)
+    try:
+        inner = await _create_lldb_backend(kind, relay, xcrun, timeout)
+    except BaseException:
+        held[0].release()
+        raise
+    sim_backend = SimctlBackend(
+        relay, inner, info, held, device=device, owner=who,
+        defaults=store if remember else None,
+        attach_timeout=attach_timeout, wait_timeout=wait_timeout,
+    )
+    return sim_backend, request
 
+
+async def attach_sim(
+    emit: EventSink,
+    *,
+    simulator_id: str | None = None,
+    simulator_name: str | None = None,
+    bundle_id: str | None = None,
+    pid: int | None = None,
+    wait_for: bool = False,
+    continue_on_attach: bool = True,
+    backend: str | None = "lldb-cli",
+    defaults: SimDefaults | None = None,
+    configure: Configure | None = None,
+    owner: str | None = None,
+    remember: bool = True,
+    timeout: float = DEFAULT_TIMEOUT,
+    attach_timeout: float = DEFAULT_ATTACH_TIMEOUT,
+    wait_timeout: float = DEFAULT_WAIT_TIMEOUT,
+) -> tuple[SimctlBackend, SimAttachInfo]:
+    """Find the simulator and the app's process, attach LLDB to it, and return the
+    attached backend with what was resolved.
+
+    Simulator: `simulator_id` (a UDID, or "booted") or `simulator_name`, else the
+    remembered default. Process: `pid`, else `bundle_id` (or the remembered one)
+    looked up in the simulator's launchd; with `wait_for`, an app that is not
+    running yet is attached as soon as it starts. `backend`: lldb-cli (Xcode's
+    lldb through `xcrun lldb`) or lldb-dap (`xcrun --find lldb-dap`); None reads
+    TUI_DEBUGGER_SIM_BACKEND. With `continue_on_attach` (XcodeBuildMCP's default)
+    the app runs on after the attach; without it, it stays stopped (a stopped
+    event follows; lldb-cli gives it the reason "entry"). `configure` is awaited once when breakpoints may be set
+    (see backends.base); use prepare_sim_attach when it needs the backend.
+    `owner` names this session in another session's resource_busy message.
+    `remember` stores the simulator and bundle id as the defaults for the next
+    call. `timeout` bounds each xcrun call; `attach_timeout` the attach itself;
+    `wait_timeout` how long waitFor waits for the app to start.
+    """
+    sim_backend, request = await prepare_sim_attach(
+        emit, simulator_id=simulator_id, simulator_name=simulator_name,
+        bundle_id=bundle_id, pid=pid, wait_for=wait_for,
+        continue_on_attach=continue_on_attach, backend=backend, defaults=defaults,
+        owner=owner, remember=remember, timeout=timeout,
+        attach_timeout=attach_timeout, wait_timeout=wait_timeout,
+    )
+    await sim_backend.attach(request, configure or _no_configuration)
+    return sim_backend, sim_backend.info
