@@ -465,5 +465,5 @@ async def test_nodelay_makes_a_step_round_fast(no_orphans):
     fast = await step_round_ms(nodelay=True)
     slow = await step_round_ms(nodelay=False, rounds=3)
     print(f"step+stackTrace+scopes+variables: {slow:.1f} ms stock, {fast:.1f} ms with TCP_NODELAY")
-    assert fast < 40, f"a step round took {fast:.1f} ms with TCP_NODELAY"
+    assert fast < 60, f"a step round took {fast:.1f} ms with TCP_NODELAY"
     assert fast * 3 < slow

@@ -43,7 +43,7 @@ def decode_all(decoder: Decoder, chunks: list[bytes]) -> list[dict]:
     return out
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.lists(messages, max_size=8), st.lists(st.integers(0, 10**6), max_size=20))
 def test_random_chunking_round_trips(msgs, cuts):
     stream = b"".join(encode(m) for m in msgs)
@@ -52,7 +52,7 @@ def test_random_chunking_round_trips(msgs, cuts):
     assert decoder.buffered == 0
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(st.lists(messages, min_size=1, max_size=6))
 def test_one_byte_at_a_time(msgs):
     stream = b"".join(encode(m) for m in msgs)
@@ -60,7 +60,7 @@ def test_one_byte_at_a_time(msgs):
     assert decode_all(decoder, [stream[i : i + 1] for i in range(len(stream))]) == msgs
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(st.lists(messages, min_size=2, max_size=6))
 def test_merged_frames_in_one_chunk(msgs):
     assert Decoder().feed(b"".join(encode(m) for m in msgs)) == msgs

@@ -562,6 +562,11 @@ class DapBackend(Backend):
     async def set_exception_filters(self, filter_ids: list[str]) -> None:
         known = {f.id for f in self.capabilities.exception_filters}
         unknown = [f for f in filter_ids if f not in known]
+        if unknown and not known:
+            raise NotSupported(
+                f"The {self.profile.name} adapter has no exception filters; "
+                "set a breakpoint where the error is raised instead."
+            )
         if unknown:
             raise InvalidInput(
                 f"Unknown exception filter {', '.join(unknown)}. The {self.profile.name} "
