@@ -281,6 +281,13 @@ def test_missing_xcrun_says_this_backend_needs_xcode_on_macos(monkeypatch, tmp_p
         find_xcrun()
 
 
+async def test_xcrun_without_xcode_is_dependency_missing(sims):
+    sims.data["command_line_tools_only"] = True
+    sims.save()
+    with pytest.raises(DependencyMissing, match="Command Line Tools alone"):
+        await resolve_simulator(XCRUN, simulator_name="iPhone 15")
+
+
 async def test_attach_without_xcrun_is_dependency_missing(monkeypatch, tmp_path):
     monkeypatch.delenv("TUI_DEBUGGER_XCRUN", raising=False)
     monkeypatch.setenv("PATH", str(tmp_path))

@@ -107,10 +107,33 @@ async def run_xcrun(
     except BaseException:
         await child.kill_group(grace=0.5)
         raise
-    return XcrunResult(
+    result = XcrunResult(
         argv, child.proc.returncode or 0,
         out.decode("utf-8", "replace"), err.decode("utf-8", "replace"),
     )
+    if not result.ok:
+        _raise_if_xcode_missing(result, args)
+    return result
+
+
+def _raise_if_xcode_missing(result: XcrunResult, args: list[str]) -> None:
+    """xcrun's own complaints (not the tool's) mean Xcode is missing or half set up."""
+    stderr = result.stderr
+    tool = args[0] if args and not args[0].startswith("-") else None
+    if tool and f'unable to find utility "{tool}"' in stderr:
+        raise DependencyMissing(
+            f"xcrun cannot find {tool}: it ships with Xcode, not with the Command Line "
+            "Tools alone. Install Xcode, then run "
+            "`sudo xcode-select --switch /Applications/Xcode.app`.",
+            tool=tool, stderr=stderr[-500:],
+        )
+    if "invalid active developer path" in stderr or "missing DEVELOPER_DIR" in stderr:
+        raise DependencyMissing(
+            "xcrun has no developer directory: install Xcode and run "
+            "`sudo xcode-select --switch /Applications/Xcode.app` (or fix DEVELOPER_DIR). "
+            f"xcrun said: {simctl_reason(stderr)}",
+            stderr=stderr[-500:],
+        )
 
 
 async def find_tool(xcrun: str, tool: str, *, timeout: float = DEFAULT_TIMEOUT) -> str:
