@@ -146,3 +146,26 @@ async def kill_tree(pid: int, grace: float = 0.5) -> None:
         if pid_alive(p):
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(p, signal.SIGKILL)
+
+
+def become_subreaper() -> bool:
+    """Make this process adopt its orphaned descendants (Linux). Adapters start
+    debuggees in process groups of their own; if an adapter dies, its debuggee is
+    re-parented here instead of to init, so the host can still end it."""
+    import ctypes
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        PR_SET_CHILD_SUBREAPER = 36
+        return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+async def end_descendants(grace: float = 0.5) -> None:
+    """End every process below this one (a host's last act on exit)."""
+    for pid in descendants(os.getpid()):
+        await kill_tree(pid, grace)

@@ -41,8 +41,10 @@ def require_executable(*names: str) -> str:
 @pytest.fixture
 def no_leftover_processes():
     """Fails the test if it leaves any child process of this test process alive."""
-    from backends.process import descendants, pid_alive
+    from backends.process import become_subreaper, descendants, pid_alive
 
+    # Orphans (a debuggee whose adapter died) are re-parented to us, so they count.
+    become_subreaper()
     before = set(descendants(os.getpid()))
     yield
     deadline = time.monotonic() + 5

@@ -18,6 +18,7 @@ import sys
 from typing import Any
 
 from backends.errors import DebuggerError, InternalError
+from backends.process import become_subreaper, end_descendants
 
 from .config import settings
 from .hub import Hub, execute
@@ -38,6 +39,7 @@ def _write_ready(message: dict[str, Any]) -> None:
 
 
 async def serve(spec: dict[str, Any]) -> int:
+    become_subreaper()
     hub = Hub(serve=True)
     stop_requested = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -76,6 +78,7 @@ async def serve(spec: dict[str, Any]) -> int:
                 break
     finally:
         await hub.close_all()
+        await end_descendants()
     return 0
 
 
