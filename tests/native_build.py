@@ -119,3 +119,148 @@ class EventLog:
             e.text for e in self.events
             if e.kind == "output" and (category is None or e.category == category)
         )
+
+
+# --------------------------------------------------------------------------- attach helpers
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def tracer_of(pid: int) -> int:
+    """The pid tracing `pid` (0: none), from /proc."""
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("TracerPid:"):
+                return int(line.split()[1])
+    return -1
+
+
+async def start_once_lldb_waits(backend, argv: list[str]) -> subprocess.Popen:
+    """Start `argv` once lldb-server (which does lldb's waiting for a process by
+    name) runs under the backend: lldb catches only processes started after its
+    wait began."""
+    import asyncio
+
+    from backends.process import descendants
+
+    for _ in range(200):
+        await asyncio.sleep(0.05)
+        if backend.child_pids and any(
+            "lldb-server" in _cmdline(pid) for pid in descendants(backend.child_pids[0])
+        ):
+            break
+    await asyncio.sleep(0.3)
+    return subprocess.Popen(argv, stdout=subprocess.DEVNULL, start_new_session=True)
+
+
+# --------------------------------------------------------------------------- the shared C flow
+
+
+async def run_c_flow(backend, events: EventLog) -> dict:
+    """native_demo.c through any LLDB backend: a conditional line breakpoint, a
+    function breakpoint, the stack, locals with a struct's children, globals,
+    evaluate, step in, step out, step over, run to the end. Asserts what must
+    hold on every backend and returns what was seen, for comparing backends."""
+    from backends.errors import DebuggerError
+    from backends.models import BreakpointSpec, LaunchRequest
+
+    demo = str(c_program("native_demo"))
+    source = source_path("native_demo.c")
+    loop_line = line_of("native_demo.c", "loop_body")
+    seen: dict = {"stops": [], "frames": [], "variables": [], "evaluate": []}
+
+    async def configure():
+        seen["line_breakpoints"] = [
+            (s.verified, s.line) for s in await backend.set_source_breakpoints(
+                source, [BreakpointSpec(path=source, line=loop_line, condition="i == 3")])
+        ]
+        seen["function_breakpoints"] = [
+            (s.verified, s.line) for s in await backend.set_function_breakpoints(
+                [BreakpointSpec(function="sum_of_squares")])
+        ]
+
+    def frame_record(frames):
+        return [(f.name, f.location.line if f.location else None,
+                 f.location.path if f.location and f.location.path
+                 and os.path.isfile(f.location.path) else None) for f in frames]
+
+    async def note_stop(stop, levels=3):
+        frames, _ = await backend.stack_trace(stop.thread_id, 0, levels)
+        seen["stops"].append((stop.reason, len(stop.hit_breakpoint_ids)))
+        seen["frames"].append(frame_record(frames))
+        return frames
+
+    await backend.launch(LaunchRequest(program=demo), configure)
+    assert seen["line_breakpoints"] == [(True, loop_line)]
+    assert seen["function_breakpoints"] == [(True, line_of("native_demo.c", "call_square"))]
+
+    stop = await events.wait("stopped")
+    assert stop.reason == "breakpoint"
+    frames = await note_stop(stop)
+    assert frames[0].name == "main" and frames[0].location.line == loop_line
+    assert frames[0].location.path == source
+    assert [t.id for t in await backend.threads()] == [stop.thread_id]
+
+    scopes = await backend.scopes(frames[0].id)
+    seen["scopes"] = [(s.name, s.kind.value) for s in scopes]
+    assert [s.kind.value for s in scopes][:2] == ["locals", "globals"]
+    local_vars = await backend.variables(scopes[0].ref)
+    seen["variables"].append([(v.name, v.value, v.type, v.ref > 0) for v in local_vars])
+    by_name = {v.name: v for v in local_vars}
+    assert by_name["i"].value == "3" and by_name["accumulator"].value == "3"
+    origin = by_name["origin"]
+    assert origin.ref > 0 and origin.type == "point"
+    children = await backend.variables(origin.ref)
+    seen["variables"].append([(v.name, v.value, v.type, v.evaluate_name) for v in children])
+    assert [(v.name, v.value) for v in children][:2] == [("x", "3"), ("y", "4")]
+    assert children[2].value.endswith('"origin"')
+    globals_ = await backend.variables(scopes[1].ref)
+    seen["variables"].append([(v.name, v.value) for v in globals_])
+    assert ("global_counter", "10") in seen["variables"][-1]
+
+    for expression in ("origin.x * 10 + i", "origin.label", "global_counter"):
+        result = await backend.evaluate(expression, frames[0].id, "watch")
+        seen["evaluate"].append((expression, result.value, result.type))
+    assert seen["evaluate"][0][1:] == ("33", "int")
+    try:
+        await backend.evaluate("no_such_name", frames[0].id, "watch")
+    except DebuggerError as exc:
+        seen["evaluate"].append(("no_such_name", exc.code.value, "no_such_name" in exc.message))
+    else:
+        raise AssertionError("evaluating an unknown name must fail")
+
+    await backend.continue_(stop.thread_id)
+    stop = await events.wait("stopped")
+    frames = await note_stop(stop)
+    assert [f.name for f in frames[:2]] == ["sum_of_squares", "main"]
+
+    await backend.step_in(stop.thread_id)
+    stop = await events.wait("stopped")
+    frames = await note_stop(stop)
+    assert stop.reason == "step"
+    assert (frames[0].name, frames[0].location.line) == (
+        "square", line_of("native_demo.c", "square_body"))
+
+    await backend.step_out(stop.thread_id)
+    stop = await events.wait("stopped")
+    frames = await note_stop(stop)
+    assert frames[0].name == "sum_of_squares"
+
+    await backend.step_over(stop.thread_id)
+    stop = await events.wait("stopped")
+    frames = await note_stop(stop)
+    assert frames[0].location.line == line_of("native_demo.c", "call_square") + 1
+
+    await backend.continue_(stop.thread_id)
+    exited = await events.wait("exited")
+    await events.wait("terminated")
+    seen["exit_code"] = exited.exit_code
+    assert exited.exit_code == 0
+    assert "accumulator=10 distance_squared=25" in events.output("stdout")
+    return seen

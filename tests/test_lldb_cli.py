@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import subprocess
 import time
 
@@ -14,9 +13,17 @@ from backends.errors import CommandFailed, DependencyMissing, ErrorCode, Invalid
 from backends.lldb_cli.backend import LldbCliBackend, parse_hit_condition
 from backends.lldb_cli.protocol import lldb_quote, parse_json, sanitize
 from backends.models import AttachRequest, BreakpointSpec, LaunchRequest
-from backends.process import descendants, pid_alive
+from backends.process import pid_alive
 from tests.conftest import require
-from tests.native_build import EventLog, c_program, line_of, source_path
+from tests.native_build import (
+    EventLog,
+    c_program,
+    line_of,
+    run_c_flow,
+    source_path,
+    start_once_lldb_waits,
+    tracer_of,
+)
 
 DEMO_C = source_path("native_demo.c")
 
@@ -37,20 +44,7 @@ async def nothing_to_configure() -> None:
     return None
 
 
-def _cmdline(pid: int) -> str:
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            return f.read().replace(b"\0", b" ").decode()
-    except OSError:
-        return ""
 
-
-def tracer_of(pid: int) -> int:
-    with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            if line.startswith("TracerPid:"):
-                return int(line.split()[1])
-    return -1
 
 
 # --------------------------------------------------------------------------- protocol (no lldb)
@@ -106,90 +100,13 @@ async def test_missing_lldb_is_dependency_missing(demo, no_leftover_processes):
 async def test_breakpoints_stack_variables_evaluate_and_steps(demo, no_leftover_processes):
     events = EventLog()
     backend = LldbCliBackend(events)
-    loop_line = line_of("native_demo.c", "loop_body")
-    states = {}
-
-    async def configure():
-        states["line"] = await backend.set_source_breakpoints(
-            DEMO_C, [BreakpointSpec(path=DEMO_C, line=loop_line, condition="i == 3")]
-        )
-        states["function"] = await backend.set_function_breakpoints(
-            [BreakpointSpec(function="sum_of_squares")]
-        )
-
     try:
-        await backend.launch(LaunchRequest(program=demo, args=["unused arg"]), configure)
-        assert [s.verified for s in states["line"]] == [True]
-        assert states["line"][0].line == loop_line
-        assert states["function"][0].verified
-
-        stop = await events.wait("stopped")
-        assert stop.reason == "breakpoint"
-        assert stop.hit_breakpoint_ids == [states["line"][0].backend_id]
-        assert backend.debuggee_pid and pid_alive(backend.debuggee_pid)
-
-        threads = await backend.threads()
-        assert [t.id for t in threads] == [stop.thread_id]
-        frames, total = await backend.stack_trace(stop.thread_id)
-        assert frames[0].name == "main"
-        assert frames[0].location.path == DEMO_C
-        assert frames[0].location.line == loop_line
-        assert total and total >= len(frames)
-
-        scopes = await backend.scopes(frames[0].id)
-        assert [s.name for s in scopes] == ["Locals", "Globals", "Registers"]
-        local_vars = {v.name: v for v in await backend.variables(scopes[0].ref)}
-        assert local_vars["i"].value == "3"  # the condition held back the first three hits
-        assert local_vars["accumulator"].value == "3"
-        origin = local_vars["origin"]
-        assert origin.type == "point" and origin.ref > 0
-        children = {v.name: v for v in await backend.variables(origin.ref)}
-        assert children["x"].value == "3" and children["y"].value == "4"
-        assert children["label"].value.endswith('"origin"')
-        assert children["x"].evaluate_name == "origin.x"
-        global_vars = {v.name: v.value for v in await backend.variables(scopes[1].ref)}
-        assert global_vars == {"global_counter": "10"}
-
-        result = await backend.evaluate("origin.x * 10 + i", frames[0].id, "watch")
-        assert (result.value, result.type) == ("33", "int")
-        with pytest.raises(CommandFailed) as caught:
-            await backend.evaluate("no_such_name", frames[0].id, "watch")
-        assert "no_such_name" in caught.value.message
-
-        # the function breakpoint, then into square() and back out
-        await backend.continue_(stop.thread_id)
-        await events.wait("continued")
-        stop = await events.wait("stopped")
-        frames, _ = await backend.stack_trace(stop.thread_id, 0, 2)
-        assert [f.name for f in frames] == ["sum_of_squares", "main"]
-
-        await backend.step_in(stop.thread_id)
-        stop = await events.wait("stopped")
-        assert stop.reason == "step"
-        frames, _ = await backend.stack_trace(stop.thread_id, 0, 1)
-        assert frames[0].name == "square"
-        assert frames[0].location.line == line_of("native_demo.c", "square_body")
-        value = {v.name: v.value for v in await backend.variables(
-            (await backend.scopes(frames[0].id))[0].ref)}["value"]
-        assert value == "3"
-
-        await backend.step_out(stop.thread_id)
-        stop = await events.wait("stopped")
-        frames, _ = await backend.stack_trace(stop.thread_id, 0, 1)
-        assert frames[0].name == "sum_of_squares"
-
-        await backend.step_over(stop.thread_id)
-        stop = await events.wait("stopped")
-        frames, _ = await backend.stack_trace(stop.thread_id, 0, 1)
-        assert frames[0].location.line == line_of("native_demo.c", "call_square") + 1
-
-        await backend.continue_(None)
-        exited = await events.wait("exited")
-        assert exited.exit_code == 0
-        await events.wait("terminated")
-        assert "accumulator=10 distance_squared=25" in events.output("stdout")
-        with pytest.raises(CommandFailed):
-            await backend.stack_trace(stop.thread_id)
+        seen = await run_c_flow(backend, events)
+        assert seen["scopes"] == [("Locals", "locals"), ("Globals", "globals"),
+                                  ("Registers", "registers")]
+        assert await backend.threads() == []
+        with pytest.raises(InvalidInput):
+            await backend.stack_trace(1)
     finally:
         await backend.disconnect(terminate=True)
         await backend.dispose()
@@ -259,7 +176,7 @@ async def test_raw_commands_are_sanitized_and_followed(demo, no_leftover_process
         await backend.set_source_breakpoints(DEMO_C, [BreakpointSpec(path=DEMO_C, line=loop_line)])
 
     try:
-        with pytest.raises(CommandFailed):
+        with pytest.raises(InvalidInput):
             await backend.raw_command("bt", 5)
         await backend.launch(LaunchRequest(program=demo), configure)
         await events.wait("stopped")
@@ -291,7 +208,7 @@ async def test_stop_on_entry_and_inspection_while_running(lldb_path, no_leftover
         assert stop.reason == "entry"
         await backend.continue_(None)
         await asyncio.sleep(0.3)
-        with pytest.raises(CommandFailed) as caught:
+        with pytest.raises(InvalidInput) as caught:
             await backend.stack_trace(stop.thread_id)
         assert "running" in caught.value.message
         # A breakpoint set while the program runs takes effect without a visible stop.
@@ -345,33 +262,22 @@ async def test_attach_waiting_for_a_process_name(lldb_path, no_leftover_processe
     program = str(c_program("native_counter"))
     events = EventLog()
     backend = LldbCliBackend(events)
+    starter = asyncio.create_task(start_once_lldb_waits(backend, [program]))
     target = None
-
-    async def start_later():
-        # lldb waits for a process that starts after its wait began: start the
-        # program once lldb-server (which does the waiting) is up.
-        nonlocal target
-        for _ in range(200):
-            await asyncio.sleep(0.05)
-            if backend.child_pids and any(
-                "lldb-server" in _cmdline(pid) for pid in descendants(backend.child_pids[0])
-            ):
-                break
-        await asyncio.sleep(0.3)
-        target = subprocess.Popen([program], stdout=subprocess.DEVNULL, start_new_session=True)
-
-    starter = asyncio.create_task(start_later())
     try:
         await backend.attach(
             AttachRequest(wait_for="native_counter", extra={"timeout": 20}),
             nothing_to_configure,
         )
-        await starter
+        target = await starter
         assert backend.debuggee_pid == target.pid
         await backend.disconnect(terminate=True)
-        assert target.wait(timeout=5) is not None
+        assert (await asyncio.to_thread(target.wait, 5)) is not None
     finally:
         await backend.dispose()
+        if target is None and starter.done() and not starter.cancelled():
+            target = starter.result()
+        starter.cancel()
         if target is not None and target.poll() is None:
             target.kill()
             target.wait()

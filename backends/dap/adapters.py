@@ -193,8 +193,99 @@ class LldbDapProfile(AdapterProfile):
 
 
 class LldbDapBackend(DapBackend):
+    """lldb-dap, with lldb 19's quirks smoothed so that it reads like the lldb-cli
+    backend (docs/backends/native.md):
+
+    - the stop at entry and the stop after a pause both come as reason
+      "exception" with "signal SIGSTOP": reported as "entry" and "pause";
+    - `waitFor` needs a program path: a bare process name waits through
+      `process attach --waitfor` instead;
+    - there is no readMemory request (and lldb-dap 19 dies on one): memory is
+      read with `memory read` in the repl;
+    - lldb-dap 19 often crashes while it exits, after `terminated`, and sends
+      its crash report as stderr output: dropped.
+    """
+
     name = "lldb-dap"
     profile_class = LldbDapProfile
+    memory_read_limit = 1 << 20
+
+    def __init__(self, emit, **options: Any) -> None:
+        super().__init__(emit, **options)
+        self._entry_stop_pending = False
+        self._pause_requested = False
+
+    async def launch(self, request: LaunchRequest, configure) -> None:
+        self._entry_stop_pending = request.stop_on_entry
+        await super().launch(request, configure)
+
+    async def attach(self, request: AttachRequest, configure) -> None:
+        import shutil
+
+        if request.pid is None and request.wait_for and not request.program:
+            found = request.wait_for if os.sep in request.wait_for else shutil.which(
+                request.wait_for)
+            if found:
+                request = request.model_copy(update={"program": os.path.abspath(found)})
+            else:
+                quoted = '"' + request.wait_for.replace("\\", "\\\\").replace('"', '\\"') + '"'
+                request = request.model_copy(update={"extra": {
+                    "program": None, "waitFor": False,
+                    "attachCommands": [f"process attach --name {quoted} --waitfor"],
+                    **request.extra,
+                }})
+        await super().attach(request, configure)
+
+    async def pause(self, thread_id: int | None) -> None:
+        self._pause_requested = True
+        await super().pause(thread_id)
+
+    def _apply_capabilities(self, body) -> None:
+        super()._apply_capabilities(body)
+        self.capabilities.read_memory = True
+
+    async def _translate(self, message):
+        from ..models import OutputEvent, StoppedEvent
+
+        event = await super()._translate(message)
+        if isinstance(event, StoppedEvent):
+            sigstop = event.reason == "exception" and (event.description or "").startswith(
+                "signal SIGSTOP")
+            if self._entry_stop_pending:
+                event = event.model_copy(update={"reason": "entry", "text": None})
+            elif sigstop and self._pause_requested:
+                event = event.model_copy(update={"reason": "pause", "text": None})
+            self._entry_stop_pending = False
+            self._pause_requested = False
+        elif (isinstance(event, OutputEvent) and event.category == "stderr"
+              and self._adapter_terminated.is_set()):
+            return None
+        return event
+
+    async def read_memory(self, address: str, count: int) -> bytes:
+        from ..errors import CommandFailed
+
+        if self.adapter_capabilities.get("supportsReadMemoryRequest"):
+            return await super().read_memory(address, count)
+        try:
+            start = int(str(address), 0)
+        except ValueError:
+            raise InvalidInput(f"{address!r} is not an address; give one like 0x7ffc1000.") from None
+        if not 0 < count <= self.memory_read_limit:
+            raise InvalidInput(f"Read between 1 and {self.memory_read_limit} bytes.")
+        self._require_stopped()
+        text = await self.raw_command(
+            f"memory read --force --format x --size 1 --count {count} {start:#x}",
+            self.profile.request_timeout,
+        )
+        data = bytearray()
+        for line in text.splitlines():
+            head, colon, rest = line.partition(":")
+            if colon and head.strip().lower().startswith("0x"):
+                data.extend(int(token, 16) for token in rest.split() if token.startswith("0x"))
+        if not data:
+            raise CommandFailed(f"lldb could not read memory at {start:#x}: {text.strip()}")
+        return bytes(data[:count])
 
 
 # =============================================================================== delve
@@ -273,5 +364,61 @@ class DelveProfile(AdapterProfile):
 
 
 class DelveBackend(DapBackend):
+    """delve's DAP server, with what it does differently (measured with dlv 1.20):
+
+    - when the program ends it sends `terminated` and no `exited`; the exit
+      status is printed only once the client disconnects. So on that first
+      `terminated` we disconnect, and report the status as an ExitedEvent
+      before the TerminatedEvent;
+    - it sends `terminated` twice (the generic backend reports one);
+    - a `continue` answered after the program ended must not read as running;
+    - globals are shown (showGlobalVariables) so Go has a Globals scope as C does.
+    Goroutines are its threads; the program's stdout is dlv's own stdout, which
+    the DAP client forwards as output.
+    """
+
     name = "dlv"
     profile_class = DelveProfile
+    exit_status_pattern = re.compile(r"Process \d+ has exited with status (-?\d+)")
+
+    def __init__(self, emit, **options: Any) -> None:
+        super().__init__(emit, **options)
+        self._disconnect_sent = False
+
+    async def launch(self, request: LaunchRequest, configure) -> None:
+        extra = {"showGlobalVariables": True, **request.extra}
+        await super().launch(request.model_copy(update={"extra": extra}), configure)
+
+    async def disconnect(self, terminate: bool) -> None:
+        self._disconnect_sent = True
+        await super().disconnect(terminate)
+
+    async def _translate(self, message):
+        from ..errors import DebuggerError
+        from ..models import ExitedEvent, OutputEvent, TerminatedEvent
+
+        event = message.get("event")
+        body = message.get("body") or {}
+        if event == "terminated" and not self._disconnect_sent:
+            # The program ended by itself. Disconnecting makes dlv print the exit
+            # status; that output is translated below, in stream order, after any
+            # program output still on its way.
+            self._disconnect_sent = True
+            try:
+                await self._request("disconnect", {"terminateDebuggee": True}, timeout=3.0)
+            except DebuggerError:
+                return TerminatedEvent(reason="the program ended")
+            return None
+        if event == "output":
+            found = self.exit_status_pattern.search(str(body.get("output") or ""))
+            if found:
+                self._publish(OutputEvent(category="console", text=str(body["output"])))
+                return ExitedEvent(exit_code=int(found.group(1)))
+        return await super()._translate(message)
+
+    def _publish(self, event) -> None:
+        from ..models import ContinuedEvent
+
+        if isinstance(event, ContinuedEvent) and self._state == "ended":
+            return  # the answer to a continue that the program's end overtook
+        super()._publish(event)

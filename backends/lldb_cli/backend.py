@@ -70,11 +70,8 @@ from .protocol import PROMPT, LldbChannel, lldb_quote, parse_json, sanitize
 
 HELPER_PATH = Path(__file__).with_name("tui_debugger_lldb.py")
 HELPER = HELPER_PATH.stem
-RUNNING = (
-    "The program is running, and lldb reads commands only while it is stopped. "
-    "Pause it (pause) or wait for the next stop (await)."
-)
-NOT_STARTED = "No program is being debugged yet; launch or attach first."
+RUNNING = "The program is running; pause it or wait for it to stop."
+NOT_STARTED = "No program is being debugged; launch or attach first."
 SCOPE_KINDS = {"locals": ScopeKind.locals, "globals": ScopeKind.globals,
                "registers": ScopeKind.registers}
 
@@ -465,7 +462,7 @@ class LldbCliBackend(Backend):
         if "\n" in command or "\r" in command:
             raise InvalidInput("Give one lldb command per call, on a single line.")
         if self._state == "running":
-            raise CommandFailed(RUNNING)
+            raise InvalidInput(RUNNING + " lldb reads commands only while the program is stopped.")
         try:
             await asyncio.wait_for(channel.lock.acquire(), timeout)
         except asyncio.TimeoutError:
@@ -591,19 +588,22 @@ class LldbCliBackend(Backend):
 
     def _require_channel(self) -> LldbChannel:
         if self._channel is None:
-            raise CommandFailed(NOT_STARTED)
+            raise InvalidInput(NOT_STARTED)
         if not self._channel.alive:
             raise BackendDied("lldb is no longer running; start the session again.")
         return self._channel
 
     def _require_stopped(self) -> None:
-        self._require_channel()
+        # The same codes and words as the DAP backends, so that front ends need
+        # not know which backend answered.
+        if self._channel is None:
+            raise InvalidInput(NOT_STARTED)
         if self._state == "running":
-            raise CommandFailed(RUNNING)
-        if self._state in ("exited", "detached", "dead"):
-            raise CommandFailed("The program is no longer being debugged; run it again.")
+            raise InvalidInput(RUNNING)
+        if self._state in ("exited", "detached", "dead") or not self._channel.alive:
+            raise InvalidInput("The program has ended; start it again to debug it.")
         if self._state != "stopped":
-            raise CommandFailed(NOT_STARTED)
+            raise InvalidInput("The program has not started yet; wait for it to stop.")
 
     async def _run(self, command: str, timeout: float) -> str:
         return await self._require_channel().run([command], timeout)
@@ -711,7 +711,7 @@ class LldbCliBackend(Backend):
         hit at the same moment must still be reported)."""
         for thread in info.get("threads", []):
             reason = thread.get("reason")
-            if reason and not (reason == "exception" and thread.get("text") == "SIGSTOP"):
+            if reason and thread.get("signal") != "SIGSTOP":
                 return True
         return False
 
@@ -724,13 +724,13 @@ class LldbCliBackend(Backend):
                 chosen = thread
         if chosen is None and with_reason:
             # A breakpoint on another thread says more than our interrupt does.
-            real = [t for t in with_reason if t.get("text") != "SIGSTOP"]
+            real = [t for t in with_reason if t.get("signal") != "SIGSTOP"]
             chosen = (real or with_reason)[0]
         if chosen is None and threads:
             chosen = next((t for t in threads if t["id"] == info.get("selected")), threads[0])
         reason = (chosen or {}).get("reason") or "pause"
         text = (chosen or {}).get("text")
-        if reason == "exception" and text == "SIGSTOP" and self._pause_requested:
+        if (chosen or {}).get("signal") == "SIGSTOP" and self._pause_requested:
             reason, text = "pause", None
         if reason_override:
             reason, text = reason_override, None

@@ -141,9 +141,10 @@ def _stop_reason(thread):
     elif reason_code in (lldb.eStopReasonWatchpoint, lldb.eStopReasonInstrumentation):
         reason = "breakpoint"
     elif reason_code == lldb.eStopReasonSignal:
+        # The text is the whole description ("signal SIGSEGV: address not mapped
+        # to object ..."), as lldb-dap's exceptionInfo gives it.
         reason = "exception"
-        signo = thread.GetStopReasonDataAtIndex(0)
-        text = _process().GetUnixSignals().GetSignalAsCString(signo) or description
+        text = description
     elif reason_code == lldb.eStopReasonException:
         reason = "exception"
         text = description
@@ -205,7 +206,12 @@ def stop_info():
         selected = process.GetSelectedThread()
         for thread in process:
             reason, description, text, hit = _stop_reason(thread)
+            signal = None
+            if thread.GetStopReason() == lldb.eStopReasonSignal:
+                signal = process.GetUnixSignals().GetSignalAsCString(
+                    thread.GetStopReasonDataAtIndex(0))
             threads.append({
+                "signal": signal,
                 "id": thread.GetThreadID(),
                 "index_id": thread.GetIndexID(),
                 "name": _thread_name(thread),

@@ -1,0 +1,167 @@
+"""lldb-dap through the generic DAP backend, against real C programs."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+
+import pytest
+
+from backends.adapters import create_backend, find_lldb_dap
+from backends.dap.adapters import LldbDapBackend
+from backends.models import AttachRequest, BreakpointSpec, LaunchRequest, ScopeKind
+from backends.process import pid_alive
+from tests.conftest import require
+from tests.native_build import (
+    EventLog,
+    c_program,
+    line_of,
+    run_c_flow,
+    source_path,
+    start_once_lldb_waits,
+    tracer_of,
+)
+
+DEMO_C = source_path("native_demo.c")
+
+
+@pytest.fixture(scope="module")
+def lldb_dap():
+    path = find_lldb_dap()
+    require(path is not None, "lldb-dap")
+    return path
+
+
+async def nothing_to_configure() -> None:
+    return None
+
+
+
+
+async def test_registry_picks_lldb_dap_for_an_elf_binary(lldb_dap):
+    from backends.adapters import select_adapter
+
+    assert select_adapter(None, str(c_program("native_demo")), env={}) == "lldb-dap"
+    backend = create_backend("lldb-dap", EventLog())
+    assert isinstance(backend, LldbDapBackend)
+    await backend.dispose()
+
+
+async def test_the_c_flow(lldb_dap, no_leftover_processes):
+    events = EventLog()
+    backend = LldbDapBackend(events)
+    try:
+        seen = await run_c_flow(backend, events)
+        assert [kind for _, kind in seen["scopes"]] == ["locals", "globals", "registers"]
+    finally:
+        await backend.disconnect(terminate=True)
+        await backend.dispose()
+
+
+async def test_hit_count_log_point_and_registers(lldb_dap, no_leftover_processes):
+    events = EventLog()
+    backend = LldbDapBackend(events)
+
+    async def configure():
+        await backend.set_source_breakpoints(DEMO_C, [
+            BreakpointSpec(path=DEMO_C, line=line_of("native_demo.c", "loop_body"),
+                           hit_condition="4"),
+            BreakpointSpec(path=DEMO_C, line=line_of("native_demo.c", "square_body"),
+                           log_message="square({value})"),
+        ])
+
+    try:
+        await backend.launch(LaunchRequest(program=str(c_program("native_demo"))), configure)
+        stop = await events.wait("stopped")
+        frames, _ = await backend.stack_trace(stop.thread_id, 0, 1)
+        assert (await backend.evaluate("i", frames[0].id, "watch")).value == "3"
+        registers = [s for s in await backend.scopes(frames[0].id)
+                     if s.kind is ScopeKind.registers]
+        groups = await backend.variables(registers[0].ref)
+        general = await backend.variables(groups[0].ref)
+        assert any(v.name in ("rip", "pc") for v in general)
+        await backend.set_source_breakpoints(DEMO_C, [
+            BreakpointSpec(path=DEMO_C, line=line_of("native_demo.c", "square_body"),
+                           log_message="square({value})"),
+        ])
+        await backend.continue_(None)
+        await events.wait("exited")
+        console = events.output("console")
+        assert "square(3)" in console and "square(4)" in console
+    finally:
+        await backend.disconnect(terminate=True)
+        await backend.dispose()
+
+
+async def test_entry_segfault_disassembly_and_memory(lldb_dap, no_leftover_processes):
+    events = EventLog()
+    backend = LldbDapBackend(events)
+    try:
+        await backend.launch(
+            LaunchRequest(program=str(c_program("native_segfault")), stop_on_entry=True),
+            nothing_to_configure,
+        )
+        stop = await events.wait("stopped")
+        assert stop.reason == "entry"
+        await backend.continue_(None)
+        stop = await events.wait("stopped")
+        assert stop.reason == "exception"
+        assert "SIGSEGV" in (stop.text or "") and "SIGSEGV" in (stop.description or "")
+        frames, _ = await backend.stack_trace(stop.thread_id, 0, 2)
+        assert [f.name for f in frames] == ["read_next_value", "main"]
+        assert frames[0].location.line == line_of("native_segfault.c", "crash")
+        assert backend.capabilities.disassemble and backend.capabilities.read_memory
+        lines = await backend.disassemble(frames[0].id, 2)
+        assert len(lines) == 2
+        memory = await backend.read_memory(frames[0].instruction_pointer, 4)
+        assert len(memory) == 4
+    finally:
+        await backend.disconnect(terminate=True)
+        await backend.dispose()
+    assert not [e for e in events.events if e.kind == "output" and "PLEASE submit" in e.text]
+
+
+async def test_attach_pause_then_detach_leaves_it_running(lldb_dap, no_leftover_processes):
+    target = subprocess.Popen([str(c_program("native_counter"))], stdout=subprocess.DEVNULL,
+                              start_new_session=True)
+    events = EventLog()
+    backend = LldbDapBackend(events)
+    try:
+        await backend.attach(AttachRequest(pid=target.pid), nothing_to_configure)
+        assert tracer_of(target.pid) != 0
+        await asyncio.sleep(0.2)
+        await backend.pause(None)
+        stop = await events.wait("stopped")
+        assert stop.reason == "pause"
+        frames, _ = await backend.stack_trace(stop.thread_id, 0, 20)
+        assert "main" in [f.name for f in frames]
+        await backend.disconnect(terminate=False)
+        await backend.dispose()
+        await asyncio.sleep(0.3)
+        assert pid_alive(target.pid) and tracer_of(target.pid) == 0
+    finally:
+        await backend.dispose()
+        target.kill()
+        target.wait()
+
+
+async def test_attach_waiting_for_a_name(lldb_dap, no_leftover_processes):
+    program = str(c_program("native_counter"))
+    events = EventLog()
+    backend = LldbDapBackend(events)
+    starter = asyncio.create_task(start_once_lldb_waits(backend, [program]))
+    target = None
+    try:
+        await backend.attach(AttachRequest(wait_for="native_counter"), nothing_to_configure)
+        target = await starter
+        assert backend.debuggee_pid == target.pid
+        await backend.disconnect(terminate=True)
+        assert (await asyncio.to_thread(target.wait, 5)) is not None
+    finally:
+        await backend.dispose()
+        if target is None and starter.done() and not starter.cancelled():
+            target = starter.result()
+        starter.cancel()
+        if target is not None and target.poll() is None:
+            target.kill()
+            target.wait()
