@@ -35,3 +35,25 @@ def redact(text: str) -> str:
     for pattern, replacement in _PATTERNS:
         text = pattern.sub(replacement, text)
     return text
+
+
+_SECRET_NAME = re.compile(
+    r"(?i)(api[_-]?key|secret|token|passw(?:or)?d|passwd|pwd|access[_-]?key|private[_-]?key|"
+    r"credential|auth[_-]?token|authorization|session[_-]?key)"
+)
+# A string as debuggers render one: 'x', "x", b'x', or a C char* (0x1234 "x").
+_STRING_VALUE = re.compile(r"""^(?P<prefix>(?:0x[0-9a-fA-F]+\s+)?[bBrRuUfF]{0,2})(?P<q>['"])(?P<body>.+)(?P=q)$""", re.S)
+
+
+def redact_named(name: str, value: str) -> str:
+    """A value whose name says it is a secret (`password = 'hunter2'`): the text
+    patterns cannot see the name, so a string value under such a name is hidden.
+    Numbers (`token_count = 5`) and containers are left alone."""
+    value = redact(value)
+    if not name or not _SECRET_NAME.search(name):
+        return value
+    match = _STRING_VALUE.match(value.strip())
+    if match is None or "[REDACTED" in match.group("body"):
+        return value
+    quote = match.group("q")
+    return f"{match.group('prefix')}{quote}[REDACTED]{quote}"

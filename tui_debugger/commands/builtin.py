@@ -22,7 +22,7 @@ from backends.models import AttachRequest, BreakpointSpec, LaunchRequest, Variab
 from .. import paths, persist
 from ..config import settings
 from ..persist import add_note
-from ..redact import redact
+from ..redact import redact, redact_named
 from ..session import Session, SessionState
 from . import render
 from .registry import Args, CliSpec, Command, CommandContext, NoArgs, register
@@ -58,6 +58,11 @@ from .views import (
 
 def _redact(text: str) -> str:
     return redact(text) if settings().redact else text
+
+
+def _redact_value(name: str, text: str) -> str:
+    """Values are also judged by their name: `password = 'hunter2'` is a secret."""
+    return redact_named(name, text) if settings().redact else text
 
 
 def cap(text: str, limit: int | None = None) -> tuple[str, bool]:
@@ -109,7 +114,7 @@ def _value_tracker(session: Session) -> tuple[dict[str, str], dict[str, str]]:
 
 
 def variable_view(session: Session, var: Variable, path: str) -> VariableView:
-    value, truncated = cap(_redact(var.value))
+    value, truncated = cap(_redact_value(var.name, var.value))
     now, prev = _value_tracker(session)
     now[path] = var.value
     changed = path in prev and prev[path] != var.value
@@ -1100,7 +1105,7 @@ async def _evaluate(ctx: CommandContext, args: EvaluateArgs) -> EvaluateResult:
     if not args.expression.strip():
         raise InvalidInput("Give an expression to evaluate, e.g. `print len(items)`.")
     result = await session.evaluate(args.expression, args.frame_index, args.context)
-    value, truncated = cap(_redact(result.value), settings().max_value_chars * 4)
+    value, truncated = cap(_redact_value(args.expression, result.value), settings().max_value_chars * 4)
     children: list[VariableView] = []
     if result.ref > 0 and args.context == "repl":
         try:

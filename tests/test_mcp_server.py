@@ -1,0 +1,370 @@
+"""The MCP server in process, through the SDK's client, against real debugpy:
+the generated tools, a whole session, bad input, and the agent-safety rules."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+import pytest
+
+from tests.test_mcp_support import (  # noqa: F401 - fixtures
+    PY_BASIC,
+    PROGRAMS,
+    call,
+    fails,
+    in_process_client,
+    line_of,
+    mcp_env,
+    write_program,
+)
+
+DESIGN_TOOLS = {
+    "debug_launch", "debug_attach", "debug_attach_sim", "debug_detach", "debug_terminate",
+    "debug_sessions", "debug_breakpoint_add", "debug_breakpoint_remove", "debug_breakpoint_list",
+    "debug_continue", "debug_step_over", "debug_step_into", "debug_step_out", "debug_pause",
+    "debug_wait", "debug_context", "debug_stack", "debug_variables", "debug_evaluate",
+    "debug_threads", "debug_output", "debug_lldb_command", "debug-script",
+}
+# DESIGN.md's argument table, camelCase.
+DESIGN_ARGS = {
+    "debug_launch": {"program", "args", "cwd", "env", "adapter", "stopOnEntry", "launchConfig", "sessionName"},
+    "debug_attach": {"pid", "host", "port", "adapter", "sessionName"},
+    "debug_attach_sim": {"simulatorId", "simulatorName", "bundleId", "pid", "waitFor",
+                         "continueOnAttach", "makeCurrent"},
+    "debug_breakpoint_add": {"file", "line", "function", "condition", "hitCondition", "logMessage"},
+    "debug_breakpoint_remove": {"breakpointId", "all"},
+    "debug_continue": {"threadId", "waitMs"},
+    "debug_step_over": {"threadId", "waitMs"},
+    "debug_wait": {"timeoutMs"},
+    "debug_stack": {"threadId", "maxFrames"},
+    "debug_variables": {"frameIndex", "scope", "path", "names", "maxItems"},
+    "debug_evaluate": {"expression", "frameIndex"},
+    "debug_output": {"since", "limit"},
+    "debug_lldb_command": {"command", "timeoutMs", "allowUnsafe"},
+    "debug-script": {"command", "breakpoint", "expression", "timeout"},
+}
+
+
+async def test_tools_are_generated_from_the_registry(mcp_env):
+    from tui_debugger.commands import registry
+
+    async with in_process_client() as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+    commands = {c.mcp: c for c in registry.all_commands() if c.mcp}
+    assert set(tools) == set(commands) and DESIGN_TOOLS <= set(tools)
+    for name, args in DESIGN_ARGS.items():
+        assert args <= set(tools[name].input_schema["properties"]), name
+    for name, tool in tools.items():
+        cmd = commands[name]
+        props = tool.input_schema["properties"]
+        assert (name in ("debug-script", "debug_launch", "debug_attach", "debug_attach_sim")) == (
+            "debugSessionId" not in props), name
+        assert tool.description == cmd.mcp_description and len(tool.description) > 30
+        assert tool.output_schema and tool.output_schema["type"] == "object"
+        assert tool.annotations.read_only_hint is cmd.read_only
+        assert tool.annotations.destructive_hint is (cmd.destructive and not cmd.read_only)
+        assert all("_" not in key for key in props), (name, props.keys())  # camelCase
+    assert tools["debug_stack"].annotations.read_only_hint is True
+    assert tools["debug_terminate"].annotations.destructive_hint is True
+    assert tools["debug_step_over"].annotations.destructive_hint is False
+    assert set(tools["debug-script"].input_schema["required"]) == {
+        "command", "breakpoint", "expression", "timeout"}
+    script_out = tools["debug-script"].output_schema
+    assert set(script_out["$defs"]["ScriptResult"]["properties"]) == {"results"}
+    assert script_out["$defs"]["ToolError"]["required"] == ["error"]
+    assert [arm["$ref"] for arm in tools["debug_stack"].output_schema["anyOf"]] == [
+        "#/$defs/StackResult", "#/$defs/ToolError"]
+
+
+async def test_a_whole_session(mcp_env, no_leftover_processes):
+    scale_line = line_of(PY_BASIC, "@scale")
+    count_line = line_of(PY_BASIC, "@count")
+    async with in_process_client() as client:
+        launched = await call(client, "debug_launch", {"program": str(PY_BASIC), "stopOnEntry": True})
+        assert launched["session"] == "py_basic" and launched["adapter"] == "debugpy"
+        assert "debug_breakpoint_add" in [s["tool"] for s in launched["nextSteps"]]
+        entry = await call(client, "debug_wait", {"timeoutMs": 10_000})
+        assert entry["status"] == "stopped" and entry["stop"]["reason"] == "entry"
+
+        added = await call(client, "debug_breakpoint_add", {"file": str(PY_BASIC), "line": scale_line})
+        assert added["breakpoint"]["verified"] and added["breakpoint"]["set_by"] == "mcp"
+        hit = await call(client, "debug_continue", {"waitMs": 10_000})
+        assert hit["status"] == "stopped" and hit["stop"]["reason"] == "breakpoint"
+        assert hit["stop"]["location"]["line"] == scale_line
+        assert {"debug_context", "debug_variables", "debug_step_over"} <= {
+            s["tool"] for s in hit["nextSteps"]}
+
+        context = await call(client, "debug_context", {"lines": 2})
+        assert context["frame"]["name"] == "scale"
+        assert [s for s in context["source"] if s["current"]][0]["line"] == scale_line
+        assert {v["name"]: v["value"] for v in context["locals"]} == {"value": "1", "factor": "2"}
+        assert "-> " in context.text or "●>" in context.text
+
+        stack = await call(client, "debug_stack", {"maxFrames": 2})
+        assert [f["name"] for f in stack["frames"]] == ["scale", "total"] and stack["truncated"]
+
+        caller = await call(client, "debug_variables", {"frameIndex": 2, "names": ["point", "items"]})
+        assert [v["name"] for v in caller["variables"]] == ["items", "point"]
+        drilled = await call(client, "debug_variables", {"frameIndex": 2, "path": "items[1]['nested']"})
+        assert [v["value"] for v in drilled["variables"] if v["name"].startswith("[") or
+                v["name"].isdigit()][:2] == ["1", "2"]
+
+        evaluated = await call(client, "debug_evaluate", {"expression": "value * factor + 40"})
+        assert evaluated["value"] == "42" and evaluated["type"] == "int" and evaluated.text.startswith("42")
+
+        stepped = await call(client, "debug_step_over", {})
+        assert stepped["status"] == "stopped" and stepped["stop"]["location"]["line"] == scale_line + 1
+        out_of = await call(client, "debug_step_out", {})
+        assert out_of["stop"]["function"] == "total"
+
+        await call(client, "debug_breakpoint_remove", {"all": True})
+        await call(client, "debug_breakpoint_add", {"file": str(PY_BASIC), "line": count_line,
+                                                   "condition": "n == 3"})
+        conditional = await call(client, "debug_continue", {"waitMs": 10_000})
+        assert conditional["context"]["locals"] and any(
+            v["name"] == "n" and v["value"] == "3" for v in conditional["context"]["locals"])
+
+        await call(client, "debug_breakpoint_remove", {"all": True})
+        ended = await call(client, "debug_continue", {"waitMs": 10_000})
+        assert ended["status"] == "terminated" and ended["exitCode"] == 0
+
+        output = await call(client, "debug_output", {"since": 0})
+        printed = "".join(e["text"] for e in output["entries"])
+        assert "answer=12 count=10 items=3" in printed and output["dropped"] == 0
+        again = await call(client, "debug_output", {"since": output["nextCursor"]})
+        assert again["entries"] == [] and again.text
+
+        activity = await call(client, "debug_activity", {})
+        assert {"mcp"} == {e["origin"] for e in activity["entries"]}
+        assert "continue" in [e["command"] for e in activity["entries"]]
+        done = await call(client, "debug_terminate", {})
+        assert done["state"] == "terminated"
+
+
+async def test_sessions_launched_here_can_be_joined(mcp_env, no_leftover_processes):
+    """A person opens the agent's session (`tui-debugger ui` joins through the
+    socket) and sees what the agent does, attributed to it."""
+    from tui_debugger.hub import SessionLink
+
+    async with in_process_client() as client:
+        await call(client, "debug_launch", {"program": str(PY_BASIC), "stopOnEntry": True,
+                                            "sessionName": "shared"})
+        await call(client, "debug_wait", {"timeoutMs": 10_000})
+        person = await SessionLink.join("shared", "tui")
+        try:
+            events = person.events()
+            await call(client, "debug_step_over", {})
+            seen = []
+
+            async def until_attributed() -> None:
+                async for event in events:
+                    seen.append(event)
+                    if event.kind == "activity" and event.origin == "mcp":
+                        return
+
+            await asyncio.wait_for(until_attributed(), 10)
+            assert any(e.kind == "stopped" and e.origin == "mcp" for e in seen)
+            assert seen[-1].data["command"] == "next"
+            status = await person.call("status")
+            assert "tui" in {c.origin for c in status.clients}
+        finally:
+            await person.close()
+        listed = await call(client, "debug_sessions", {})
+        assert [s["name"] for s in listed["sessions"] if s["current"]] == ["shared"]
+        await call(client, "debug_terminate", {"debugSessionId": "shared"})
+
+
+async def test_bad_input_is_an_error_and_the_server_keeps_serving(mcp_env, tmp_path,
+                                                                  no_leftover_processes):
+    spin = write_program(tmp_path, "spin.py", """
+        import time
+        while True:
+            time.sleep(0.01)
+    """)
+    async with in_process_client() as client:
+        await fails(client, "debug_stack", {}, "invalid_input", "no live session", "debug_launch")
+        await fails(client, "debug_launch", {}, "invalid_input", "program")
+        await fails(client, "debug_launch", {"program": str(tmp_path / "missing.py")},
+                    "invalid_input", "no such program")
+        await fails(client, "debug_launch", {"program": str(spin), "stopOnEntry": "often"},
+                    "invalid_input", "stopOnEntry")
+        await fails(client, "debug_launch", {"program": str(spin), "colour": "red"},
+                    "invalid_input", "colour", "unknown argument")
+        await fails(client, "debug-script", {"command": "python x.py"}, "invalid_input",
+                    "breakpoint", "expression", "timeout")
+
+        await call(client, "debug_launch", {"program": str(spin)})
+        await fails(client, "debug_stack", {}, "invalid_input", "running", "debug_pause", "debug_wait")
+        await fails(client, "debug_variables", {}, "invalid_input", "running")
+        await fails(client, "debug_stack", {"maxFrames": "ten"}, "invalid_input", "maxFrames")
+        await fails(client, "debug_breakpoint_add", {"file": str(spin), "line": 3, "function": "main"},
+                    "invalid_input", "not both")
+        await fails(client, "debug_breakpoint_add", {"line": 3}, "invalid_input", "file")
+        await fails(client, "debug_breakpoint_remove", {"breakpointId": 1, "all": True},
+                    "invalid_input", "not both")
+        await fails(client, "debug_breakpoint_remove", {"breakpointId": 99}, "invalid_input",
+                    "no breakpoint 99")
+        await fails(client, "debug_frame", {"index": 1, "offset": 1}, "invalid_input", "not both")
+        await fails(client, "debug_status", {"debugSessionId": "nope"}, "invalid_input", "nope", "spin")
+        await fails(client, "debug_status", {"debugSessionId": 7}, "invalid_input", "debugSessionId")
+        await fails(client, "debug_lldb_command", {"command": "platform shell ls"}, "command_denied")
+
+        status = await call(client, "debug_status", {})
+        assert status["state"] == "running"
+        paused = await call(client, "debug_pause", {})
+        assert paused["status"] == "stopped"
+        await call(client, "debug_terminate", {})
+        await fails(client, "debug_continue", {}, "invalid_input", "ended", "debug_launch")
+
+
+async def test_agent_safety(mcp_env, tmp_path, monkeypatch, no_leftover_processes):
+    """Bounded waits, capped values with filters, output cursors with dropped
+    counts, redaction."""
+    from tui_debugger.config import reload_settings
+
+    monkeypatch.setenv("TUI_DEBUGGER_OUTPUT_MAX_ENTRIES", "10")
+    reload_settings()
+    program = write_program(tmp_path, "secrets.py", """
+        import sys, time
+        password = "hunter2hunter2"
+        token_count = 5
+        big = "x" * 50_000
+        table = {f"k{i}": i for i in range(300)}
+        for i in range(30):
+            print(f"line {i}", flush=True)
+            time.sleep(0.01)  # one output event each: the adapter joins what comes at once
+        print("Authorization: Bearer abcdefghijklmnopqrstuvwxyz0123", flush=True)
+        print("api_key=sk-abcdefghijklmnopqrstuvwxyz", flush=True)
+        n = 0
+        while True:
+            n += 1  # @spin
+            time.sleep(0.01)
+    """)
+    spin_line = line_of(program, "@spin")
+    async with in_process_client() as client:
+        await call(client, "debug_launch", {"program": str(program),
+                                            "breakpoints": [f"{program}:{spin_line}"]})
+        stop = await call(client, "debug_wait", {"timeoutMs": 10_000})
+        assert stop["status"] == "stopped"
+
+        values = await call(client, "debug_variables", {"names": ["password", "token_count", "big"]})
+        by_name = {v["name"]: v for v in values["variables"]}
+        assert by_name["password"]["value"] == "'[REDACTED]'" and "hunter2" not in values.text
+        assert by_name["token_count"]["value"] == "5"
+        assert by_name["big"]["valueTruncated"] and len(by_name["big"]["value"]) < 1_200
+        assert "more chars" in by_name["big"]["value"]
+        page = await call(client, "debug_variables", {"path": "table", "maxItems": 5})
+        assert page["truncated"] and page["total"] >= 300 and len(page["variables"]) == 5
+        assert "start=5" in page["note"] and "names/path" in page["note"]
+        assert "hunter2" not in (await call(client, "debug_evaluate", {"expression": "password"})).text
+
+        output = await call(client, "debug_output", {"since": 0})
+        assert output["dropped"] > 0 and str(output["dropped"]) in output.text, output
+        newer = await call(client, "debug_output", {"since": output["nextCursor"]})
+        assert newer["dropped"] == 0 and newer["entries"] == []
+        printed = "".join(e["text"] for e in output["entries"])
+        assert "Bearer [REDACTED]" in printed and "line 29" in printed
+        assert "abcdefghijklmnop" not in printed + output.text
+
+        await call(client, "debug_breakpoint_remove", {"all": True})
+        running = await call(client, "debug_continue", {"waitMs": 200})
+        assert running["status"] == "running" and "debug_wait" in running["message"]
+        assert running["waitedMs"] < 2_000
+        assert [s["tool"] for s in running["nextSteps"]][:2] == ["debug_wait", "debug_pause"]
+        waited = await call(client, "debug_wait", {"timeoutMs": 300})
+        assert waited["status"] == "running"
+        paused = await call(client, "debug_pause", {})
+        assert paused["status"] == "stopped" and paused["stop"]["reason"] == "pause"
+        await call(client, "debug_terminate", {})
+
+
+async def test_uncaught_exception_stops_and_its_reason_stays(mcp_env, no_leftover_processes):
+    program = PROGRAMS / "py_raise.py"
+    async with in_process_client() as client:
+        await call(client, "debug_launch", {"program": str(program)})
+        stop = await call(client, "debug_wait", {"timeoutMs": 10_000})
+        assert stop["status"] == "stopped" and stop["stop"]["reason"] == "exception"
+        assert "bad value 3" in stop["stop"]["text"] and "bad value 3" in stop.text
+        context = await call(client, "debug_context", {})
+        assert context["stop"]["reason"] == "exception" and "ValueError" in context.text
+        await call(client, "debug_variables", {})
+        status = await call(client, "debug_status", {})
+        assert "bad value 3" in status["stop"]["text"]
+        ended = await call(client, "debug_continue", {"waitMs": 10_000})
+        assert ended["status"] == "terminated" and ended["exitCode"] == 1
+        assert "exit code 1" in ended.text
+
+
+async def test_lldb_command_behind_the_denylist(mcp_env, no_leftover_processes):
+    from backends.adapters import find_lldb_dap
+
+    from tests.conftest import require
+    from tests.native_build import c_program
+
+    require(find_lldb_dap() is not None, "lldb-dap")
+    binary = c_program("native_demo")
+    source = PROGRAMS / "native_demo.c"
+    async with in_process_client() as client:
+        await call(client, "debug_launch", {"program": str(binary), "breakpoints": [
+            f"{source}:{line_of(source, 'LINE:loop_body')}"]})
+        assert (await call(client, "debug_wait", {"timeoutMs": 15_000}))["status"] == "stopped"
+        shown = await call(client, "debug_lldb_command", {"command": "frame variable origin"})
+        assert "x = 3, y = 4" in shown["output"] and not shown["unsafe"]
+        denied = await fails(client, "debug_lldb_command", {"command": "memory write &i 0x1"},
+                             "command_denied", "allowUnsafe", "memory read")
+        assert denied["details"]["pattern"] == "memory write"
+        forced = await call(client, "debug_lldb_command", {"command": "register read rip",
+                                                           "allowUnsafe": True})
+        assert not forced["unsafe"]  # not on the denylist: nothing to mark
+        unsafe = await call(client, "debug_lldb_command", {"command": "memory write &i 0x1",
+                                                           "allowUnsafe": True})
+        assert unsafe["unsafe"] and unsafe.text.startswith("[UNSAFE]")
+        logged = [e["summary"] for e in (await call(client, "debug_activity", {}))["entries"]]
+        assert any(s.startswith("[UNSAFE] memory write") for s in logged)
+        await call(client, "debug_terminate", {})
+
+
+@pytest.mark.parametrize("transport", ["http"])
+async def test_http_transport(mcp_env, transport, no_leftover_processes):
+    """`--transport http` serves the same tools (streamable HTTP)."""
+    import asyncio
+    import socket
+    import sys
+
+    from mcp.client import Client
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tui_debugger", "mcp", "--transport", transport, "--port", str(port),
+        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE, env=dict(os.environ))
+    try:
+        url = f"http://127.0.0.1:{port}/mcp"
+        for _ in range(100):
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                    break
+            except OSError:
+                await asyncio.sleep(0.1)
+        async with Client(url) as client:
+            names = {t.name for t in (await client.list_tools()).tools}
+            assert "debug-script" in names and "debug_launch" in names
+            doctor = await call(client, "debug_doctor", {})
+            assert any(a["name"] == "debugpy" and a["available"] for a in doctor["adapters"])
+    finally:
+        proc.terminate()
+        await asyncio.wait_for(proc.wait(), 10)
+
+
+def test_values_named_like_secrets_are_redacted():
+    from tui_debugger.redact import redact_named
+
+    assert redact_named("password", "'hunter2hunter2'") == "'[REDACTED]'"
+    assert redact_named("db_password", '0x0000555555556008 "pw123"') == '0x0000555555556008 "[REDACTED]"'
+    assert redact_named("self.api_token", "b'abc'") == "b'[REDACTED]'"
+    assert redact_named("token_count", "5") == "5"  # a number is not a secret
+    assert redact_named("author", "'Jane'") == "'Jane'"
+    assert redact_named("secrets", "{'a': 1}") == "{'a': 1}"  # containers: drill in to see
+    assert redact_named("header", "Bearer abcdefghijklmnop") == "Bearer [REDACTED]"

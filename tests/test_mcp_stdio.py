@@ -1,0 +1,199 @@
+"""`tui-debugger mcp` as a real process over stdio: through the SDK's client,
+joined to a headless session the CLI drives in turns, and through a client we
+did not write (the MCP Inspector's CLI)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import IN_CI, require
+from tests.test_mcp_support import (  # noqa: F401 - fixtures
+    PY_BASIC,
+    ROOT,
+    call,
+    fails,
+    line_of,
+    mcp_env,
+    stdio_params,
+)
+
+INSPECTOR_VERSION = "2.12.0"
+INSPECTOR_DIR = ROOT / "tests" / ".cache" / "mcp-inspector"
+REL_BASIC = "tests/programs/py_basic.py"
+
+
+def cli(*args: str, check: bool = True) -> subprocess.CompletedProcess:
+    done = subprocess.run([sys.executable, "-m", "tui_debugger", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60, env=dict(os.environ))
+    if check:
+        assert done.returncode == 0, (args, done.stdout, done.stderr)
+    return done
+
+
+def cli_json(*args: str) -> dict:
+    return json.loads(cli(*args, "--json").stdout)
+
+
+def wait_gone(pid: int, timeout: float = 10.0) -> bool:
+    from backends.process import pid_alive
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not pid_alive(pid):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+async def test_stdio_server_session_and_script(mcp_env, no_leftover_processes):
+    from mcp.client import Client
+
+    scale_line = line_of(PY_BASIC, "@scale")
+    async with Client(stdio_params()) as client:
+        names = {t.name for t in (await client.list_tools()).tools}
+        assert {"debug_launch", "debug-script", "debug_wait"} <= names
+        script = await client.call_tool("debug-script", {
+            "command": f"python {REL_BASIC}", "breakpoint": {"file": REL_BASIC, "line": scale_line},
+            "expression": "value * factor", "timeout": 15_000})
+        assert not script.is_error and script.content == []
+        assert script.structured_content == {"results": [
+            {"type": "int", "value": 2}, {"type": "int", "value": 4}, {"type": "int", "value": 6}]}
+
+        await call(client, "debug_launch", {"program": REL_BASIC, "breakpoints": [f"{REL_BASIC}:{scale_line}"]})
+        hit = await call(client, "debug_wait", {"timeoutMs": 15_000})
+        assert hit["stop"]["location"]["line"] == scale_line
+        variables = await call(client, "debug_variables", {})
+        assert {v["name"] for v in variables["variables"]} >= {"value", "factor"}
+        await fails(client, "debug_breakpoint_remove", {"breakpointId": 42}, "invalid_input", "42")
+        await call(client, "debug_step_over", {})
+        # The client leaves with the program still stopped: the server must end it.
+
+
+async def test_join_a_headless_session_driven_in_turns_with_the_cli(mcp_env, no_leftover_processes):
+    """The person (here: the CLI) and the agent (the MCP server, joined through
+    the session's socket) take turns; each sees the other's moves."""
+    from mcp.client import Client
+
+    scale_line = line_of(PY_BASIC, "@scale")
+    call_line = line_of(PY_BASIC, "@loop-body")
+    started = json.loads(cli("start", "--json", "--session", "pair", "--stop-on-entry", REL_BASIC).stdout)
+    assert started["session"] == "pair"
+    host_pid = started["hostPid"]
+    try:
+        async with Client(stdio_params("--session", "pair")) as client:
+            entry = await call(client, "debug_wait", {"timeoutMs": 15_000})
+            assert entry["stop"]["reason"] == "entry"
+            status = await call(client, "debug_status", {})
+            assert status["hostPid"] == host_pid
+            assert "mcp" in {c["origin"] for c in status["clients"]}  # joined at start
+
+            # Agent's turn: a breakpoint and continue.
+            await call(client, "debug_breakpoint_add", {"file": REL_BASIC, "line": scale_line})
+            hit = await call(client, "debug_continue", {"waitMs": 15_000})
+            assert hit["stop"]["location"]["line"] == scale_line
+
+            # Person's turn: step over from the command line.
+            stepped = cli_json("next")
+            assert stepped["stop"]["location"]["line"] == scale_line + 1
+            assert stepped["stop"]["caused_by"] == "cli"
+
+            # The agent sees where the person left it, and who moved it.
+            context = await call(client, "debug_context", {})
+            assert context["frame"]["line"] == scale_line + 1
+            assert context["stop"]["caused_by"] == "cli"
+
+            # Agent's turn again; the person sees it.
+            back = await call(client, "debug_step_over", {})
+            assert back["stop"]["function"] == "total"
+            back_line = back["stop"]["location"]["line"]
+            assert back_line in (call_line - 1, call_line)  # the loop, in the caller
+            seen = cli_json("context")
+            assert seen["frame"]["line"] == back_line and seen["stop"]["caused_by"] == "mcp"
+
+            breakpoints = cli_json("break", "list")["breakpoints"]
+            assert [bp["set_by"] for bp in breakpoints] == ["mcp"]
+            activity = await call(client, "debug_activity", {})
+            done = [(e["origin"], e["command"]) for e in activity["entries"]]
+            assert ("mcp", "breakpoint_add") in done and ("mcp", "continue") in done
+            assert ("cli", "next") in done and ("mcp", "next") in done
+            assert done.index(("cli", "next")) < done.index(("mcp", "next"))
+
+            # The person ends the session; the agent is told, and keeps serving.
+            cli("stop")
+            assert wait_gone(host_pid)
+            gone = await fails(client, "debug_status", {}, "invalid_input")
+            assert "pair" in gone.text or "no live session" in gone.text.lower()
+            assert (await call(client, "debug_sessions", {}))["sessions"] == []
+    finally:
+        if not wait_gone(host_pid, 0.1):
+            cli("stop", "--session", "pair", check=False)
+            wait_gone(host_pid)
+
+
+# ============================================================================ MCP Inspector
+
+
+@pytest.fixture(scope="session")
+def inspector() -> Path:
+    """The Inspector's CLI, installed once into tests/.cache (gitignored)."""
+    binary = INSPECTOR_DIR / "node_modules" / ".bin" / "mcp-inspector"
+    if not binary.exists():
+        npm = shutil.which("npm")
+        require(npm is not None and shutil.which("node") is not None, "node and npm")
+        INSPECTOR_DIR.mkdir(parents=True, exist_ok=True)
+        done = subprocess.run(
+            [npm, "install", "--no-save", "--no-audit", "--no-fund", "--prefix", str(INSPECTOR_DIR),
+             f"@modelcontextprotocol/inspector@{INSPECTOR_VERSION}"],
+            capture_output=True, text=True, timeout=300,
+        )
+        if done.returncode != 0 or not binary.exists():
+            message = f"npm could not install the MCP Inspector:\n{done.stderr[-2000:]}"
+            if IN_CI:
+                pytest.fail(message, pytrace=False)
+            pytest.skip(message)
+    return binary
+
+
+def run_inspector(binary: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [str(binary), "--cli", *args, "--", sys.executable, "-m", "tui_debugger", "mcp"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, env=dict(os.environ),
+    )
+
+
+def test_mcp_inspector_cli_lists_and_calls_tools(mcp_env, inspector, no_leftover_processes):
+    listed = run_inspector(inspector, "--method", "tools/list", "--strict")
+    assert listed.returncode == 0, listed.stderr
+    tools = {t["name"]: t for t in json.loads(listed.stdout)["tools"]}
+    assert {"debug_launch", "debug_step_over", "debug-script"} <= set(tools)
+    assert tools["debug_stack"]["annotations"]["readOnlyHint"] is True
+    assert "error" not in listed.stderr.lower().replace("0 errors", "")
+
+    scale_line = line_of(PY_BASIC, "@scale")
+    called = run_inspector(
+        inspector, "--method", "tools/call", "--tool-name", "debug-script",
+        "--tool-arg", f"command=python {REL_BASIC}",
+        f'breakpoint={{"file": "{REL_BASIC}", "line": {scale_line}}}', "expression=value",
+        "timeout=15000")
+    assert called.returncode == 0, called.stderr
+    answer = json.loads(called.stdout)
+    assert answer["content"] == [] and answer.get("isError") is False
+    assert answer["structuredContent"] == {"results": [{"type": "int", "value": v} for v in (1, 2, 3)]}
+
+    # A tool error reaches this client whole (its schema check passes: the
+    # output schema allows the error shape), and the CLI exits non-zero.
+    failed = run_inspector(inspector, "--method", "tools/call", "--tool-name", "debug_stack",
+                           "--tool-arg", "maxFrames=0")
+    assert failed.returncode != 0 and "tool_is_error" in failed.stderr, failed.stderr
+    answer = json.loads(failed.stdout)
+    assert answer["isError"] is True and answer["structuredContent"]["code"] == "invalid_input"
+    assert "maxFrames" in answer["content"][0]["text"]

@@ -1,0 +1,128 @@
+"""Shared set-up for the MCP tests (test_mcp_*.py): an isolated runtime and
+state directory per test, an in-process client on a fresh server, and call
+helpers that read answers the way an agent does (structuredContent + text).
+
+Every call goes through the SDK's own client, which also checks each
+structuredContent against the tool's declared output schema.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PROGRAMS = ROOT / "tests" / "programs"
+PY_BASIC = PROGRAMS / "py_basic.py"
+
+
+def line_of(path: Path, marker: str) -> int:
+    for number, text in enumerate(path.read_text().splitlines(), 1):
+        if marker in text:
+            return number
+    raise KeyError(f"no {marker!r} in {path}")
+
+
+@pytest.fixture
+def mcp_env(monkeypatch):
+    """A runtime directory of our own (short: it holds Unix sockets), no saved
+    breakpoints, no user config; settings reloaded so they take effect."""
+    from tui_debugger.config import reload_settings
+
+    base = tempfile.mkdtemp(prefix="tdmcp-", dir="/tmp")
+    monkeypatch.setenv("TUI_DEBUGGER_RUNTIME_DIR", os.path.join(base, "rt"))
+    monkeypatch.setenv("TUI_DEBUGGER_STATE_DIR", os.path.join(base, "state"))
+    monkeypatch.setenv("TUI_DEBUGGER_PERSIST_BREAKPOINTS", "0")
+    monkeypatch.setenv("TUI_DEBUGGER_CONFIG", os.path.join(base, "no-config.toml"))
+    monkeypatch.setenv("TUI_DEBUGGER_LINGER_S", "2")
+    monkeypatch.delenv("TUI_DEBUGGER_ADAPTER", raising=False)
+    reload_settings()
+    yield Path(base)
+    monkeypatch.undo()
+    reload_settings()
+    shutil.rmtree(base, ignore_errors=True)
+
+
+def write_program(directory: Path, name: str, source: str) -> Path:
+    path = directory / name
+    path.write_text(textwrap.dedent(source).lstrip())
+    return path
+
+
+@contextlib.asynccontextmanager
+async def in_process_client(session: str | None = None):
+    from mcp.client import Client
+
+    from tui_debugger.mcp_server import create_server
+
+    async with create_server(session) as front:
+        async with Client(front.server) as client:
+            yield client
+
+
+class Answer:
+    """One tool answer: what an agent reads."""
+
+    def __init__(self, result: Any):
+        self.raw = result
+        self.is_error = bool(result.is_error)
+        self.data: dict[str, Any] = result.structured_content or {}
+        self.text = "\n".join(c.text for c in result.content if getattr(c, "type", "") == "text")
+
+    def __getitem__(self, key: str) -> Any:
+        return self.data[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.data.get(key, default)
+
+    def __repr__(self) -> str:
+        return f"Answer(is_error={self.is_error}, data={json.dumps(self.data)[:2000]})"
+
+
+async def call(client, tool: str, arguments: dict[str, Any] | None = None, *,
+               ok: bool = True) -> Answer:
+    answer = Answer(await client.call_tool(tool, arguments or {}))
+    if ok:
+        assert not answer.is_error, f"{tool} failed: {answer.text}"
+        assert answer.text.strip() or tool == "debug-script", f"{tool} answered no text"
+    return answer
+
+
+async def fails(client, tool: str, arguments: dict[str, Any] | None = None,
+                code: str = "invalid_input", *words: str) -> Answer:
+    """The call is a tool error with a typed code, a message (also the text)
+    and, when given, the words it must mention."""
+    answer = Answer(await client.call_tool(tool, arguments or {}))
+    assert answer.is_error, f"{tool} {arguments} should have failed: {answer}"
+    assert answer["code"] == code, answer
+    assert answer["error"] == answer.text and answer.text
+    for word in words:
+        assert word.lower() in answer.text.lower(), (word, answer.text)
+    return answer
+
+
+def stdio_params(*extra: str, cwd: Path = ROOT):
+    from mcp.client.stdio import StdioServerParameters
+
+    return StdioServerParameters(
+        command=sys.executable, args=["-m", "tui_debugger", "mcp", *extra],
+        env=dict(os.environ), cwd=str(cwd),
+    )
+
+
+def test_answer_reads_errors_and_text():
+    from mcp.types import CallToolResult, TextContent
+
+    answer = Answer(CallToolResult(content=[TextContent(type="text", text="boom")],
+                                   structured_content={"error": "boom", "code": "timeout"},
+                                   is_error=True))
+    assert answer.is_error and answer["code"] == "timeout" and answer.text == "boom"

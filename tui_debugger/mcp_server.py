@@ -1,0 +1,381 @@
+"""`tui-debugger mcp`: every command with an MCP name, served as an MCP tool.
+
+The tools are generated from the command registry: the input schema is the
+argument model's (camelCase), the output schema the result model's, the
+annotations come from the read-only / destructive flags, and the description
+is the command's agent-facing one. Every answer is `structuredContent` (the
+result model) plus a short text; every failure is `isError` with
+`{"error", "code", "details"?}` and the message as text.
+
+`debug-script` is the one tool whose answers follow another contract
+(seeds/002): a success is `{"results": [...]}` with no text, and its two
+outcome errors are exactly `{"error": message}`. `_script_result` and
+`_script_error` are where that shape lives.
+
+Which session a tool acts on:
+
+- `debugSessionId`, when the call names one;
+- else the server's current session: the one named by `--session`, or the one
+  this server last launched or attached;
+- else the live session a person or the CLI started (the only one, else the
+  newest), joined through its socket.
+
+Sessions launched here are served on their own socket (Hub(serve=True)), so a
+person can open them with `tui-debugger ui`; everything the agent does shows
+up there as origin `mcp`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import sys
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.tools.base import Tool
+from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import ConfigDict
+
+from backends.errors import DebuggerError, ErrorCode, InternalError, InvalidInput
+
+from . import __version__, paths
+from .commands import registry
+from .commands.registry import Command, Result
+from .commands.render import render
+from .hub import Dispatcher, Hub, _validate as validate_args
+
+SERVER_NAME = "tui-debugger"
+SCRIPT_TOOL = "debug-script"
+SESSION_ARG = "debugSessionId"
+# Tools that start a session (or run their own) choose no existing one.
+NO_SESSION_ARG = frozenset({SCRIPT_TOOL, "debug_launch", "debug_attach", "debug_attach_sim"})
+
+INSTRUCTIONS = """\
+A debugger shared with the person at the terminal. Start with debug_launch (or
+debug_attach), or work on the session the person already started: every tool
+acts on the current session unless debugSessionId names another (see
+debug_sessions). Set breakpoints with debug_breakpoint_add, then debug_continue.
+After a stop, debug_context shows the source, the stop reason and the locals;
+debug_variables drills into values by path. continue and step answer 'running'
+after waitMs: then call debug_wait. Read program output with debug_output and
+pass nextCursor back as since. For a one-shot look at a value in a script,
+debug-script runs it, evaluates an expression at every hit of one breakpoint,
+and cleans up.
+"""
+
+
+# ============================================================================ schemas
+
+
+def _walk_schema(node: Any, visit) -> Any:
+    """Apply `visit` to every subschema (not to property names)."""
+    if not isinstance(node, dict):
+        return node
+    node = visit(node)
+    for key in ("properties", "$defs", "definitions", "patternProperties"):
+        if isinstance(node.get(key), dict):
+            node[key] = {name: _walk_schema(sub, visit) for name, sub in node[key].items()}
+    for key in ("items", "additionalProperties", "not"):
+        if isinstance(node.get(key), dict):
+            node[key] = _walk_schema(node[key], visit)
+    for key in ("anyOf", "oneOf", "allOf", "prefixItems"):
+        if isinstance(node.get(key), list):
+            node[key] = [_walk_schema(sub, visit) for sub in node[key]]
+    return node
+
+
+def _drop_titles(node: dict[str, Any]) -> dict[str, Any]:
+    # Titles repeat the property names; descriptions are what an agent reads.
+    node.pop("title", None)
+    return node
+
+
+def _optional_as_omitted(node: dict[str, Any]) -> dict[str, Any]:
+    """`X | None = None` -> X: leaving the argument out is how a caller says
+    'none', and several clients reject anyOf-with-null in tool inputs."""
+    arms = node.get("anyOf")
+    if isinstance(arms, list) and len(arms) == 2 and node.get("default", 0) is None:
+        rest = [a for a in arms if a != {"type": "null"}]
+        if len(rest) == 1:
+            merged = {k: v for k, v in node.items() if k not in ("anyOf", "default")}
+            return {**rest[0], **merged}
+    return node
+
+
+def input_schema(cmd: Command) -> dict[str, Any]:
+    schema = cmd.args.model_json_schema(by_alias=True)
+    schema = _walk_schema(schema, lambda n: _optional_as_omitted(_drop_titles(n)))
+    schema.setdefault("type", "object")
+    schema.setdefault("properties", {})
+    if cmd.mcp not in NO_SESSION_ARG:
+        schema["properties"][SESSION_ARG] = {
+            "type": "string",
+            "description": (
+                "Session to act on (a name from debug_sessions). Default: the current session."
+                if cmd.needs_session else
+                "Accepted for uniformity with the other tools; this one does not depend on a session."
+            ),
+        }
+    return schema
+
+
+_JSON_TYPES = ["string", "number", "integer", "boolean", "object", "array", "null"]
+_CONSTRAINING = {"type", "$ref", "anyOf", "oneOf", "allOf", "enum", "const", "properties",
+                 "items", "not"}
+
+
+def _explicit_any(node: dict[str, Any]) -> dict[str, Any]:
+    # `Any` renders as {} ("accepts anything"), which schema linters flag as an
+    # accident; name the JSON types it really is (debug-script's `value`).
+    if not _CONSTRAINING & node.keys():
+        node["anyOf"] = [{"type": t} for t in _JSON_TYPES]
+    return node
+
+
+def error_schema(cmd: Command) -> dict[str, Any]:
+    if cmd.mcp == SCRIPT_TOOL:
+        props: dict[str, Any] = {"error": {"type": "string"}}
+    else:
+        props = {"error": {"type": "string", "description": "What went wrong and what to do next."}}
+    props["code"] = {"type": "string", "enum": [c.value for c in ErrorCode],
+                     "description": "Typed error code."}
+    props["details"] = {"type": "object", "description": "Machine-readable extras."}
+    return {"type": "object", "properties": props, "required": ["error"],
+            "additionalProperties": False}
+
+
+def output_schema(cmd: Command) -> dict[str, Any]:
+    """The result model, or the error shape. Clients built on the TypeScript SDK
+    check structuredContent against this schema on errors too, so a schema
+    that allowed only the result would turn every tool error into a client error."""
+    schema = cmd.result.model_json_schema(by_alias=True, mode="serialization")
+    schema = _walk_schema(schema, lambda n: _explicit_any(_drop_titles(n)))
+    defs = schema.pop("$defs", {})
+    name = cmd.result.__name__
+    defs[name] = schema
+    defs["ToolError"] = error_schema(cmd)
+    return {
+        "type": "object",
+        "anyOf": [{"$ref": f"#/$defs/{name}"}, {"$ref": "#/$defs/ToolError"}],
+        "$defs": defs,
+    }
+
+
+def annotations(cmd: Command) -> ToolAnnotations:
+    # MCP's defaults assume a tool may destroy and reach the outside world;
+    # say plainly which of ours only read and which end a program.
+    return ToolAnnotations(
+        read_only_hint=cmd.read_only,
+        destructive_hint=cmd.destructive and not cmd.read_only,
+        idempotent_hint=cmd.read_only,
+        open_world_hint=False,
+    )
+
+
+# ============================================================================ answers
+
+
+def _json_safe(value: Any) -> Any:
+    return json.loads(json.dumps(value, default=str))
+
+
+def error_result(exc: DebuggerError) -> CallToolResult:
+    structured: dict[str, Any] = {"error": exc.message, "code": exc.code.value}
+    if exc.details:
+        structured["details"] = _json_safe(exc.details)
+    return CallToolResult(
+        content=[TextContent(type="text", text=exc.message)],
+        structured_content=structured,
+        is_error=True,
+    )
+
+
+def success_result(cmd: Command, result: Result) -> CallToolResult:
+    text = render(cmd.id, result) or _empty_text(cmd)
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)],
+        structured_content=result.model_dump(mode="json", by_alias=True),
+    )
+
+
+def _empty_text(cmd: Command) -> str:
+    return "No new output." if cmd.id == "output" else "Done."
+
+
+def _script_result(result: Result) -> CallToolResult:
+    # seeds/002: the values only, no text.
+    return CallToolResult(content=[], structured_content=result.model_dump(mode="json"))
+
+
+def _script_error(exc: DebuggerError) -> CallToolResult:
+    from .script import is_outcome_error
+
+    if is_outcome_error(exc):
+        # seeds/002's two errors, exactly: {"error": message} and the same text.
+        return CallToolResult(
+            content=[TextContent(type="text", text=exc.message)],
+            structured_content={"error": exc.message},
+            is_error=True,
+        )
+    return error_result(exc)
+
+
+# ============================================================================ the server
+
+
+class _RawArguments(ArgModelBase):
+    """Hands the call's arguments through untouched, so the command layer
+    validates them and answers with its own typed, actionable errors."""
+
+    model_config = ConfigDict(extra="allow", arbitrary_types_allowed=True)
+
+    def model_dump_one_level(self) -> dict[str, Any]:
+        return {"arguments": dict(self.model_extra or {})}
+
+
+class McpFrontEnd:
+    """The MCP server, the hub of the sessions it hosts, and the dispatcher that
+    routes each call to a local session or to a live one elsewhere."""
+
+    def __init__(self, session: str | None = None, *, serve_sessions: bool = True,
+                 join_remote: bool = True):
+        if session is not None:
+            paths.validate_name(session)
+        self.session_name = session
+        self.hub = Hub(serve=serve_sessions)
+        self.dispatcher = Dispatcher(self.hub, "mcp", join_remote=join_remote)
+        self.dispatcher.default_session = session
+        self.commands: dict[str, Command] = {
+            cmd.mcp: cmd for cmd in registry.all_commands() if cmd.mcp
+        }
+        self.server: MCPServer = MCPServer(
+            name=SERVER_NAME, version=__version__, instructions=INSTRUCTIONS,
+            tools=[self._tool(cmd) for cmd in self.commands.values()],
+        )
+
+    def _tool(self, cmd: Command) -> Tool:
+        assert cmd.mcp is not None
+
+        async def run(arguments: dict[str, Any]) -> CallToolResult:
+            return await self.call(cmd.mcp, arguments)  # type: ignore[arg-type]
+
+        run.__name__ = cmd.mcp.replace("-", "_")
+        return Tool(
+            fn=run, name=cmd.mcp, description=cmd.mcp_description,
+            parameters=input_schema(cmd),
+            fn_metadata=FuncMetadata(arg_model=_RawArguments, output_schema=output_schema(cmd)),
+            is_async=True, context_kwarg=None, annotations=annotations(cmd),
+        )
+
+    async def call(self, tool: str, arguments: dict[str, Any] | None) -> CallToolResult:
+        """One tool call, answered: never raises for anything the caller did."""
+        cmd = self.commands.get(tool)
+        is_script = tool == SCRIPT_TOOL
+        try:
+            if cmd is None:
+                raise InvalidInput(f"Unknown tool {tool!r}. Tools: {', '.join(sorted(self.commands))}.")
+            args = dict(arguments or {})
+            target = None
+            if tool not in NO_SESSION_ARG:
+                target = args.pop(SESSION_ARG, None)
+                if target is not None and not isinstance(target, str):
+                    raise InvalidInput(
+                        f"{SESSION_ARG} must be a session name (a string); see debug_sessions.")
+            validated = validate_args(cmd, args)
+            if cmd.creates_session:
+                validated = self._with_default_name(validated)
+            result = await self.dispatcher.call(
+                cmd.id, validated, session=target if cmd.needs_session else None, cwd=os.getcwd())
+        except DebuggerError as exc:
+            return _script_error(exc) if is_script else error_result(exc)
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # the server keeps serving whatever one call does
+            err = InternalError(f"{tool} failed unexpectedly: {exc!r}. Please report this.")
+            return _script_error(err) if is_script else error_result(err)
+        return _script_result(result) if is_script else success_result(cmd, result)
+
+    def _with_default_name(self, validated: Any) -> Any:
+        """With --session NAME, the first launch or attach creates that session."""
+        name = self.session_name
+        if (name is None or getattr(validated, "session_name", "absent") is not None
+                or name in self.hub.sessions or any(s.name == name for s in paths.live_sessions())):
+            return validated
+        return validated.model_copy(update={"session_name": name})
+
+    async def join_live(self) -> str | None:
+        """Connect to the live session this server works on, if there is one,
+        so the person sees the agent among the session's clients."""
+        live = paths.live_sessions()
+        wanted = self.session_name
+        if wanted is None and len(live) != 1:
+            return None
+        if wanted is not None and not any(s.name == wanted for s in live):
+            return None
+        try:
+            remote = await self.dispatcher.remote(wanted)
+        except DebuggerError:
+            return None
+        return remote.name
+
+    async def aclose(self) -> None:
+        with contextlib.suppress(Exception):
+            await self.dispatcher.close()
+        await self.hub.close_all()
+
+    async def __aenter__(self) -> "McpFrontEnd":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+def create_server(session: str | None = None, **options: Any) -> McpFrontEnd:
+    """The MCP front end, for `run_mcp` and for tests (`Client(front.server)`)."""
+    return McpFrontEnd(session, **options)
+
+
+# ============================================================================ entry point
+
+
+async def serve(session: str | None, transport: str, host: str, port: int) -> None:
+    front = create_server(session)
+    task = asyncio.current_task()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        # End through the finally below, so every program this server started ends too.
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, task.cancel)  # type: ignore[union-attr]
+    try:
+        await front.join_live()
+        if transport == "stdio":
+            await front.server.run_stdio_async()
+        else:
+            await front.server.run_streamable_http_async(host=host, port=port)
+    except asyncio.CancelledError:
+        pass
+    finally:
+        await asyncio.shield(front.aclose())
+
+
+def run_mcp(session: str | None = None, transport: str = "stdio", host: str = "127.0.0.1",
+            port: int = 8765) -> int:
+    """Serve until the client goes away (stdio) or the process is stopped (http)."""
+    if transport not in ("stdio", "http"):
+        print(f"error: unknown transport {transport!r}; use stdio or http", file=sys.stderr)
+        return 2
+    try:
+        if session is not None:
+            paths.validate_name(session)
+        asyncio.run(serve(session, transport, host, port))
+    except DebuggerError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    return 0

@@ -1,0 +1,362 @@
+"""The one-shot `debug-script` run (seeds/002): start a command, evaluate one
+expression at every hit of one breakpoint, return the typed values in hit
+order, and leave nothing running.
+
+Node commands (`node --inspect-brk=PORT app.js`) go to the CDP backend's own
+implementation of the seed. Python programs (`python app.py ...`, `app.py`)
+run under debugpy, native binaries under lldb-dap (lldb-cli when lldb-dap is
+missing) and Go binaries under dlv, all through a private Session.
+
+Types are each language's own: Python's `type(v).__name__` (int, str, dict,
+list, NoneType), the debugger's C type (int, char *, point) or Go type. The
+value is a JSON value when there is one (Python: json.dumps of the value, as
+the seed uses JSON.stringify; native: numbers, booleans, strings, structs as
+objects, arrays as lists), else the debugger's rendering of it. An expression
+that raises yields {"type": "error", "value": "<message>"}.
+
+The timeout covers the whole run, start-up included, as on Node; its two
+errors come only when nothing was collected. A run cut short after some hits
+returns them.
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import contextlib
+import json
+import os
+import re
+import shlex
+import shutil
+from dataclasses import dataclass, field
+from typing import Any
+
+from backends import adapters
+from backends.errors import CommandFailed, DebuggerError, InvalidInput, Timeout
+from backends.models import BreakpointSpec, EvalResult, LaunchRequest
+
+from .config import settings
+from .redact import redact
+from .session import Session, SessionState
+
+TIMEOUT_MESSAGE = "Timeout waiting for breakpoint after {timeout}ms"
+EXITED_MESSAGE = "Process exited before breakpoint was hit"
+
+_PYTHON_NAME = re.compile(r"^python(\d+(\.\d+)*)?$")
+# Interpreter options that take the next word as their value.
+_PYTHON_OPTS_WITH_VALUE = {"-W", "-X", "--check-hash-based-pycs"}
+_NATIVE_DEPTH = 3
+_NATIVE_ITEMS = 100
+
+
+class ScriptTimeout(Timeout):
+    """Nothing was hit before the timeout (seeds/002's first error)."""
+
+
+class ScriptExited(CommandFailed):
+    """The program ended before the breakpoint was hit (seeds/002's second error)."""
+
+
+def is_outcome_error(exc: BaseException) -> bool:
+    """One of the seed's two errors, answered as exactly {"error": message}."""
+    return isinstance(exc, (ScriptTimeout, ScriptExited))
+
+
+@dataclass
+class ScriptTarget:
+    kind: str  # node / python / native
+    adapter: str
+    program: str = ""
+    args: list[str] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+# ============================================================================ entry point
+
+
+async def run_debug_script(
+    command: str, file: str, line: int, expression: str, timeout_ms: int,
+    cwd: str | None = None,
+) -> list[dict[str, Any]]:
+    """[{type, value}, ...], one per hit of file:line, in order."""
+    if not command or not command.strip():
+        raise InvalidInput("command is empty; pass e.g. 'python app.py' or 'node --inspect-brk=9229 app.js'.")
+    if not expression or not expression.strip():
+        raise InvalidInput("expression is empty; pass the expression to evaluate at the breakpoint.")
+    if line < 1:
+        raise InvalidInput(f"breakpoint.line must be 1 or more, not {line}.")
+    if timeout_ms <= 0:
+        raise InvalidInput(f"timeout must be a positive number of milliseconds, not {timeout_ms}.")
+    work_dir = os.path.abspath(cwd or os.getcwd())
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:
+        raise InvalidInput(f"Cannot split the command ({exc}); check its quoting.") from exc
+    target = classify(argv, work_dir)
+    if target.kind == "node":
+        results = await _run_node(command, file, line, expression, timeout_ms, work_dir)
+    else:
+        path = os.path.normpath(os.path.join(work_dir, os.path.expanduser(file)))
+        results = await _run_session(target, path, line, expression, timeout_ms, work_dir)
+    return [_redacted(r) for r in results] if settings().redact else results
+
+
+def _redacted(value: Any) -> Any:
+    """Strings anywhere in a value pass through the same redaction as output."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, list):
+        return [_redacted(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _redacted(v) for k, v in value.items()}
+    return value
+
+
+def classify(argv: list[str], cwd: str) -> ScriptTarget:
+    """What the command starts: node, a Python program, or a native binary."""
+    if not argv:
+        raise InvalidInput("command is empty.")
+    head = argv[0]
+    if adapters.is_node_command(argv) or head.lower().endswith(adapters.JS_SUFFIXES):
+        return ScriptTarget("node", "node")
+    if _PYTHON_NAME.match(os.path.basename(head)):
+        return _python_target(argv, cwd)
+    program = _resolve_program(head, cwd)
+    kind = adapters.adapter_for_program(program)
+    if kind == "debugpy":
+        return ScriptTarget("python", "debugpy", program, argv[1:])
+    if kind == "node":
+        return ScriptTarget("node", "node")
+    if kind == "lldb-dap" and not adapters.find_lldb_dap() and adapters.find_lldb():
+        kind = "lldb-cli"
+    return ScriptTarget("native", kind, program, argv[1:])
+
+
+def _resolve_program(word: str, cwd: str) -> str:
+    candidate = os.path.join(cwd, os.path.expanduser(word))
+    if os.path.exists(candidate):
+        return os.path.normpath(candidate)
+    if os.sep not in word:
+        found = shutil.which(word)
+        if found:
+            return found
+    raise InvalidInput(f"No such program: {candidate}. Check the command (paths are relative to {cwd}).")
+
+
+def _python_target(argv: list[str], cwd: str) -> ScriptTarget:
+    interpreter = shutil.which(argv[0]) if os.sep not in argv[0] else os.path.join(cwd, argv[0])
+    if not interpreter or not os.path.exists(interpreter):
+        raise InvalidInput(f"No Python interpreter {argv[0]!r} here. Use e.g. 'python3 app.py'.")
+    options: list[str] = []
+    i = 1
+    while i < len(argv) and argv[i].startswith("-") and argv[i] != "-":
+        word = argv[i]
+        if word == "-m":
+            if i + 1 >= len(argv):
+                raise InvalidInput("python -m needs a module name.")
+            return ScriptTarget("python", "debugpy", argv[i + 1], argv[i + 2:],
+                                {"module": argv[i + 1], "python": [interpreter, *options]})
+        if word == "-c":
+            raise InvalidInput("python -c code has no source file to break in; save it to a file.")
+        options.append(word)
+        if word in _PYTHON_OPTS_WITH_VALUE and i + 1 < len(argv):
+            options.append(argv[i + 1])
+            i += 1
+        i += 1
+    if i >= len(argv):
+        raise InvalidInput("Give the script to run, e.g. 'python app.py'.")
+    program = os.path.normpath(os.path.join(cwd, argv[i]))
+    if not os.path.isfile(program):
+        raise InvalidInput(f"No such Python file: {program}. Paths are relative to {cwd}.")
+    return ScriptTarget("python", "debugpy", program, argv[i + 1:],
+                        {"python": [interpreter, *options]})
+
+
+# ============================================================================ Node
+
+
+async def _run_node(command: str, file: str, line: int, expression: str, timeout_ms: int,
+                    cwd: str) -> list[dict[str, Any]]:
+    try:
+        from backends.cdp.script import run_debug_script_node
+    except ImportError as exc:  # pragma: no cover - ships with the package
+        raise InvalidInput(f"The Node backend is not available here: {exc}.") from exc
+    try:
+        return await run_debug_script_node(command, file, line, expression, timeout_ms, cwd=cwd)
+    except Timeout as exc:
+        if exc.message == TIMEOUT_MESSAGE.format(timeout=timeout_ms):
+            raise ScriptTimeout(exc.message, **exc.details) from None
+        raise
+    except CommandFailed as exc:
+        if exc.message == EXITED_MESSAGE:
+            raise ScriptExited(exc.message, **exc.details) from None
+        raise
+
+
+# ============================================================================ Python and native
+
+
+async def _run_session(target: ScriptTarget, path: str, line: int, expression: str,
+                       timeout_ms: int, cwd: str) -> list[dict[str, Any]]:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_ms / 1000
+    session = Session(f"script-{os.getpid()}")
+    session.cwd = cwd
+    # An uncaught exception is the program's business here: it should end the
+    # run, not hold it at a stop nobody will look at.
+    session.exception_filters = []
+    breakpoint = await session.add_breakpoint(BreakpointSpec(path=path, line=line), "mcp")
+    request = LaunchRequest(program=target.program, args=target.args, cwd=cwd, extra=target.extra)
+    results: list[dict[str, Any]] = []
+    timed_out = False
+    exit_detail: dict[str, Any] = {}
+    try:
+        try:
+            await asyncio.wait_for(session.launch(request, target.adapter, "mcp"),
+                                   max(deadline - loop.time(), 0.001))
+        except asyncio.TimeoutError:
+            timed_out = True
+        except DebuggerError as exc:
+            if session.state != SessionState.terminated or not _ended_on_its_own(exc):
+                raise
+            exit_detail = {"cause": exc.message}
+        generation = session.run_generation
+        while not timed_out and session.state != SessionState.terminated:
+            remaining = deadline - loop.time()
+            if remaining <= 0 or not await session.wait_for_stop(remaining, generation):
+                timed_out = session.state != SessionState.terminated
+                break
+            if session.state == SessionState.terminated:
+                break
+            if _is_hit(session, breakpoint.id, path):
+                results.append(await evaluate_typed(session, target.kind, expression))
+            try:
+                generation = await session.resume("continue", "mcp")
+            except DebuggerError:
+                break  # the program ended while we evaluated
+        if session.exit_code is not None:
+            exit_detail.setdefault("exit_code", session.exit_code)
+    finally:
+        with contextlib.suppress(Exception):
+            await asyncio.shield(session.close())
+    if not results:
+        if timed_out:
+            raise ScriptTimeout(TIMEOUT_MESSAGE.format(timeout=timeout_ms), timeout_ms=timeout_ms)
+        raise ScriptExited(EXITED_MESSAGE, **exit_detail)
+    return results
+
+
+def _ended_on_its_own(exc: DebuggerError) -> bool:
+    # A program that exits during start-up (before the adapter's handshake is
+    # over) is the seed's "exited" outcome; a missing debugger or a bad path is not.
+    from backends.errors import BackendDied
+
+    return isinstance(exc, BackendDied)
+
+
+def _is_hit(session: Session, breakpoint_id: int, path: str) -> bool:
+    stop = session.stop
+    if stop is None:
+        return False
+    if breakpoint_id in stop.breakpoint_ids:
+        return True
+    # Adapters that do not name the breakpoint they hit: the stop's place says it.
+    return (stop.reason == "breakpoint" and not stop.breakpoint_ids and stop.location is not None
+            and stop.location.path is not None
+            and os.path.realpath(stop.location.path) == os.path.realpath(path))
+
+
+async def evaluate_typed(session: Session, kind: str, expression: str) -> dict[str, Any]:
+    try:
+        if kind == "python":
+            return await _python_typed(session, expression)
+        return await _native_typed(session, expression)
+    except DebuggerError as exc:
+        return {"type": "error", "value": _first_line(exc.message)}
+
+
+def _first_line(text: str) -> str:
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    # Python tracebacks put the exception last; lldb puts it first.
+    if lines and lines[0].startswith("Traceback"):
+        return lines[-1].strip()
+    return lines[0].strip() if lines else text
+
+
+# Both run the expression once, as the argument of a lambda, so its own scope
+# is the paused frame's; the answer is one ASCII JSON string, which the
+# adapter renders as a quoted repr that ast.literal_eval reads back whole.
+_PY_JSON = ("__import__('json').dumps((lambda _tdv: [type(_tdv).__name__, "
+            "__import__('json').dumps(_tdv, allow_nan=False)])(({expr}\n)))")
+_PY_REPR = ("__import__('json').dumps((lambda _tdv: [type(_tdv).__name__, None, "
+            "repr(_tdv)])(({expr}\n)))")
+
+
+async def _python_typed(session: Session, expression: str) -> dict[str, Any]:
+    try:
+        pair = _decode_python(await session.evaluate(_PY_JSON.format(expr=expression), None, "watch"))
+        return {"type": pair[0], "value": json.loads(pair[1])}
+    except (DebuggerError, ValueError, TypeError, IndexError):
+        pass  # not JSON-able (or the expression raised): the seed's fallback, the raw value
+    try:
+        triple = _decode_python(await session.evaluate(_PY_REPR.format(expr=expression), None, "watch"))
+        return {"type": triple[0], "value": triple[2]}
+    except (ValueError, TypeError, IndexError):
+        result = await session.evaluate(expression, None, "watch")
+        return {"type": result.type or "unknown", "value": result.value}
+
+
+def _decode_python(result: EvalResult) -> list[Any]:
+    text = ast.literal_eval(result.value)
+    if not isinstance(text, str):
+        raise ValueError("not a string")
+    value = json.loads(text)
+    if not isinstance(value, list):
+        raise ValueError("not a list")
+    return value
+
+
+async def _native_typed(session: Session, expression: str) -> dict[str, Any]:
+    result = await session.evaluate(expression, None, "watch")
+    type_name = result.type or "unknown"
+    return {"type": type_name, "value": await _native_value(session, result.value, type_name,
+                                                             result.ref, _NATIVE_DEPTH)}
+
+
+_C_STRING = re.compile(r'^(?:0x[0-9a-fA-F]+\s+)?"((?:[^"\\]|\\.)*)"$')
+_C_CHAR = re.compile(r"^(?:-?\d+\s+)?'((?:[^'\\]|\\.)+)'$")
+_GO_QUOTED = re.compile(r'^"((?:[^"\\]|\\.)*)"$')
+
+
+def _native_scalar(text: str, type_name: str) -> Any:
+    text = text.strip()
+    if text in ("true", "false"):
+        return text == "true"
+    if text in ("nil", "NULL") or (text == "0x0000000000000000" and type_name.endswith("*")):
+        return None
+    with contextlib.suppress(ValueError):
+        number = json.loads(text)
+        if isinstance(number, (int, float)) and not isinstance(number, bool):
+            return number
+    for pattern in (_C_STRING, _GO_QUOTED, _C_CHAR):
+        match = pattern.match(text)
+        if match:
+            with contextlib.suppress(ValueError, SyntaxError):
+                return ast.literal_eval('"' + match.group(1).replace('"', '\\"') + '"')
+            return match.group(1)
+    return text
+
+
+async def _native_value(session: Session, text: str, type_name: str, ref: int, depth: int) -> Any:
+    stripped = type_name.replace("const ", "").strip()
+    if ref <= 0 or depth <= 0 or stripped.endswith("*"):
+        # A pointer's children are its pointee: the pointer's value is its address
+        # (or, for a C string, the string).
+        return _native_scalar(text, stripped)
+    children = await session.variables(ref)
+    children = children[:_NATIVE_ITEMS]
+    if children and all(re.fullmatch(r"\[\d+\]", c.name) for c in children):
+        return [await _native_value(session, c.value, c.type or "", c.ref, depth - 1) for c in children]
+    return {c.name: await _native_value(session, c.value, c.type or "", c.ref, depth - 1)
+            for c in children}
