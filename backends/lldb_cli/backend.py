@@ -693,7 +693,7 @@ class LldbCliBackend(Backend):
         elif state == "exited":
             self._state = "exited"
             self.emit(ExitedEvent(exit_code=info.get("exit_code")))
-            self._emit_terminated("exited")
+            self._emit_terminated("the program ended")
         elif state == "running":
             # lldb gave the prompt back while the program runs: only possible if
             # something switched lldb to asynchronous mode.
