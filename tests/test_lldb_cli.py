@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import subprocess
 import time
 
 import pytest
 
 from backends.adapters import find_lldb
-from backends.errors import CommandFailed, DependencyMissing, ErrorCode, InvalidInput
+from backends.errors import (
+    CommandFailed,
+    DebuggerError,
+    DependencyMissing,
+    ErrorCode,
+    InvalidInput,
+    Timeout,
+)
 from backends.lldb_cli.backend import LldbCliBackend, parse_hit_condition
 from backends.lldb_cli.protocol import lldb_quote, parse_json, sanitize
 from backends.models import AttachRequest, BreakpointSpec, LaunchRequest
@@ -281,3 +290,71 @@ async def test_attach_waiting_for_a_process_name(lldb_path, no_leftover_processe
         if target is not None and target.poll() is None:
             target.kill()
             target.wait()
+
+
+async def test_arguments_environment_and_working_directory(demo, tmp_path, no_leftover_processes):
+    events = EventLog()
+    backend = LldbCliBackend(events)
+
+    async def configure():
+        await backend.set_function_breakpoints([BreakpointSpec(function="sum_of_squares")])
+
+    try:
+        await backend.launch(
+            LaunchRequest(program=demo, args=["a b", 'q"uote'], cwd=str(tmp_path),
+                          env={"TDBG_PROBE": "x y $HOME"}),
+            configure,
+        )
+        stop = await events.wait("stopped")
+        frames, _ = await backend.stack_trace(stop.thread_id, 0, 1)
+        probe = await backend.evaluate('(const char *)getenv("TDBG_PROBE")', frames[0].id, "watch")
+        assert probe.value.endswith('"x y $HOME"')
+        assert os.readlink(f"/proc/{backend.debuggee_pid}/cwd") == str(tmp_path)
+        args = await backend.raw_command("settings show target.run-args", 10)
+        assert '"a b"' in args and 'q"uote' in args
+    finally:
+        await backend.disconnect(terminate=True)
+        await backend.dispose()
+
+
+async def test_a_raw_run_command_that_outlasts_its_timeout(lldb_path, no_leftover_processes):
+    events = EventLog()
+    backend = LldbCliBackend(events)
+    try:
+        await backend.launch(
+            LaunchRequest(program=str(c_program("native_counter")), stop_on_entry=True),
+            nothing_to_configure,
+        )
+        await events.wait("stopped")
+        with pytest.raises(Timeout):
+            await backend.raw_command("process continue", 0.5)
+        await events.wait("continued")
+        with pytest.raises(InvalidInput):
+            await backend.raw_command("bt", 5)
+        await backend.pause(None)
+        stop = await events.wait("stopped")
+        assert stop.reason == "pause"
+        assert "process continue" not in await backend.raw_command("frame info", 5)
+    finally:
+        await backend.disconnect(terminate=True)
+        await backend.dispose()
+
+
+async def test_lldb_dying_ends_the_session_cleanly(demo, no_leftover_processes):
+    events = EventLog()
+    backend = LldbCliBackend(events)
+
+    async def configure():
+        await backend.set_function_breakpoints([BreakpointSpec(function="sum_of_squares")])
+
+    try:
+        await backend.launch(LaunchRequest(program=demo), configure)
+        stop = await events.wait("stopped")
+        os.kill(backend.child_pids[0], signal.SIGKILL)
+        terminated = await events.wait("terminated")
+        assert "lldb" in (terminated.reason or "")
+        with pytest.raises(DebuggerError):
+            await backend.stack_trace(stop.thread_id)
+    finally:
+        await backend.disconnect(terminate=True)
+        await backend.dispose()

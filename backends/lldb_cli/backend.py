@@ -447,10 +447,16 @@ class LldbCliBackend(Backend):
         if not expression.strip():
             raise InvalidInput("Nothing to evaluate; give an expression.")
         self._require_stopped()
-        answer = await self._helper(
-            "evaluate",
-            _encode({"expression": expression, "frame_id": frame_id, "context": context}),
-        )
+        try:
+            answer = await self._helper(
+                "evaluate",
+                _encode({"expression": expression, "frame_id": frame_id, "context": context}),
+            )
+        except CommandFailed:
+            # An expression that calls into the program can end it, or stop it elsewhere.
+            with contextlib.suppress(DebuggerError):
+                self._after_raw(await self._helper("stop_info"))
+            raise
         return EvalResult(value=answer["value"], type=answer.get("type"), ref=answer.get("ref", 0),
                           named_count=answer.get("named_count"))
 
