@@ -95,6 +95,27 @@ async def test_missing_program_is_invalid_input(lldb_path, no_leftover_processes
     await backend.dispose()
 
 
+async def test_a_script_is_not_a_program_for_lldb(lldb_path, tmp_path, no_leftover_processes):
+    script = tmp_path / "run.sh"
+    script.write_text("#!/bin/sh\necho hi\n")
+    script.chmod(0o755)
+    events = EventLog()
+    backend = LldbCliBackend(events)
+    with pytest.raises(InvalidInput) as caught:
+        await backend.launch(LaunchRequest(program=str(script)), nothing_to_configure)
+    assert "compiled program" in caught.value.message
+    await backend.dispose()
+    assert events.events == []
+
+
+async def test_attach_to_a_missing_pid_says_why(lldb_path, no_leftover_processes):
+    backend = LldbCliBackend(EventLog())
+    with pytest.raises(CommandFailed) as caught:
+        await backend.attach(AttachRequest(pid=2**22 + 7), nothing_to_configure)
+    assert "No such process" in caught.value.message
+    await backend.dispose()
+
+
 async def test_missing_lldb_is_dependency_missing(demo, no_leftover_processes):
     backend = LldbCliBackend(EventLog(), lldb_argv=["/nonexistent/lldb"])
     with pytest.raises(DependencyMissing) as caught:

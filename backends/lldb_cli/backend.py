@@ -147,6 +147,7 @@ class LldbCliBackend(Backend):
         self._pid_task: asyncio.Task[None] | None = None
         self._pause_task: asyncio.Task[None] | None = None
         self._attached = False
+        self._disposing = False
 
     # ================================================================ start / end
 
@@ -163,7 +164,7 @@ class LldbCliBackend(Backend):
             # The program inherits lldb's working directory (lldb-server's, in fact),
             # which avoids quoting a path into `process launch -w`.
             await self._start(cwd)
-            await self._helper("create_target", _encode({"program": program}))
+            await self._create_target(program)
             await self._helper(
                 "configure_launch", _encode({"args": request.args, "env": request.env})
             )
@@ -192,7 +193,7 @@ class LldbCliBackend(Backend):
         try:
             await self._start(os.getcwd())
             if request.program:
-                await self._helper("create_target", _encode({"program": request.program}))
+                await self._create_target(os.path.abspath(request.program))
             if request.pid is not None:
                 command = f"process attach --pid {int(request.pid)}"
                 timeout = self.command_timeout
@@ -202,8 +203,9 @@ class LldbCliBackend(Backend):
             output = await self._run(command, timeout)
             info = await self._helper("stop_info")
             if info.get("state") != "stopped":
+                said = sanitize(output).removeprefix("error: ") or "no reason given"
                 raise CommandFailed(
-                    f"lldb could not attach: {sanitize(output) or 'no reason given'}. "
+                    f"lldb could not attach: {said}. "
                     "Check the pid, and that ptrace is allowed "
                     "(/proc/sys/kernel/yama/ptrace_scope must be 0, or run as root).",
                     lldb_output=sanitize(output),
@@ -222,6 +224,16 @@ class LldbCliBackend(Backend):
         except BaseException:
             await self.dispose()
             raise
+
+    async def _create_target(self, program: str) -> None:
+        try:
+            await self._helper("create_target", _encode({"program": program}))
+        except CommandFailed as exc:
+            raise InvalidInput(
+                f"lldb cannot debug {program}: {exc.message.removeprefix('error: ')}. "
+                "Give a compiled program (built with -g for source lines).",
+                program=program,
+            ) from None
 
     async def disconnect(self, terminate: bool) -> None:
         if self._channel is None or not self._channel.alive:
@@ -251,6 +263,7 @@ class LldbCliBackend(Backend):
             pass
 
     async def dispose(self) -> None:
+        self._disposing = True
         try:
             for task in (self._run_task, self._tail_task, self._pid_task, self._pause_task):
                 if task is not None and not task.done():
@@ -837,7 +850,7 @@ class LldbCliBackend(Backend):
             self.emit(TerminatedEvent(reason=reason))
 
     def _on_lldb_exit(self) -> None:
-        if self._state in ("exited", "detached"):
+        if self._state in ("exited", "detached") or self._disposing:
             return
         if self._run_task is None or self._run_task.done():
             # Not inside a run: nobody else will say that lldb went away.
