@@ -684,11 +684,18 @@ class LldbCliBackend(Backend):
         except asyncio.CancelledError:
             self._run_done.set()
             raise
-        except DebuggerError as exc:
-            self._state = "dead"
+        except (DebuggerError, ValueError) as exc:
+            message = exc.message if isinstance(exc, DebuggerError) else str(exc)
             self._flush_output()
-            self.emit(OutputEvent(category="important", text=f"lldb: {exc.message}\n"))
-            self._emit_terminated("lldb exited")
+            self.emit(OutputEvent(category="important", text=f"lldb: {message}\n"))
+            if channel.alive:
+                # lldb is there but its answer was unreadable: say stopped, so that
+                # the person or agent can look (raw commands still work).
+                self._state = "stopped"
+                self.emit(StoppedEvent(reason="unknown", description=message))
+            else:
+                self._state = "dead"
+                self._emit_terminated("lldb exited")
             self._run_done.set()
             return
         self._flush_output()
