@@ -141,6 +141,17 @@ def tracer_of(pid: int) -> int:
     return -1
 
 
+def unique_copy(program: Path, directory: Path) -> tuple[str, str]:
+    """A copy of `program` under a name no other process has, for waiting by name
+    (kept within the 15 characters Linux keeps of a process name)."""
+    import secrets
+
+    name = "tw" + secrets.token_hex(5)
+    copy = directory / name
+    shutil.copy2(program, copy)
+    return str(copy), name
+
+
 async def start_once_lldb_waits(backend, argv: list[str]) -> subprocess.Popen:
     """Start `argv` once lldb-server (which does lldb's waiting for a process by
     name) runs under the backend: lldb catches only processes started after its

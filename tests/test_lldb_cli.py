@@ -31,6 +31,7 @@ from tests.native_build import (
     run_c_flow,
     source_path,
     start_once_lldb_waits,
+    unique_copy,
     tracer_of,
 )
 
@@ -288,15 +289,15 @@ async def test_attach_then_detach_leaves_the_program_running(lldb_path, no_lefto
         target.wait()
 
 
-async def test_attach_waiting_for_a_process_name(lldb_path, no_leftover_processes):
-    program = str(c_program("native_counter"))
+async def test_attach_waiting_for_a_process_name(lldb_path, tmp_path, no_leftover_processes):
+    program, name = unique_copy(c_program("native_counter"), tmp_path)
     events = EventLog()
     backend = LldbCliBackend(events)
     starter = asyncio.create_task(start_once_lldb_waits(backend, [program]))
     target = None
     try:
         await backend.attach(
-            AttachRequest(wait_for="native_counter", extra={"timeout": 20}),
+            AttachRequest(wait_for=name, extra={"timeout": 20}),
             nothing_to_configure,
         )
         target = await starter

@@ -19,6 +19,7 @@ from tests.native_build import (
     run_c_flow,
     source_path,
     start_once_lldb_waits,
+    unique_copy,
     tracer_of,
 )
 
@@ -145,14 +146,14 @@ async def test_attach_pause_then_detach_leaves_it_running(lldb_dap, no_leftover_
         target.wait()
 
 
-async def test_attach_waiting_for_a_name(lldb_dap, no_leftover_processes):
-    program = str(c_program("native_counter"))
+async def test_attach_waiting_for_a_name(lldb_dap, tmp_path, no_leftover_processes):
+    program, name = unique_copy(c_program("native_counter"), tmp_path)
     events = EventLog()
     backend = LldbDapBackend(events)
     starter = asyncio.create_task(start_once_lldb_waits(backend, [program]))
     target = None
     try:
-        await backend.attach(AttachRequest(wait_for="native_counter"), nothing_to_configure)
+        await backend.attach(AttachRequest(wait_for=name), nothing_to_configure)
         target = await starter
         assert backend.debuggee_pid == target.pid
         await backend.disconnect(terminate=True)

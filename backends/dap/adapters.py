@@ -253,7 +253,8 @@ class LldbDapBackend(DapBackend):
                 "signal SIGSTOP")
             if self._entry_stop_pending:
                 event = event.model_copy(update={"reason": "entry", "text": None})
-            elif sigstop and self._pause_requested:
+            elif self._pause_requested and (sigstop or event.reason == "step"):
+                # a pause that lands while lldb single-steps internally says "trace"
                 event = event.model_copy(update={"reason": "pause", "text": None})
             self._entry_stop_pending = False
             self._pause_requested = False

@@ -756,7 +756,11 @@ class LldbCliBackend(Backend):
             chosen = next((t for t in threads if t["id"] == info.get("selected")), threads[0])
         reason = (chosen or {}).get("reason") or "pause"
         text = (chosen or {}).get("text")
-        if (chosen or {}).get("signal") == "SIGSTOP" and self._pause_requested:
+        if self._pause_requested and (
+            (chosen or {}).get("signal") == "SIGSTOP" or reason in ("step", "pause")
+        ):
+            # An interrupt that lands while lldb single-steps internally (past a
+            # breakpoint, through the dynamic loader) stops with reason "trace".
             reason, text = "pause", None
         if reason_override:
             reason, text = reason_override, None
