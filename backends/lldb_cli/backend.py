@@ -706,7 +706,7 @@ class LldbCliBackend(Backend):
         self._note_breakpoints(info)
         state = info.get("state")
         if info.get("pid"):
-            self.debuggee_pid = int(info["pid"])
+            self._note_pid(int(info["pid"]))
         if state == "stopped":
             self._state = "stopped"
             self._stop_id = info.get("stop_id")
@@ -876,6 +876,11 @@ class LldbCliBackend(Backend):
             self.emit(OutputEvent(category="console", text=text))
 
 
+    def _note_pid(self, pid: int) -> None:
+        self.debuggee_pid = pid
+        if not self._attached and pid not in self.child_pids:
+            self.child_pids.append(pid)
+
     async def _find_launched_pid(self, program: str) -> None:
         """The pid of a launched program before its first stop (lldb reports it
         only then); Linux /proc only, best effort."""
@@ -888,7 +893,7 @@ class LldbCliBackend(Backend):
             for pid in descendants(self._child.pid):
                 with contextlib.suppress(OSError):
                     if os.path.realpath(f"/proc/{pid}/exe") == real:
-                        self.debuggee_pid = pid
+                        self._note_pid(pid)
                         return
             await asyncio.sleep(0.05)
 
