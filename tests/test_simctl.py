@@ -433,6 +433,13 @@ async def test_attach_by_name_and_bundle_stops_at_a_breakpoint_and_detach_leaves
 ):
     if kind == "lldb-dap":
         require(find_lldb_dap() is not None, "lldb-dap")
+        # Xcode's lldb-dap lives where `xcrun --find` says, not on PATH: point the fake
+        # at a path no discovery would find, and check that is the adapter started.
+        xcode_dap = app.bundle.parent / "Xcode.app-bin" / "lldb-dap"
+        xcode_dap.parent.mkdir()
+        xcode_dap.symlink_to(find_lldb_dap())
+        sims.data["tools"]["lldb-dap"] = str(xcode_dap)
+        sims.save()
     proc = app.start()
     sims.set_app(IPHONE_15, BUNDLE, proc.pid, appPath=str(app.bundle))
     events = EventLog()
@@ -457,6 +464,10 @@ async def test_attach_by_name_and_bundle_stops_at_a_breakpoint_and_detach_leaves
         assert calls[:2] == [["simctl", "list", "devices", "available", "-j"],
                              ["simctl", "spawn", IPHONE_15, "launchctl", "list"]]
         assert calls[2] == (["lldb", "--no-lldbinit"] if kind == "lldb-cli" else ["--find", "lldb-dap"])
+        if kind == "lldb-dap":
+            adapter_pid = backend.child_pids[0]
+            argv0 = Path(f"/proc/{adapter_pid}/cmdline").read_bytes().split(b"\0")[0]
+            assert argv0.decode() == str(xcode_dap)
 
         # One debugger per process: a second attach names the first one's owner.
         with pytest.raises(ResourceBusy, match=r"session first \(agent\)"):
@@ -524,6 +535,23 @@ async def lldb_server_waiting(timeout: float = 20.0) -> None:
     raise AssertionError("lldb-server never started waiting")
 
 
+async def start_until_caught(app: SimulatorApp, attempts: int = 5) -> subprocess.Popen:
+    """Start the app until LLDB's wait catches an instance. lldb-server exists a
+    moment before its wait begins (and so before it lists the processes to
+    ignore); on a loaded machine an instance started in that moment is ignored,
+    so one that no tracer took within a few seconds is replaced by a new one."""
+    for _ in range(attempts):
+        proc = app.start()
+        deadline = time.monotonic() + 3.0
+        while time.monotonic() < deadline:
+            if proc.poll() is None and tracer_and_state(proc.pid)[0] != 0:
+                return proc
+            await asyncio.sleep(0.05)
+        proc.kill()
+        proc.wait()
+    raise AssertionError(f"LLDB caught none of {attempts} instances of the app")
+
+
 @pytest.mark.parametrize("kind", ["lldb-cli", "lldb-dap"])
 async def test_wait_for_attaches_when_the_app_starts(sims, app, kind):
     if kind == "lldb-dap":
@@ -536,7 +564,7 @@ async def test_wait_for_attaches_when_the_app_starts(sims, app, kind):
     ))
     await lldb_server_waiting()
     assert not attaching.done()
-    proc = app.start()
+    proc = await start_until_caught(app)
     backend, info = await asyncio.wait_for(attaching, 30)
     try:
         assert (info.pid, info.waited_for) == (proc.pid, APP_EXECUTABLE)

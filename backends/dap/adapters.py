@@ -145,10 +145,14 @@ class LldbDapProfile(AdapterProfile):
     repl_is_command_language = True
     attach_pid = True
     attach_wait_for = True
+    #: an adapter command chosen by the caller (Xcode's, from `xcrun --find lldb-dap`)
+    explicit_argv: list[str] | None = None
 
     def adapter_argv(self) -> list[str]:
         from ..adapters import _native_hint, find_lldb_dap
 
+        if self.explicit_argv:
+            return list(self.explicit_argv)
         path = find_lldb_dap()
         if not path:
             raise DependencyMissing(
@@ -210,8 +214,10 @@ class LldbDapBackend(DapBackend):
     profile_class = LldbDapProfile
     memory_read_limit = 1 << 20
 
-    def __init__(self, emit, **options: Any) -> None:
+    def __init__(self, emit, *, adapter_argv: list[str] | None = None, **options: Any) -> None:
         super().__init__(emit, **options)
+        if adapter_argv:
+            self.profile.explicit_argv = list(adapter_argv)
         self._entry_stop_pending = False
         self._pause_requested = False
 

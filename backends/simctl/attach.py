@@ -90,17 +90,10 @@ async def _create_lldb_backend(
         from ..lldb_cli.backend import LldbCliBackend
 
         return LldbCliBackend(emit, lldb_argv=[xcrun, "lldb"])
-    from ..dap.adapters import LldbDapBackend, LldbDapProfile
+    from ..dap.adapters import LldbDapBackend
 
     adapter = await find_tool(xcrun, "lldb-dap", timeout=timeout)
-
-    class XcodeLldbDapProfile(LldbDapProfile):
-        def adapter_argv(self) -> list[str]:
-            return [adapter]
-
-    backend = LldbDapBackend(emit)
-    backend.profile = XcodeLldbDapProfile(backend)
-    return backend
+    return LldbDapBackend(emit, adapter_argv=[adapter])
 
 
 class EventRelay:
