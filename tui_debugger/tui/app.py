@@ -18,7 +18,7 @@ from typing import Any
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
-from textual.widgets import Footer, TabbedContent, TabPane
+from textual.widgets import Footer, Input, TabbedContent, TabPane
 
 from backends.errors import DebuggerError
 from backends.models import Breakpoint
@@ -60,6 +60,8 @@ class DebuggerApp(App[int]):
     COMMANDS = App.COMMANDS | {RegistryCommands}
     BINDINGS = app_bindings()
     NOTIFICATION_TIMEOUT = 4
+    #: Tests and screenshots turn blinking off so every capture is the same.
+    CURSOR_BLINK = True
 
     state: reactive[str] = reactive("connecting")
 
@@ -85,7 +87,7 @@ class DebuggerApp(App[int]):
         self.error_message: str | None = None
         self._seen_activity: set[tuple[float, str, str]] = set()
         self._last_resume: tuple[str, str] | None = None  # (origin, how) of the last resume
-        self._closing = False
+        self._shutting_down = False
         self._pump_started = False
 
     # ================================================================== layout
@@ -144,6 +146,9 @@ class DebuggerApp(App[int]):
                     self.fail(exc.message)
                     return
             self.set_keymap(self.keymap)
+        if not self.CURSOR_BLINK:
+            for box in self.query(Input):
+                box.cursor_blink = False
         self.source.focus()
         self.status.message = "starting…" if self.mode != "join" else "joining…"
         self.run_worker(self._start(), name="start", group="start")
@@ -183,7 +188,7 @@ class DebuggerApp(App[int]):
                 self.on_session_event(event.kind, event.data, event.origin)
             except Exception as exc:  # a bad event must not stop the pane updates
                 self.log.error(f"event {event.kind}: {exc!r}")
-        if not self._closing and self.mode == "join":
+        if not self._shutting_down and self.mode == "join":
             self.state = "terminated"
             self.status.message = "the session's host went away"
 
@@ -569,9 +574,9 @@ class DebuggerApp(App[int]):
 
     async def shutdown(self) -> None:
         """End what this app started: its session (launch/attach) or its connection (join)."""
-        if self._closing:
+        if self._shutting_down:
             return
-        self._closing = True
+        self._shutting_down = True
         with contextlib.suppress(Exception):
             if self.hub is not None:
                 await asyncio.wait_for(self.hub.close_all(), 20)

@@ -184,6 +184,11 @@ class SourceView(ScrollView, can_focus=True):
             return  # already comfortably visible: do not jump
         self.scroll_to(y=max(0, line - 1 - height // 3), animate=False, immediate=True, force=True)
 
+    def on_resize(self) -> None:
+        # A smaller terminal must not leave the current line off screen.
+        if self.location_line:
+            self.call_after_refresh(self.center_line, self.location_line)
+
     def _ensure_cursor_visible(self) -> None:
         height = self.scrollable_content_region.height or self.size.height
         top = self.scroll_offset.y
@@ -227,13 +232,14 @@ class SourceView(ScrollView, can_focus=True):
             self.post_message(RunCommand("until", {"file": self.file.path, "line": self.cursor_line}))
 
     def on_click(self, event: Click) -> None:
-        if self.file is None:
+        offset = event.get_content_offset(self)
+        if self.file is None or offset is None:
             return
-        line = event.y + self.scroll_offset.y + 1
+        line = offset.y + self.scroll_offset.y + 1
         if not 1 <= line <= len(self.file.lines):
             return
         self.cursor_line = line
-        if event.x < self.gutter_width:
+        if offset.x < self.gutter_width:
             # The gutter toggles, as in every editor; the code area only moves the cursor.
             self.post_message(ToggleBreakpoint(self.file.path, line))
 

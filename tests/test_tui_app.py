@@ -1,0 +1,469 @@
+"""Pilot tests of every pane, against real debugpy, through the same factory as
+the CLI (`create_app`)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from tests.test_tui_helpers import (  # noqa: F401 - tui_isolation is an autouse fixture
+    EXAMPLE,
+    find_node,
+    example_line,
+    source_row,
+    tree_labels,
+    tui_isolation,
+    wait_until,
+)
+from tui_debugger.hub import SessionLink
+from tui_debugger.tui.app import create_app
+from tui_debugger.tui.widgets.breakpoints_pane import BreakpointsPane
+from tui_debugger.tui.widgets.command_form import CommandForm
+from tui_debugger.tui.widgets.console_pane import ConsoleInput, ConsolePane
+from tui_debugger.tui.widgets.help_screen import HelpScreen
+from tui_debugger.tui.widgets.output_pane import OutputPane
+from tui_debugger.tui.widgets.stack_pane import StackPane
+from tui_debugger.tui.widgets.threads_pane import ThreadsPane
+from tui_debugger.tui.widgets.watches_pane import WatchesPane
+
+pytestmark = pytest.mark.usefixtures("no_leftover_processes")
+
+CALL_RESTOCK = example_line("added = restock(item")
+IF_ADDED = example_line("if added:")
+AFTER_LOOP = example_line('summary["after"] =')
+MISSING = example_line("missing = minimum - item.quantity")
+VALUE_LOOP = example_line("total += item.value()")
+MAIN_CALL = example_line("raise SystemExit(main())")
+
+
+def launch(*breaks: int, size=(120, 40), **options):
+    args = {"program": "examples/inventory.py",
+            "breakpoints": [f"examples/inventory.py:{line}" for line in breaks]}
+    args.update(options.pop("extra", {}))
+    return create_app("launch", args, None, **options), size
+
+
+async def stopped_at(pilot, line: int, filled_after: int | None = None):
+    app = pilot.app
+    await wait_until(pilot, lambda: app.state == "stopped" and app.source.location_line == line,
+                     what=f"a stop at line {line}")
+    if filled_after is not None:
+        await wait_until(pilot, lambda: app.variables.filled > filled_after, what="variables")
+
+
+async def quit_app(pilot):
+    await pilot.app.action_quit()
+
+
+# ---------------------------------------------------------------------------- source, stack, variables
+
+
+async def test_stop_paints_source_stack_and_variables():
+    app, size = launch(CALL_RESTOCK)
+    async with app.run_test(size=size) as pilot:
+        await stopped_at(pilot, CALL_RESTOCK, filled_after=0)
+        row = source_row(app, CALL_RESTOCK)
+        assert "▶" in row and "●" in row, row  # marker and breakpoint, readable without colour
+        assert app.source.border_title == "examples/inventory.py"  # relative to the cwd
+        assert "STOPPED" in app.status.render().plain
+        assert "breakpoint at examples/inventory.py" in app.status.render().plain
+
+        stack = app.query_one(StackPane)
+        await wait_until(pilot, lambda: stack.row_count == 2, what="two frames")
+        assert [f.name for f in stack.frames] == ["main", "<module>"]
+
+        tree = app.variables
+        labels = tree_labels(tree)
+        assert labels[0] == "Locals" and "Globals" in labels
+        scopes = {n.data.scope: n for n in tree.root.children}
+        assert scopes["Locals"].is_expanded and not scopes["Globals"].is_expanded
+        assert not scopes["Globals"].children  # globals load only when opened
+
+        # Expand warehouse, then its shelves, with the keyboard.
+        tree.focus()
+        for path in ("warehouse", "warehouse.shelves"):
+            node = find_node(tree, path)
+            tree.move_cursor(node)
+            await pilot.press("space")
+            await wait_until(pilot, lambda p=path: any(
+                c.data.kind == "var" for c in find_node(tree, p).children), what=f"{path} children")
+        assert any("'A1'" in label for label in tree_labels(tree))
+
+        # A step keeps what was open, keyed by path.
+        filled = tree.filled
+        await pilot.press("f10")
+        await stopped_at(pilot, IF_ADDED, filled_after=filled)
+        assert find_node(tree, "warehouse").is_expanded
+        assert find_node(tree, "warehouse.shelves").is_expanded
+        added = next(label for label in tree_labels(tree) if "added =" in label)
+        assert "0" in added  # TEA-01 has stock: nothing added
+
+        # Continue to the next item: the values that changed are marked '*'.
+        filled = tree.filled
+        await pilot.press("f5")
+        await stopped_at(pilot, CALL_RESTOCK, filled_after=filled)
+        item = next(label for label in tree_labels(tree) if "item =" in label)
+        assert item.strip().startswith("*") and "TEA-02" in item
+
+        # The layout survives resizes down to 80x24.
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause(0.1)
+        assert "▶" in source_row(app, CALL_RESTOCK)
+        await pilot.resize_terminal(160, 45)
+        await pilot.pause(0.1)
+        assert "▶" in source_row(app, CALL_RESTOCK)
+        await quit_app(pilot)
+
+
+async def test_run_state_greys_out_actions(tmp_path):
+    program = tmp_path / "spin.py"
+    program.write_text("import time\n\nwhile True:\n    time.sleep(0.02)\n")
+    app = create_app("launch", {"program": str(program)}, None)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: app.state == "running", what="running")
+        assert app.check_action("run_command", ("next",)) is None
+        assert app.check_action("run_command", ("continue",)) is None
+        assert app.check_action("run_command", ("pause",)) is True
+        await pilot.press("f6")
+        await wait_until(pilot, lambda: app.state == "stopped", what="the pause")
+        assert app.check_action("run_command", ("next",)) is True
+        assert app.check_action("run_command", ("pause",)) is None
+        assert "pause" in app.status.render().plain
+        await wait_until(pilot, lambda: app.variables.filled > 0, what="variables")
+        await pilot.press("f5")
+        await wait_until(pilot, lambda: app.variables.has_class("-stale"), what="dimmed variables")
+        # The old values stay on screen while it runs: dimmed, never blank.
+        assert tree_labels(app.variables)
+        await pilot.press("shift+f5")
+        await wait_until(pilot, lambda: app.state == "terminated", what="the stop")
+        await quit_app(pilot)
+
+
+# ---------------------------------------------------------------------------- breakpoints
+
+
+async def test_breakpoints_gutter_pane_and_conditions():
+    app, size = launch(extra={"stop_on_entry": True})
+    async with app.run_test(size=size) as pilot:
+        await wait_until(pilot, lambda: app.state == "stopped", what="the entry stop")
+        source = app.source
+        source.focus()
+        # Keyboard: walk the cursor to a line and press F9.
+        await pilot.press("home", *["down"] * (MISSING - 1))
+        assert source.cursor_line == MISSING
+        await pilot.press("f9")
+        await wait_until(pilot, lambda: len(app.breakpoints) == 1, what="the breakpoint")
+        source.center_line(MISSING)
+        await pilot.pause()
+        assert "●" in source_row(app, MISSING)
+
+        # Mouse: a click in the gutter toggles, a second click removes it.
+        source.center_line(VALUE_LOOP)
+        await pilot.pause()
+        y = VALUE_LOOP - 1 - source.scroll_offset.y
+        await pilot.click("#source", offset=(2, y + 1))  # +1: the pane's border
+        await wait_until(pilot, lambda: len(app.breakpoints) == 2, what="a clicked breakpoint")
+        await pilot.click("#source", offset=(2, y + 1))
+        await wait_until(pilot, lambda: len(app.breakpoints) == 1, what="the click to remove it")
+
+        # The breakpoints pane: disable, re-enable, then give it a condition.
+        app.query_one("#nav-tabs").active = "tab-breakpoints"
+        pane = app.query_one(BreakpointsPane)
+        pane.focus()
+        await pilot.press("space")
+        await wait_until(pilot, lambda: not app.breakpoints[0].spec.enabled, what="disabled")
+        source.center_line(MISSING)
+        await pilot.pause()
+        assert "○" in source_row(app, MISSING)
+        await pilot.press("space")
+        await wait_until(pilot, lambda: app.breakpoints[0].spec.enabled, what="enabled")
+        await pilot.press("e")
+        await wait_until(pilot, lambda: isinstance(app.screen, CommandForm), what="the edit form")
+        app.screen.query_one("#field-condition").value = "item.quantity < 3"
+        app.screen.query_one("#field-condition").focus()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.breakpoints[0].spec.condition == "item.quantity < 3",
+                         what="the condition")
+        await pilot.pause()
+        assert "◆" in source_row(app, MISSING)
+        assert "if item.quantity < 3" in str(pane.get_row_at(0))
+
+        # The condition holds only for TEA-02 (quantity 0).
+        await pilot.press("f5")
+        await stopped_at(pilot, MISSING)
+        result = await app.link.call("evaluate", {"expression": "item.sku"})
+        assert result.value == "'TEA-02'"
+
+        # Delete removes it; run to cursor stops at the line and leaves no breakpoint behind.
+        pane.focus()
+        await pilot.press("delete")
+        await wait_until(pilot, lambda: not app.breakpoints, what="removal")
+        source.focus()
+        source._move_cursor(AFTER_LOOP)  # noqa: SLF001
+        await pilot.press("t")
+        await stopped_at(pilot, AFTER_LOOP)
+        await wait_until(pilot, lambda: not app.breakpoints, what="the one-shot breakpoint to go")
+        await quit_app(pilot)
+
+
+# ---------------------------------------------------------------------------- console, watches, output
+
+
+async def test_console_watches_and_output():
+    app, size = launch(AFTER_LOOP)
+    async with app.run_test(size=size) as pilot:
+        await stopped_at(pilot, AFTER_LOOP, filled_after=0)
+        output = app.query_one(OutputPane)
+        await wait_until(pilot, lambda: sum("qty=" in line for _, line in output.lines) == 5,
+                         what="the program's five lines")
+
+        # Output search narrows to matching lines.
+        app.query_one("#io-tabs").active = "tab-output"
+        app.query_one("#output-log").focus()
+        await pilot.press("slash", "M", "U", "G")
+        await wait_until(pilot, lambda: output.border_subtitle == "2 matching", what="the search")
+        await pilot.press("escape")
+        assert output.query_text == ""
+
+        # Console: evaluate in the selected frame, with history.
+        await pilot.press("f7")
+        box = app.query_one(ConsoleInput)
+        assert app.focused is box
+        await pilot.press(*"warehouse", "full_stop", *"city", "enter")
+        log = app.query_one("#console-log")
+        await wait_until(pilot, lambda: any("'Lyon'" in str(line.text) for line in log.lines),
+                         what="the console answer")
+        await pilot.press(*"nope_name", "enter")
+        await wait_until(pilot, lambda: any("nope_name" in str(line.text) and ">>>" not in str(line.text)
+                                            for line in log.lines), what="the error")
+        await pilot.press("up")
+        assert box.value == "nope_name"
+        await pilot.press("up")
+        assert box.value == "warehouse.city"
+
+        # Watches: evaluated now and again at every stop.
+        app.query_one("#data-tabs").active = "tab-watches"
+        watch_input = app.query_one("#watch-input")
+        watch_input.focus()
+        watch_input.value = "summary.get('after')"
+        await pilot.press("enter")
+        watches = app.query_one(WatchesPane)
+        await wait_until(pilot, lambda: watches.values.get("summary.get('after')") == "None",
+                         what="the watch value")
+        app.source.focus()
+        await pilot.press("n")  # pdb's key, in the source pane
+        await stopped_at(pilot, AFTER_LOOP + 1)
+        await wait_until(pilot, lambda: watches.values.get("summary.get('after')") == "193.7",
+                         what="the watch after a step")
+
+        await pilot.press("c")
+        await wait_until(pilot, lambda: app.state == "terminated", what="the end")
+        await wait_until(pilot, lambda: any("value before=" in line for _, line in output.lines),
+                         what="the last line")
+        assert "exit code 0" in app.status.render().plain
+        await quit_app(pilot)
+
+
+# ---------------------------------------------------------------------------- frames and threads
+
+
+async def test_frames_threads_and_mouse():
+    app, size = launch(MISSING)
+    async with app.run_test(size=size) as pilot:
+        await stopped_at(pilot, MISSING, filled_after=0)
+        stack = app.query_one(StackPane)
+        await wait_until(pilot, lambda: stack.row_count == 3, what="three frames")
+        assert [f.name for f in stack.frames] == ["restock", "main", "<module>"]
+
+        # Mouse: click the caller's row twice (highlight, then select).
+        filled = app.variables.filled
+        await pilot.click(StackPane, offset=(3, 2))
+        await pilot.click(StackPane, offset=(3, 2))
+        await wait_until(pilot, lambda: app.source.location_line == CALL_RESTOCK, what="frame 1")
+        assert "▷" in source_row(app, CALL_RESTOCK)  # a caller's line, not the stop
+        await wait_until(pilot, lambda: app.variables.filled > filled, what="frame 1's variables")
+        assert any("warehouse =" in label for label in tree_labels(app.variables))
+
+        # pudb's u / d in the source pane.
+        app.source.focus()
+        await pilot.press("u")
+        await wait_until(pilot, lambda: app.source.location_line == MAIN_CALL, what="frame 2")
+        await pilot.press("d", "d")
+        await wait_until(pilot, lambda: app.source.location_line == MISSING
+                         and app.selected_frame == 0, what="frame 0")
+        assert "▶" in source_row(app, MISSING)
+
+        app.query_one("#nav-tabs").active = "tab-threads"
+        threads = app.query_one(ThreadsPane)
+        await wait_until(pilot, lambda: threads.row_count >= 1, what="threads")
+        threads.focus()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: any(e.command == "thread_select" for e in
+                                            app.query_one("#activity").entries), what="select")
+        await quit_app(pilot)
+
+
+# ---------------------------------------------------------------------------- pairing
+
+
+async def test_agent_actions_appear_as_they_happen():
+    app, size = launch(CALL_RESTOCK)
+    async with app.run_test(size=size) as pilot:
+        await stopped_at(pilot, CALL_RESTOCK, filled_after=0)
+        agent = await SessionLink.join(None, "mcp")
+        try:
+            await wait_until(pilot, lambda: "agent" in app.status.clients, what="the agent")
+            assert "you + agent" in app.status.render().plain
+
+            await agent.call("breakpoint_add", {"file": str(EXAMPLE), "line": AFTER_LOOP})
+            await wait_until(pilot, lambda: len(app.breakpoints) == 2, what="the agent's breakpoint")
+            app.source.center_line(AFTER_LOOP)
+            await pilot.pause()
+            assert "●A" in source_row(app, AFTER_LOOP)  # marked with who set it
+            assert "agent" in str(app.query_one(BreakpointsPane).get_row_at(1))
+
+            await agent.call("next", {"waitMs": 5000})
+            await stopped_at(pilot, IF_ADDED)
+            messages = [n.message for n in app._notifications]  # noqa: SLF001
+            assert any("agent stepped over" in m for m in messages), messages
+            activity = app.query_one("#activity")
+            assert [e.command for e in activity.entries if e.origin == "mcp"][-2:] == \
+                ["breakpoint_add", "next"]
+            assert str(app.query_one("#io-tabs").get_tab("tab-activity").label) == "Activity •"
+
+            # The person takes over at once.
+            await pilot.press("f10")
+            await wait_until(pilot, lambda: app.source.location_line not in (IF_ADDED, None)
+                             and app.state == "stopped", what="the person's step")
+        finally:
+            await agent.close()
+        await quit_app(pilot)
+
+
+# ---------------------------------------------------------------------------- keys, help, palette
+
+
+async def test_keymap_help_and_palette():
+    from tui_debugger.commands import registry
+    from tui_debugger.tui.palette import palette_commands
+
+    assert {c.id for c in palette_commands()} == {c.id for c in registry.all_commands() if c.tui_action}
+    app, size = launch(CALL_RESTOCK, keymap={"next": "f12"})
+    async with app.run_test(size=size) as pilot:
+        await stopped_at(pilot, CALL_RESTOCK)
+        await pilot.press("f12")
+        await stopped_at(pilot, IF_ADDED)
+
+        await pilot.press("question_mark")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), what="help")
+        rows = [row for _, rows in app.screen.sections for row in rows]
+        assert ("F12", "Over") in rows
+        assert ("F9", "Break") in rows and ("Shift+F5", "Stop") in rows
+        assert ("n", "next (step over)") in rows
+        await pilot.press("escape")
+
+        await pilot.press("ctrl+p")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "CommandPalette", what="palette")
+        await pilot.press(*"breakpoint_add")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, CommandForm), what="the form")
+        form = app.screen
+        assert form.query_one("#field-file").value == "examples/inventory.py"
+        form.query_one("#field-line").value = str(VALUE_LOOP)
+        form.query_one("#field-condition").value = "total > 10"
+        await pilot.click("#form-ok")
+        await wait_until(pilot, lambda: any(b.spec.line == VALUE_LOOP for b in app.breakpoints),
+                         what="the palette's breakpoint")
+        assert any(b.spec.condition == "total > 10" for b in app.breakpoints)
+        await quit_app(pilot)
+
+
+async def test_launch_failure_leaves_with_the_message():
+    app = create_app("launch", {"program": "examples/no_such_program.py"}, None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.error_message is not None, what="the error")
+    assert "No such program" in app.error_message
+    assert app.return_code == 1
+
+
+# ---------------------------------------------------------------------------- scale
+
+
+HUGE = '''\
+import long_module
+
+
+def work():
+    table = {f"key{i}": i for i in range(200_000)}
+    items = list(range(200_000))
+    blob = "x" * 1_000_000
+    n = 0
+    n += 1
+    n += 2
+    n += 3
+    return long_module.far_away(n)
+
+
+print(work())
+'''
+
+
+async def test_huge_values_and_long_files_stay_fast(tmp_path):
+    body = "".join(f"pad_{i} = {i}\n" for i in range(99_990))
+    (tmp_path / "long_module.py").write_text(
+        body + "\n\ndef far_away(n):\n    m = n * 2\n    m += 1\n    return m\n")
+    far_line = 99_990 + 4
+    program = tmp_path / "huge.py"
+    program.write_text(HUGE)
+    app = create_app("launch", {"program": str(program), "breakpoints": [f"{program}:9"]}, None,
+                     cwd=str(tmp_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await stopped_at(pilot, 9, filled_after=0)
+        blob = next(label for label in tree_labels(app.variables) if "blob =" in label)
+        assert len(blob) < 300  # a 1 MB string is cut, not laid out
+
+        timings = []
+        for line in (10, 11):
+            filled = app.variables.filled
+            started = time.monotonic()
+            await pilot.press("f10")
+            await wait_until(pilot, lambda ln=line: app.source.painted_location == (str(program), ln),
+                             what=f"line {line} on screen")
+            await wait_until(pilot, lambda f=filled: app.variables.filled > f, what="variables")
+            timings.append(time.monotonic() - started)
+        assert max(timings) < 2.0, timings
+
+        # 200,000 children arrive a page at a time.
+        tree = app.variables
+        node = find_node(tree, "items")
+        tree.move_cursor(node)
+        tree.focus()
+        await pilot.press("space")
+        await wait_until(pilot, lambda: any(c.data.kind == "more" for c in find_node(tree, "items").children),
+                         what="the first page")
+        first = sum(1 for c in find_node(tree, "items").children if c.data.kind == "var")
+        assert first <= 100
+        more = next(c for c in find_node(tree, "items").children if c.data.kind == "more")
+        tree.move_cursor(more)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: sum(1 for c in find_node(tree, "items").children
+                                            if c.data.kind == "var") > first, what="the next page")
+
+        # Into a file of 100,000 lines: the step costs no more.
+        app.source.set_breakpoints({})
+        await app.link.call("breakpoint_add", {"file": str(tmp_path / "long_module.py"),
+                                               "line": far_line})
+        started = time.monotonic()
+        await pilot.press("f5")
+        await wait_until(pilot, lambda: app.source.painted_location == (
+            str(tmp_path / "long_module.py"), far_line), what="the long file's line on screen")
+        assert time.monotonic() - started < 3.0
+        assert app.source.border_title == "long_module.py"
+        started = time.monotonic()
+        await pilot.press("f10")
+        await wait_until(pilot, lambda: app.source.painted_location == (
+            str(tmp_path / "long_module.py"), far_line + 1), what="a step in the long file")
+        assert time.monotonic() - started < 1.0
+        await quit_app(pilot)

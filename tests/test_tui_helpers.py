@@ -1,0 +1,105 @@
+"""Shared set-up for the TUI tests (imported by tests/test_tui_*.py; holds no tests).
+
+Every TUI test runs with the tester's own config, saved breakpoints and live
+sessions out of the way, and with cursor blink off so snapshots are stable."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "examples" / "inventory.py"
+
+# One short runtime directory per test process: socket paths must stay under ~100 bytes.
+_BASE = Path(tempfile.mkdtemp(prefix="tuid-"))
+TUI_ENV = {
+    "TUI_DEBUGGER_RUNTIME_DIR": str(_BASE / "rt"),
+    "TUI_DEBUGGER_STATE_DIR": str(_BASE / "state"),
+    "TUI_DEBUGGER_CONFIG": str(_BASE / "no-config.toml"),
+}
+
+
+def example_line(marker: str) -> int:
+    """Line number of the first line of examples/inventory.py containing `marker`."""
+    for number, text in enumerate(EXAMPLE.read_text().splitlines(), 1):
+        if marker in text:
+            return number
+    raise AssertionError(f"{marker!r} not in {EXAMPLE}")
+
+
+@pytest.fixture(autouse=True)
+def tui_isolation(monkeypatch):
+    from tui_debugger import config
+    from tui_debugger.tui.app import DebuggerApp
+
+    for key, value in TUI_ENV.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("TUI_DEBUGGER_KEYMAP", raising=False)
+    monkeypatch.delenv("TUI_DEBUGGER_ADAPTER", raising=False)
+    # Saved breakpoints of one test must not come back in the next.
+    shutil.rmtree(TUI_ENV["TUI_DEBUGGER_STATE_DIR"], ignore_errors=True)
+    monkeypatch.setattr(DebuggerApp, "CURSOR_BLINK", False)
+    monkeypatch.chdir(ROOT)
+    config.reload_settings()
+    yield
+    config.reload_settings()
+
+
+async def wait_until(pilot, predicate, timeout: float = 15.0, what: str = "condition") -> float:
+    """Pause the pilot until predicate() is true; returns the seconds it took."""
+    started = time.monotonic()
+    while not predicate():
+        if time.monotonic() - started > timeout:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+        await pilot.pause(0.02)
+    return time.monotonic() - started
+
+
+def screen_text(app) -> str:
+    """The screen as plain text, row by row (what a person sees, minus colour)."""
+    from textual.strip import Strip
+
+    lines = []
+    for strip in app.screen._compositor.render_strips():  # noqa: SLF001 - test introspection
+        lines.append("".join(seg.text for seg in Strip(strip)))
+    return "\n".join(lines)
+
+
+def source_row(app, line: int) -> str:
+    """The source pane's rendering of one file line (gutter included)."""
+    view = app.source
+    y = line - 1 - view.scroll_offset.y
+    assert 0 <= y < view.size.height, f"line {line} is not on screen (top {view.scroll_offset.y})"
+    return "".join(seg.text for seg in view.render_line(y))
+
+
+def tree_labels(tree) -> list[str]:
+    out = []
+
+    def walk(node, depth):
+        for child in node.children:
+            out.append("  " * depth + child.label.plain)
+            if child.is_expanded:
+                walk(child, depth + 1)
+
+    walk(tree.root, 0)
+    return out
+
+
+def find_node(tree, path: str):
+    def walk(node):
+        for child in node.children:
+            if child.data is not None and child.data.path == path and child.data.kind == "var":
+                return child
+            found = walk(child)
+            if found is not None:
+                return found
+        return None
+
+    return walk(tree.root)
