@@ -120,7 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
             for words, extra in forms:
                 cp = parent_for(words).add_parser(
                     words[-1], description=cmd.description or cmd.help, **extra)
-                cp.set_defaults(command=cmd.id, cli_spec=spec)
+                cp.set_defaults(command_id=cmd.id, cli_spec=spec)
                 if spec.build:
                     spec.build(cp)
                 else:
@@ -251,7 +251,7 @@ async def _follow_output(ns: argparse.Namespace, args: dict[str, Any]) -> int:
 
 
 def run_client_command(ns: argparse.Namespace) -> int:
-    cmd = registry.get(ns.command)
+    cmd = registry.get(ns.command_id)
     as_json = getattr(ns, "json", False)
     try:
         args = cli_args(cmd, ns.cli_spec, ns)
@@ -452,7 +452,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_daemon(ns)
         if entry == "launches":
             return cmd_launches(ns)
-        if getattr(ns, "command", None):
+        if getattr(ns, "command_id", None):
             return run_client_command(ns)
     except KeyboardInterrupt:
         return 130

@@ -253,25 +253,24 @@ class Session:
 
     async def attach(self, request: AttachRequest, adapter: str, origin: Origin = "user",
                      backend: Backend | None = None) -> None:
-        """Attach through `adapter`, or through an already-attached `backend`
-        (the simctl flow resolves and attaches before the session exists)."""
+        """Attach through `adapter`, or through a prepared `backend` (the simctl
+        flow resolves the simulator and the app before the session attaches)."""
         self._require_state({SessionState.idle}, "attach")
         self.adapter = adapter
         self.attach_request = request
         self.program = request.program or (f"pid {request.pid}" if request.pid else
                                            f"{request.host}:{request.port}")
-        if backend is not None:
-            self.backend = backend
-            backend._emit = self._sink()  # noqa: SLF001 - adopt its events
-            await self._set_state(SessionState.running, origin)
-            await self._configure()
-            return
-        await self._start(lambda b: b.attach(request, self._configure), adapter, origin)
+        await self._start(lambda b: b.attach(request, self._configure), adapter, origin,
+                          backend=backend)
 
-    async def _start(self, start, adapter: str, origin: Origin) -> None:
+    async def _start(self, start, adapter: str, origin: Origin, backend: Backend | None = None) -> None:
         await self._set_state(SessionState.starting, origin)
         try:
-            self.backend = create_backend(adapter, self._sink())
+            if backend is not None:
+                backend._emit = self._sink()  # noqa: SLF001 - adopt its events
+                self.backend = backend
+            else:
+                self.backend = create_backend(adapter, self._sink())
             await start(self.backend)
         except BaseException as exc:
             backend, self.backend = self.backend, None

@@ -188,10 +188,12 @@ class DapBackend(Backend):
         if request.pid is not None:
             self.debuggee_pid = request.pid
         arguments = self.profile.attach_arguments(request)
-        target = (
-            f"process {request.pid}" if request.pid is not None
-            else f"{request.host}:{request.port}"
-        )
+        if request.pid is not None:
+            target = f"process {request.pid}"
+        elif request.wait_for:
+            target = f"the next process named {request.wait_for!r}"
+        else:
+            target = f"{request.host}:{request.port}"
         await self._start_session("attach", request, arguments, configure, target)
 
     async def _start_session(
@@ -607,8 +609,8 @@ class DapBackend(Backend):
     async def _resume(self, command: str, arguments: dict[str, Any], thread_id: int) -> None:
         generation = self._stop_generation
         body = await self._request(command, arguments)
-        if self._stop_generation != generation:
-            return  # it already stopped again; that stop was reported
+        if self._stop_generation != generation or self._state == "ended":
+            return  # it already stopped again, or ended; that was reported
         if self._state == "stopped":
             self._state = "running"
         self._events.put_nowait(
@@ -868,7 +870,10 @@ def _location(frame: Message) -> SourceLocation | None:
     path = source.get("path") or None
     reference = source.get("sourceReference") or None
     if path and not path.startswith("<") and not os.path.isabs(path):
-        path = os.path.abspath(path)
+        # A relative path (libc's "sysdeps/...") is relative to where that code
+        # was built, not to us: keep it only if it happens to exist from here.
+        candidate = os.path.abspath(path)
+        path = candidate if os.path.exists(candidate) else path
     if path and path.startswith("<"):
         # A pseudo-file like "<string>": no file on disk to open.
         path, name = None, source.get("name") or path

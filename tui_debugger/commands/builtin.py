@@ -555,25 +555,23 @@ class AttachSimArgs(Args):
 
 
 async def _attach_sim(ctx: CommandContext, args: AttachSimArgs) -> SessionStatus:
-    from backends.simctl import attach_sim
+    from backends.simctl import prepare_sim_attach
 
-    kind = adapters.canonical_name(args.adapter) if args.adapter else "lldb-cli"
-    if kind not in ("lldb-cli", "lldb-dap"):
+    kind = adapters.canonical_name(args.adapter) if args.adapter else None
+    if kind not in (None, "lldb-cli", "lldb-dap"):
         raise InvalidInput("Simulator apps are debugged with lldb-cli or lldb-dap.")
     previous = ctx.hub.current
     session = await ctx.hub.create_session(args.session_name, hint=args.bundle_id or "simulator")
     ctx.session = session
     try:
-        backend, info = await attach_sim(
+        backend, request = await prepare_sim_attach(
             session._sink(), simulator_id=args.simulator_id,
             simulator_name=args.simulator_name, bundle_id=args.bundle_id, pid=args.pid,
-            wait_for=args.wait_for, backend=kind,
+            wait_for=args.wait_for, continue_on_attach=args.continue_on_attach, backend=kind,
+            owner=f"session {session.name} ({ctx.origin})",
         )
-        session.metadata["simulator"] = info.model_dump(mode="json")
-        await session.attach(AttachRequest(pid=info.pid, program=info.bundle_id), kind,
-                             ctx.origin, backend=backend)
-        if not args.continue_on_attach:
-            await session.pause(ctx.origin)
+        session.metadata["simulator"] = backend.info.model_dump(mode="json")
+        await session.attach(request, backend.info.backend, ctx.origin, backend=backend)
     except BaseException:
         await ctx.hub.close_session(session.name)
         raise
