@@ -36,6 +36,8 @@ class ConsoleInput(Input):
 
 
 class ConsolePane(Vertical):
+    ALLOW_MAXIMIZE = True  # F8 maximizes the tabs that hold it
+
     def compose(self) -> ComposeResult:
         yield RichLog(id="console-log", wrap=True, max_lines=2_000)
         yield ConsoleInput(placeholder=">>> expression, Enter (↑ history)", id="console-input")

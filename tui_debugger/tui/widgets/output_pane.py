@@ -17,6 +17,8 @@ STYLES = {"stderr": "red", "console": "italic dim", "important": "bold"}
 
 
 class OutputPane(Vertical):
+    ALLOW_MAXIMIZE = True  # F8 maximizes the tabs that hold it
+
     BINDINGS = [
         Binding("slash,ctrl+f", "search", "search output", id="output.search"),
         Binding("escape", "close_search", "close search", show=False),

@@ -13,6 +13,8 @@ from ..messages import WatchesChanged
 
 
 class WatchesPane(Vertical):
+    ALLOW_MAXIMIZE = True  # F8 maximizes the tabs that hold it
+
     BINDINGS = [Binding("delete,x", "remove", "remove watch", id="watch.remove")]
 
     def __init__(self, *, id: str | None = None) -> None:
