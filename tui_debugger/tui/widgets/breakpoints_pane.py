@@ -9,6 +9,9 @@ from textual.widgets import DataTable
 from backends.models import Breakpoint
 from ..format import breakpoint_detail, breakpoint_glyph, display_path, who
 from ..messages import EditBreakpoint, RunCommand
+from .tables import refill
+
+HEADERS = [" ", "#", "where", "condition", "hits", "by"]
 
 
 class BreakpointsPane(DataTable):
@@ -24,19 +27,20 @@ class BreakpointsPane(DataTable):
         self.breakpoints: list[Breakpoint] = []
 
     def on_mount(self) -> None:
-        self.add_columns(" ", "#", "where", "condition", "hits", "by")
+        refill(self, HEADERS, [])
 
     def show_breakpoints(self, breakpoints: list[Breakpoint]) -> None:
         row = self.cursor_row
         self.breakpoints = breakpoints
-        self.clear()
+        rows = []
         for bp in breakpoints:
             if bp.spec.function:
                 where = f"{bp.spec.function}()"
             else:
                 where = f"{display_path(bp.spec.path, self.cwd)}:{bp.line or bp.spec.line}"
-            self.add_row(breakpoint_glyph(bp), str(bp.id), where, breakpoint_detail(bp),
-                         str(bp.hits), who(bp.set_by), key=str(bp.id))
+            rows.append((str(bp.id), [breakpoint_glyph(bp), str(bp.id), where,
+                                      breakpoint_detail(bp), str(bp.hits), who(bp.set_by)]))
+        refill(self, HEADERS, rows)
         if breakpoints:
             self.move_cursor(row=min(row, len(breakpoints) - 1), animate=False)
 

@@ -9,6 +9,9 @@ from textual.widgets import DataTable
 
 from ...commands.views import FrameView
 from ..messages import RunCommand
+from .tables import refill
+
+HEADERS = ["#", "function", "where"]
 
 
 class StackPane(DataTable):
@@ -18,17 +21,17 @@ class StackPane(DataTable):
         self.frames: list[FrameView] = []
 
     def on_mount(self) -> None:
-        self.add_columns("#", "function", "where")
-        self.border_title = "Stack"
+        refill(self, HEADERS, [])
 
     def show_frames(self, frames: list[FrameView], selected: int) -> None:
         self.frames = frames
-        self.clear()
+        rows = []
         for frame in frames:
             # The file's name is enough here: the source pane's title has its path.
             where = f"{os.path.basename(frame.file)}:{frame.line}" if frame.file else "(no source)"
             marker = "▶" if frame.index == selected else " "
-            self.add_row(f"{marker}{frame.index}", frame.name, where, key=str(frame.index))
+            rows.append((str(frame.index), [f"{marker}{frame.index}", frame.name, where]))
+        refill(self, HEADERS, rows)
         if frames:
             row = next((i for i, f in enumerate(frames) if f.index == selected), 0)
             self.move_cursor(row=row, animate=False)

@@ -6,6 +6,9 @@ from textual.widgets import DataTable
 
 from ...commands.views import ThreadView
 from ..messages import RunCommand
+from .tables import refill
+
+HEADERS = ["id", "name", "state"]
 
 
 class ThreadsPane(DataTable):
@@ -13,17 +16,18 @@ class ThreadsPane(DataTable):
         super().__init__(id=id, cursor_type="row")
 
     def on_mount(self) -> None:
-        self.add_columns("id", "name", "state")
+        refill(self, HEADERS, [])
 
     def show_threads(self, threads: list[ThreadView]) -> None:
-        self.clear()
+        rows = []
         selected_row = 0
         for row, thread in enumerate(threads):
             if thread.selected:
                 selected_row = row
             state = "" if thread.stopped is None else ("stopped" if thread.stopped else "running")
-            self.add_row(("▶" if thread.selected else " ") + str(thread.id), thread.name, state,
-                         key=str(thread.id))
+            rows.append((str(thread.id), [("▶" if thread.selected else " ") + str(thread.id),
+                                          thread.name, state]))
+        refill(self, HEADERS, rows)
         if threads:
             self.move_cursor(row=selected_row, animate=False)
         self.remove_class("-stale")

@@ -10,6 +10,9 @@ from textual.widgets import DataTable, Input
 
 from ..format import one_line
 from ..messages import WatchesChanged
+from .tables import refill
+
+HEADERS = ["expression", "value"]
 
 
 class WatchesPane(Vertical):
@@ -27,7 +30,7 @@ class WatchesPane(Vertical):
         yield DataTable(id="watch-table", cursor_type="row")
 
     def on_mount(self) -> None:
-        self.query_one(DataTable).add_columns("expression", "value")
+        refill(self.query_one(DataTable), HEADERS, [])
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -58,8 +61,7 @@ class WatchesPane(Vertical):
     def _redraw(self) -> None:
         table = self.query_one(DataTable)
         row = table.cursor_row
-        table.clear()
-        for expression in self.expressions:
-            table.add_row(expression, one_line(self.values.get(expression, "…"), 200))
+        refill(table, HEADERS, [(expression, [expression, one_line(self.values.get(expression, "…"), 200)])
+                                for expression in self.expressions], max_width=200)
         if self.expressions:
             table.move_cursor(row=min(row, len(self.expressions) - 1), animate=False)
