@@ -147,9 +147,10 @@ async def test_sessions_launched_here_can_be_joined(mcp_env, no_leftover_process
     socket) and sees what the agent does, attributed to it."""
     from tui_debugger.hub import SessionLink
 
-    async with in_process_client() as client:
-        await call(client, "debug_launch", {"program": str(PY_BASIC), "stopOnEntry": True,
-                                            "sessionName": "shared"})
+    async with in_process_client(session="shared") as client:
+        # --session NAME: the first launch without a sessionName creates NAME.
+        launched = await call(client, "debug_launch", {"program": str(PY_BASIC), "stopOnEntry": True})
+        assert launched["session"] == "shared"
         await call(client, "debug_wait", {"timeoutMs": 10_000})
         person = await SessionLink.join("shared", "tui")
         try:

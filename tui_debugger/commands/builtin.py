@@ -1262,6 +1262,16 @@ async def _raw(ctx: CommandContext, args: RawCommandArgs) -> RawCommandResult:
                 f"{exc} This session uses {session.adapter}; raw LLDB commands need the lldb-cli "
                 "or lldb-dap adapter. Use debug_evaluate instead."
             ) from None
+        except CommandFailed as exc:
+            # The REPL's own traceback runs through the adapter's internals; its
+            # last line is the part that says what went wrong.
+            lines = [ln.strip() for ln in exc.message.strip().splitlines() if ln.strip()]
+            raise CommandFailed(
+                f"{session.adapter} could not run {args.command!r}: "
+                f"{lines[-1] if lines else exc.message}. This session is not an LLDB session, so "
+                "the command went to the adapter's REPL; use debug_evaluate for expressions.",
+                adapter=session.adapter,
+            ) from None
     else:
         text = await session.raw_command(args.command, args.timeout_ms / 1000)
     text, truncated = cap(_redact(text), settings().max_result_chars)

@@ -1,0 +1,185 @@
+"""MCP tool-call round trips against the raw adapter round, on debugpy.
+
+Measures, stepping through a loop in a real debugpy session:
+
+  raw DAP                 step: next -> stopped -> stackTrace -> scopes -> variables;
+                          variables: one `variables` request for the locals
+                          (straight DAP, with our TCP_NODELAY fix, as shipped)
+  MCP in-process          debug_step_over / debug_variables through the SDK's client
+                          connected to the server object (no transport)
+  MCP stdio               the same calls to `tui-debugger mcp` over stdio: what an
+                          agent's client does
+  MCP stdio, joined       the same, with the session hosted by a headless
+                          `tui-debugger start` daemon and reached through its socket
+
+The step tools answer with the stop and its context (source lines and
+locals), so a step is comparable to the whole raw chain above.
+
+Run:  python benchmarks/mcp_roundtrip.py [--rounds N]
+Prints the median and p90 of each, and ratios to the raw round.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from backends.dap.adapters import with_nodelay  # noqa: E402
+from backends.dap.client import DapClient  # noqa: E402
+
+PROGRAM = """\
+import time
+total = 0
+for i in range(10_000_000):
+    total += i
+    if i % 1_000_000 == 0:
+        time.sleep(0)
+"""
+LOOP_LINE = 4
+
+
+def summary(name: str, samples: list[float], base: float) -> str:
+    med = statistics.median(samples) * 1000
+    p90 = sorted(samples)[max(0, int(len(samples) * 0.9) - 1)] * 1000
+    return f"{name:34} median {med:7.2f} ms   p90 {p90:7.2f} ms   {med / base:6.1f}x"
+
+
+async def raw_rounds(program: str, rounds: int) -> tuple[list[float], list[float]]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = with_nodelay(env.get("PYTHONPATH"))
+    client = await DapClient.start_stdio([sys.executable, "-m", "debugpy.adapter"],
+                                         name="debugpy", env=env)
+    stopped: asyncio.Queue = asyncio.Queue()
+    initialized = asyncio.Event()
+    client.on("stopped", lambda m: stopped.put_nowait(m))
+    client.on("initialized", lambda m: initialized.set())
+    try:
+        await client.request("initialize", {"adapterID": "debugpy", "linesStartAt1": True,
+                                            "columnsStartAt1": True, "pathFormat": "path"})
+        launch = asyncio.ensure_future(client.request("launch", {
+            "type": "python", "request": "launch", "program": program, "console": "internalConsole",
+            "env": {"PYTHONPATH": with_nodelay(os.environ.get("PYTHONPATH"))},
+            "justMyCode": True, "python": [sys.executable],
+        }))
+        await asyncio.wait_for(initialized.wait(), 30)
+        await client.request("setBreakpoints", {"source": {"path": program},
+                                                "breakpoints": [{"line": LOOP_LINE}]})
+        await client.request("configurationDone", {})
+        await launch
+        first = await asyncio.wait_for(stopped.get(), 30)
+        thread = first["body"]["threadId"] if "body" in first else first["threadId"]
+        await client.request("setBreakpoints", {"source": {"path": program}, "breakpoints": []})
+        steps, variables = [], []
+        for _ in range(rounds):
+            t0 = time.perf_counter()
+            await client.request("next", {"threadId": thread})
+            await asyncio.wait_for(stopped.get(), 30)
+            st = await client.request("stackTrace", {"threadId": thread, "startFrame": 0, "levels": 20})
+            sc = await client.request("scopes", {"frameId": st["stackFrames"][0]["id"]})
+            ref = sc["scopes"][0]["variablesReference"]
+            await client.request("variables", {"variablesReference": ref})
+            steps.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            await client.request("variables", {"variablesReference": ref})
+            variables.append(time.perf_counter() - t0)
+        await client.request("disconnect", {"terminateDebuggee": True}, timeout=5)
+        return steps, variables
+    finally:
+        await client.close()
+
+
+async def tool_rounds(client, rounds: int, launch: bool, program: str) -> tuple[list[float], list[float]]:
+    async def tool(name: str, args: dict) -> dict:
+        result = await client.call_tool(name, args)
+        assert not result.is_error, (name, result.content)
+        return result.structured_content
+
+    if launch:
+        await tool("debug_launch", {"program": program, "breakpoints": [f"{program}:{LOOP_LINE}"]})
+    await tool("debug_wait", {"timeoutMs": 30_000})
+    await tool("debug_breakpoint_remove", {"all": True})
+    steps, variables = [], []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        answer = await tool("debug_step_over", {})
+        steps.append(time.perf_counter() - t0)
+        assert answer["status"] == "stopped", answer
+        t0 = time.perf_counter()
+        await tool("debug_variables", {})
+        variables.append(time.perf_counter() - t0)
+    await tool("debug_terminate", {})
+    return steps, variables
+
+
+async def in_process(program: str, rounds: int) -> tuple[list[float], list[float]]:
+    from mcp.client import Client
+
+    from tui_debugger.mcp_server import create_server
+
+    async with create_server(serve_sessions=False) as front:
+        async with Client(front.server) as client:
+            return await tool_rounds(client, rounds, True, program)
+
+
+async def over_stdio(program: str, rounds: int, session: str | None) -> tuple[list[float], list[float]]:
+    from mcp.client import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    args = ["-m", "tui_debugger", "mcp", *(["--session", session] if session else [])]
+    params = StdioServerParameters(command=sys.executable, args=args, env=dict(os.environ))
+    async with Client(params) as client:
+        return await tool_rounds(client, rounds, session is None, program)
+
+
+def start_daemon(program: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "tui_debugger", "start", "--json", "--session", "bench",
+         "--break", f"{program}:{LOOP_LINE}", program],
+        capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)["session"]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=30)
+    ns = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["TUI_DEBUGGER_RUNTIME_DIR"] = os.path.join(tmp, "run")
+        os.environ["TUI_DEBUGGER_STATE_DIR"] = os.path.join(tmp, "state")
+        os.environ["TUI_DEBUGGER_PERSIST_BREAKPOINTS"] = "0"
+        program = os.path.join(tmp, "loop.py")
+        Path(program).write_text(PROGRAM)
+        raw_step, raw_vars = asyncio.run(raw_rounds(program, ns.rounds))
+        local_step, local_vars = asyncio.run(in_process(program, ns.rounds))
+        stdio_step, stdio_vars = asyncio.run(over_stdio(program, ns.rounds, None))
+        session = start_daemon(program)
+        joined_step, joined_vars = asyncio.run(over_stdio(program, ns.rounds, session))
+    step_base = statistics.median(raw_step) * 1000
+    vars_base = statistics.median(raw_vars) * 1000
+    print(f"MCP round trips, debugpy, {ns.rounds} rounds "
+          f"(Python {sys.version.split()[0]}, {os.cpu_count()} cores)")
+    print("step (next + stop + stack + scopes + locals):")
+    print(summary("  raw DAP round", raw_step, step_base))
+    print(summary("  debug_step_over, in-process", local_step, step_base))
+    print(summary("  debug_step_over, stdio", stdio_step, step_base))
+    print(summary("  debug_step_over, stdio, joined", joined_step, step_base))
+    print("variables (the frame's locals):")
+    print(summary("  raw DAP variables request", raw_vars, vars_base))
+    print(summary("  debug_variables, in-process", local_vars, vars_base))
+    print(summary("  debug_variables, stdio", stdio_vars, vars_base))
+    print(summary("  debug_variables, stdio, joined", joined_vars, vars_base))
+
+
+if __name__ == "__main__":
+    main()
