@@ -49,8 +49,9 @@ MODES = {"launch": "launch", "attach": "attach", "attach_sim": "attach_sim", "jo
 WHEN_STOPPED = {"continue", "next", "step", "finish", "until", "frame", "thread_select", "evaluate"}
 #: The TUI learns of the stop from the session's events, so it does not wait for it.
 RESUMING = {"continue", "next", "step", "finish"}
-VERBS = {"next": "stepped over", "step": "stepped into", "finish": "stepped out",
-         "continue": "continued", "until": "ran to a line"}
+#: How the session names each resume ("how" in continued events), as a sentence.
+VERBS = {"next": "stepped over", "step_in": "stepped into", "step_out": "stepped out",
+         "continue": "continued"}
 PAGE = 100
 
 

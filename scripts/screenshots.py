@@ -1,0 +1,204 @@
+"""Regenerate the README's screenshots from the real app, stopped at real breakpoints.
+
+    python scripts/screenshots.py          # writes screenshots/*.svg
+    python scripts/screenshots.py --png    # also a PNG of each (rsvg-convert), to look at
+
+Scenes:
+  python.svg   examples/inventory.py stopped in its loop, nested data expanded
+  pairing.svg  the same program while an agent (an MCP client) sets a breakpoint and steps
+  native.svg   examples/inventory.c under lldb-dap (skipped when lldb-dap is missing)
+
+Your own config, saved breakpoints and live sessions are kept out (temporary
+directories), so the pictures are the same on every machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "screenshots"
+SIZE = (130, 38)
+sys.path.insert(0, str(ROOT))
+
+
+def line_of(path: Path, marker: str) -> int:
+    for number, text in enumerate(path.read_text().splitlines(), 1):
+        if marker in text:
+            return number
+    raise SystemExit(f"{marker!r} is not in {path}")
+
+
+async def until(pilot, predicate, what: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise SystemExit(f"timed out waiting for {what}")
+        await pilot.pause(0.05)
+
+
+async def expand(pilot, paths: list[str]) -> None:
+    tree = pilot.app.variables
+
+    def find(path):
+        stack = list(tree.root.children)
+        while stack:
+            node = stack.pop()
+            if node.data is not None and node.data.kind == "var" and node.data.path == path:
+                return node
+            stack.extend(node.children)
+        return None
+
+    for path in paths:
+        node = find(path)
+        if node is None:
+            known = sorted(n.data.path for n in tree._var_nodes.values() if n.data.path)  # noqa: SLF001
+            raise SystemExit(f"no variable {path} to expand; there are: {', '.join(known)}")
+        node.expand()
+        await until(pilot, lambda p=path: any(c.data.kind == "var" for c in find(p).children),
+                    f"{path}'s children")
+    tree.move_cursor(find(paths[-1]))
+
+
+async def stopped(pilot, line: int, previous=None) -> None:
+    """Stopped at `line`, by a stop other than `previous` (a StopInfo seen before)."""
+    app = pilot.app
+    await until(pilot, lambda: app.state == "stopped" and app.source.location_line == line
+                and app.stop_info is not None and app.stop_info is not previous
+                and app.variables.filled > 0 and app.query_one("#stack").row_count > 0,
+                f"a stop at line {line}")
+
+
+def fresh_state(name: str) -> None:
+    """Breakpoints saved by one scene must not be restored in the next."""
+    os.environ["TUI_DEBUGGER_STATE_DIR"] = os.path.join(os.environ["TUI_DEBUGGER_RUNTIME_DIR"],
+                                                        "..", f"state-{name}")
+
+
+def save(app, name: str) -> Path:
+    path = OUT / f"{name}.svg"
+    path.write_text(app.export_screenshot(title=f"tui-debugger · {name}"))
+    print(f"wrote {path.relative_to(ROOT)}")
+    return path
+
+
+async def python_scene() -> Path:
+    from tui_debugger.tui.app import create_app
+
+    program = ROOT / "examples" / "inventory.py"
+    line = line_of(program, "added = restock(item")
+    fresh_state("python")
+    app = create_app("launch", {"program": "examples/inventory.py",
+                                "breakpoints": [f"examples/inventory.py:{line}"]}, None, cwd=str(ROOT))
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await stopped(pilot, line)
+        previous = app.stop_info
+        await pilot.press("f5")  # the second item: values that changed are marked
+        await stopped(pilot, line, previous)
+        await expand(pilot, ["warehouse", "warehouse.shelves", "warehouse.shelves['A1']"])
+        app.query_one("#io-tabs").active = "tab-output"
+        app.variables.focus()
+        await pilot.pause(0.3)
+        path = save(app, "python")
+        await app.action_quit()
+    return path
+
+
+async def pairing_scene() -> Path:
+    from tui_debugger.hub import SessionLink
+    from tui_debugger.tui.app import create_app
+
+    program = ROOT / "examples" / "inventory.py"
+    line = line_of(program, "added = restock(item")
+    agent_line = line_of(program, "missing = minimum - item.quantity")
+    watched_line = line_of(program, "if missing > 0:")
+    fresh_state("pairing")
+    app = create_app("launch", {"program": "examples/inventory.py",
+                                "breakpoints": [f"examples/inventory.py:{line}"]}, None, cwd=str(ROOT))
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await stopped(pilot, line)
+        agent = await SessionLink.join(None, "mcp")
+        try:
+            await agent.call("breakpoint_add", {"file": "examples/inventory.py", "line": watched_line,
+                                                "condition": "missing > 0"})
+            await agent.call("step", {"waitMs": 5_000})
+            await stopped(pilot, agent_line)
+            await agent.call("next", {"waitMs": 5_000})
+            await stopped(pilot, watched_line)
+            await agent.call("evaluate", {"expression": "missing"})
+            app.query_one("#io-tabs").active = "tab-activity"
+            app.query_one("#nav-tabs").active = "tab-breakpoints"
+            await until(pilot, lambda: len(app.query_one("#activity").entries) >= 4, "the activity")
+            await pilot.pause(0.3)
+            path = save(app, "pairing")
+        finally:
+            await agent.close()
+        await app.action_quit()
+    return path
+
+
+async def native_scene(build: Path) -> Path | None:
+    from backends import adapters
+    from tui_debugger.tui.app import create_app
+
+    if not adapters.find_lldb_dap() or not shutil.which("gcc"):
+        print("skipped native.svg: needs lldb-dap and gcc (see `tui-debugger doctor`)")
+        return None
+    source = ROOT / "examples" / "inventory.c"
+    binary = build / "inventory"
+    subprocess.run(["gcc", "-g", "-O0", "-o", str(binary), str(source)], check=True)
+    line = line_of(source, "int added = restock(item, 3);")
+    fresh_state("native")
+    app = create_app("launch", {"program": str(binary), "adapter": "lldb-dap",
+                                "breakpoints": [f"examples/inventory.c:{line}"]}, None, cwd=str(ROOT))
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await stopped(pilot, line)
+        for _ in range(2):
+            previous = app.stop_info
+            await pilot.press("f5")
+            await stopped(pilot, line, previous)
+        await expand(pilot, ["item", "shelves"])
+        app.variables.focus()
+        await pilot.pause(0.3)
+        path = save(app, "native")
+        await app.action_quit()
+    return path
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--png", action="store_true", help="also convert each SVG with rsvg-convert")
+    ns = parser.parse_args()
+    OUT.mkdir(exist_ok=True)
+    os.chdir(ROOT)
+    with tempfile.TemporaryDirectory(prefix="tuid-shots-") as tmp:
+        os.environ["TUI_DEBUGGER_CONFIG"] = os.path.join(tmp, "none.toml")
+        os.environ["TUI_DEBUGGER_STATE_DIR"] = os.path.join(tmp, "state")
+        os.environ["TUI_DEBUGGER_RUNTIME_DIR"] = os.path.join(tmp, "rt")
+        from tui_debugger.tui.app import DebuggerApp
+
+        DebuggerApp.CURSOR_BLINK = False
+        paths = [asyncio.run(python_scene()), asyncio.run(pairing_scene()),
+                 asyncio.run(native_scene(Path(tmp)))]
+    if ns.png:
+        converter = shutil.which("rsvg-convert")
+        if converter is None:
+            print("rsvg-convert is not installed (apt-get install librsvg2-bin); SVGs only")
+            return 0
+        for path in filter(None, paths):
+            png = path.with_suffix(".png")
+            subprocess.run([converter, str(path), "-o", str(png)], check=True)
+            print(f"wrote {png.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
