@@ -467,3 +467,11 @@ async def test_huge_values_and_long_files_stay_fast(tmp_path):
             str(tmp_path / "long_module.py"), far_line + 1), what="a step in the long file")
         assert time.monotonic() - started < 1.0
         await quit_app(pilot)
+
+
+async def test_unknown_keymap_id_is_a_clear_error():
+    app = create_app("launch", {"program": "examples/inventory.py"}, None, keymap={"nexxt": "f12"})
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.error_message is not None, what="the error")
+    assert "nexxt" in app.error_message and "next" in app.error_message
+    assert app.link is None  # nothing was started
