@@ -135,8 +135,25 @@ async def test_run_state_greys_out_actions(tmp_path):
         await wait_until(pilot, lambda: app.variables.has_class("-stale"), what="dimmed variables")
         # The old values stay on screen while it runs: dimmed, never blank.
         assert tree_labels(app.variables)
+        await pilot.press("ctrl+shift+f5")
+        await wait_until(pilot, lambda: any(e.command == "restart" for e in
+                                            app.query_one("#activity").entries), what="the restart")
+        await wait_until(pilot, lambda: app.state == "running", what="running again")
         await pilot.press("shift+f5")
         await wait_until(pilot, lambda: app.state == "terminated", what="the stop")
+        await quit_app(pilot)
+
+
+async def test_exception_stop_shows_its_text(tmp_path):
+    program = tmp_path / "boom.py"
+    program.write_text("def explode(n):\n    raise ValueError(f'boom {n}')\n\n\nexplode(7)\n")
+    app = create_app("launch", {"program": str(program)}, None, cwd=str(tmp_path))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await wait_until(pilot, lambda: app.state == "stopped", what="the exception stop")
+        status = app.status.render().plain
+        assert "exception" in status and "boom 7" in status, status
+        assert app.source.location_line == 2
+        assert "▶" in source_row(app, 2)
         await quit_app(pilot)
 
 
