@@ -275,8 +275,13 @@ async def test_agent_safety(mcp_env, tmp_path, monkeypatch, no_leftover_processe
         assert [s["tool"] for s in running["nextSteps"]][:2] == ["debug_wait", "debug_pause"]
         waited = await call(client, "debug_wait", {"timeoutMs": 300})
         assert waited["status"] == "running"
+        # Calls run concurrently: a pause ends a wait that is in progress.
+        waiting = asyncio.ensure_future(call(client, "debug_wait", {"timeoutMs": 20_000}))
+        await asyncio.sleep(0.2)
         paused = await call(client, "debug_pause", {})
         assert paused["status"] == "stopped" and paused["stop"]["reason"] == "pause"
+        woken = await asyncio.wait_for(waiting, 10)
+        assert woken["status"] == "stopped" and woken["waitedMs"] < 10_000
         await call(client, "debug_terminate", {})
 
 

@@ -5,6 +5,7 @@ did not write (the MCP Inspector's CLI)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import shutil
@@ -197,3 +198,33 @@ def test_mcp_inspector_cli_lists_and_calls_tools(mcp_env, inspector, no_leftover
     answer = json.loads(failed.stdout)
     assert answer["isError"] is True and answer["structuredContent"]["code"] == "invalid_input"
     assert "maxFrames" in answer["content"][0]["text"]
+
+
+async def test_sigterm_ends_what_the_server_launched(mcp_env, tmp_path, no_leftover_processes):
+    """Clients stop a stdio server with SIGTERM; its programs must not outlive it."""
+    import signal
+
+    from mcp.client import Client
+
+    from backends.process import pid_alive
+
+    program = tmp_path / "forever.py"
+    program.write_text("import time\nwhile True:\n    time.sleep(0.05)\n")
+    pids: dict[str, int] = {}
+    started = time.monotonic()
+    # The client sees its server vanish mid-session; what it raises then is not the point.
+    with contextlib.suppress(Exception, BaseExceptionGroup):
+        async with Client(stdio_params()) as client:
+            launched = await call(client, "debug_launch", {"program": str(program)})
+            for _ in range(100):  # the adapter reports the debuggee's pid soon after start
+                status = await call(client, "debug_status", {})
+                if status["pid"]:
+                    break
+                await asyncio.sleep(0.05)
+            pids.update(host=launched["hostPid"], debuggee=status["pid"])
+            assert pid_alive(pids["debuggee"])
+            os.kill(pids["host"], signal.SIGTERM)
+            await asyncio.to_thread(wait_gone, pids["host"])
+    assert set(pids) == {"host", "debuggee"}
+    assert time.monotonic() - started < 20, "the server waited for its client to hang up"
+    assert wait_gone(pids["host"], 1) and wait_gone(pids["debuggee"], 1)

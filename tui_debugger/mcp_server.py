@@ -42,6 +42,7 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import ConfigDict
 
 from backends.errors import DebuggerError, ErrorCode, InternalError, InvalidInput
+from backends.process import become_subreaper, end_descendants
 
 from . import __version__, paths
 from .commands import registry
@@ -344,23 +345,33 @@ def create_server(session: str | None = None, **options: Any) -> McpFrontEnd:
 
 
 async def serve(session: str | None, transport: str, host: str, port: int) -> None:
+    # A host of sessions, like the daemon: debuggees whose adapter dies are
+    # adopted here, and whatever is left below this process ends with it.
+    become_subreaper()
     front = create_server(session)
-    task = asyncio.current_task()
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        # End through the finally below, so every program this server started ends too.
+
+    async def stop_now() -> None:
+        # The stdio transport reads stdin in a thread that no cancellation
+        # reaches, so a stop request cannot wait for it: end the programs this
+        # server started, then leave.
+        with contextlib.suppress(BaseException):
+            await asyncio.wait_for(front.aclose(), 20)
+            await end_descendants()
+        os._exit(0)
+
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
         with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, task.cancel)  # type: ignore[union-attr]
+            loop.add_signal_handler(sig, lambda: loop.create_task(stop_now()))
     try:
         await front.join_live()
         if transport == "stdio":
             await front.server.run_stdio_async()
         else:
             await front.server.run_streamable_http_async(host=host, port=port)
-    except asyncio.CancelledError:
-        pass
     finally:
         await asyncio.shield(front.aclose())
+        await end_descendants()
 
 
 def run_mcp(session: str | None = None, transport: str = "stdio", host: str = "127.0.0.1",
