@@ -153,6 +153,23 @@ async def test_native_values_with_c_type_names(mcp_env, no_leftover_processes):
         assert ints == [{"type": "int", "value": v} for v in (0, 2, 4, 6, 8)]
 
 
+async def test_go_values_with_go_type_names(mcp_env, no_leftover_processes):
+    from backends.adapters import find_dlv
+
+    from tests.native_build import go_program
+
+    require(find_dlv() is not None, "dlv")
+    binary = go_program("go_demo")
+    source = PROGRAMS / "go_demo.go"
+    async with in_process_client() as client:
+        structs = assert_seed_success(await script(client, str(binary), source,
+                                                   line_of(source, "LINE:loop_body"), "origin"))
+        assert structs[0] == {"type": "main.Point", "value": {"X": 3, "Y": 4, "Label": "origin"}}
+        pointers = assert_seed_success(await script(client, str(binary), source,
+                                                    line_of(source, "LINE:call_square"), "p"))
+        assert pointers == [{"type": "*main.Point", "value": {"X": 3, "Y": 4, "Label": "origin"}}]
+
+
 # ============================================================================ Node (seeds/002 itself)
 
 

@@ -351,11 +351,16 @@ def _native_scalar(text: str, type_name: str) -> Any:
 async def _native_value(session: Session, text: str, type_name: str, ref: int, depth: int) -> Any:
     stripped = type_name.replace("const ", "").strip()
     if ref <= 0 or depth <= 0 or stripped.endswith("*"):
-        # A pointer's children are its pointee: the pointer's value is its address
-        # (or, for a C string, the string).
+        # A C pointer's children are its pointee: its value is the address (or,
+        # for a C string, the string). Go pointers (`*main.Point`) read through.
         return _native_scalar(text, stripped)
     children = await session.variables(ref)
     children = children[:_NATIVE_ITEMS]
+    if len(children) == 1 and children[0].name == "":
+        # A Go pointer: delve shows the pointee as one nameless child, and
+        # encoding/json would write the pointee too.
+        only = children[0]
+        return await _native_value(session, only.value, only.type or "", only.ref, depth - 1)
     if children and all(re.fullmatch(r"\[\d+\]", c.name) for c in children):
         return [await _native_value(session, c.value, c.type or "", c.ref, depth - 1) for c in children]
     return {c.name: await _native_value(session, c.value, c.type or "", c.ref, depth - 1)
