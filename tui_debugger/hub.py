@@ -154,7 +154,9 @@ async def execute(
     if isinstance(result, registry.ActionResult) and not result.next_steps:
         result.next_steps = registry.next_step_models(cmd, result)
     target = ctx.session or session
-    if target is not None and cmd.log_activity and not cmd.read_only:
+    # Watches and hovers re-evaluate at every stop; they are looking, not acting.
+    quiet = getattr(args, "context", "repl") in ("watch", "hover")
+    if target is not None and cmd.log_activity and not cmd.read_only and not quiet:
         target.record_activity(origin, cmd.id, summarize(cmd, args))
     return result
 

@@ -744,7 +744,9 @@ class Session:
         self.exit_code = None
         self.terminated_reason = None
         self._backend_ids.clear()
-        self.output.append("console", f"--- restarted by {origin} ---\n")
+        text = f"--- restarted by {origin} ---\n"
+        seq = self.output.append("console", text)
+        self.publish("output", {"seq": seq, "category": "console", "text": text}, origin=origin)
         self.state = SessionState.idle
         await self.launch(self.launch_request, self.adapter, origin)
 

@@ -158,6 +158,8 @@ def split_path(path: str) -> list[str]:
 def join_path(parent: str | None, name: str) -> str:
     if not parent:
         return name
+    if name.startswith("["):  # native array elements come named "[0]" already
+        return f"{parent}{name}"
     if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
         return f"{parent}.{name}"
     return f"{parent}[{name}]"
