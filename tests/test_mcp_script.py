@@ -153,6 +153,18 @@ async def test_native_values_with_c_type_names(mcp_env, no_leftover_processes):
         assert ints == [{"type": "int", "value": v} for v in (0, 2, 4, 6, 8)]
 
 
+async def test_native_without_lldb_dap_uses_the_lldb_cli(mcp_env, monkeypatch, no_leftover_processes):
+    from backends import adapters
+
+    require(adapters.find_lldb() is not None, "lldb")
+    monkeypatch.setattr(adapters, "find_lldb_dap", lambda: None)
+    binary = c_program("native_demo")
+    async with in_process_client() as client:
+        labels = assert_seed_success(await script(client, str(binary), NATIVE_DEMO,
+                                                  line_of(NATIVE_DEMO, "LINE:loop_body"), "origin.label"))
+    assert labels == [{"type": "const char *", "value": "origin"}] * 5
+
+
 async def test_go_values_with_go_type_names(mcp_env, no_leftover_processes):
     from backends.adapters import find_dlv
 
