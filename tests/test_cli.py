@@ -171,3 +171,14 @@ def test_exception_and_threads_from_the_cli(no_leftover_daemons, workdir):
     threads = tdb(workdir, "threads").stdout
     assert "worker-0" in threads and "worker-2" in threads
     tdb(workdir, "stop")
+
+
+def test_idle_daemon_ends_its_session(no_leftover_daemons, workdir, monkeypatch):
+    monkeypatch.setenv("TUI_DEBUGGER_IDLE_TIMEOUT_S", "2")
+    spin = workdir / "spin.py"
+    spin.write_text("import time\nwhile True:\n    time.sleep(0.05)\n")
+    tdb(workdir, "start", "--session", "idle", "spin.py")
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline and "idle" in tdb(workdir, "sessions").stdout:
+        time.sleep(0.5)
+    assert "No live sessions" in tdb(workdir, "sessions").stdout

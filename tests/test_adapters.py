@@ -1,0 +1,92 @@
+"""Adapter selection by argument, environment and program type, through the
+same `launch` command every front end uses, on real programs."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from backends.adapters import adapter_for_program, select_adapter
+from backends.errors import DebuggerError, ErrorCode, InvalidInput
+from tests.conftest import require
+from tests.native_build import c_program, go_program, line_of, source_path
+from tui_debugger.hub import Hub, execute
+
+
+def test_program_types_pick_their_adapter(tmp_path):
+    require(shutil.which("gcc") is not None, "gcc")
+    require(shutil.which("go") is not None, "go")
+    script = tmp_path / "tool"
+    script.write_text("#!/usr/bin/env python3\nprint(1)\n")
+    assert adapter_for_program(str(tmp_path / "a.py")) == "debugpy"
+    assert adapter_for_program(str(tmp_path / "a.mjs")) == "node"
+    assert adapter_for_program(str(script)) == "debugpy"
+    assert adapter_for_program(str(c_program("native_demo"))) == "lldb-dap"
+    assert adapter_for_program(str(go_program("go_demo"))) == "dlv"
+    assert adapter_for_program("node", ["node", "--inspect-brk=9229", "x.js"]) == "node"
+
+
+def test_selection_order_and_unknown_names(tmp_path):
+    env = {"TUI_DEBUGGER_ADAPTER": "lldb-cli"}
+    assert select_adapter("debugpy", "a.js", env=env) == "debugpy"  # argument first
+    assert select_adapter(None, "a.py", env=env) == "lldb-cli"  # then the environment
+    assert select_adapter(None, "a.py", env={}) == "debugpy"  # then the program
+    assert select_adapter("go", None, env={}) == "dlv"  # aliases
+    with pytest.raises(InvalidInput) as err:
+        select_adapter("gdb", "a.py", env={})
+    assert err.value.message == "Unknown adapter 'gdb'. Valid adapters: debugpy, lldb-dap, lldb-cli, dlv, node."
+    with pytest.raises(InvalidInput) as err:
+        select_adapter(None, "a.py", env={"TUI_DEBUGGER_ADAPTER": "nope"})
+    assert "TUI_DEBUGGER_ADAPTER='nope'" in err.value.message
+    data = tmp_path / "data.bin"
+    data.write_bytes(b"\x00\x01 not a program")
+    with pytest.raises(InvalidInput) as err:
+        select_adapter(None, str(data), env={})
+    assert "--adapter" in err.value.message
+
+
+@pytest.mark.parametrize("program, expected, source", [
+    ("native_demo", "lldb-dap", "native_demo.c"),
+    ("go_demo", "dlv", "go_demo.go"),
+])
+async def test_launch_picks_the_native_adapter_and_stops(no_leftover_processes, program, expected, source):
+    binary = c_program(program) if expected == "lldb-dap" else go_program(program)
+    line = line_of(source, "call_square")
+    hub = Hub(serve=False)
+    try:
+        status = await execute(hub, "launch", {"program": str(binary),
+                                               "breakpoints": [f"{source_path(source)}:{line}"]},
+                               origin="mcp")
+        assert status.adapter == expected
+        session = hub.local(None)
+        stop = await execute(hub, "await", {"timeoutMs": 20000}, origin="mcp", session=session)
+        assert stop.status == "stopped", stop
+        assert stop.stop.location.line == line and stop.stop.reason == "breakpoint"
+        names = {v.name for v in stop.context.locals}
+        assert "p" in names
+        await execute(hub, "terminate", {}, origin="mcp", session=session)
+    finally:
+        await hub.close_all()
+
+
+async def test_lldb_cli_is_selected_by_name(no_leftover_processes):
+    binary = c_program("native_demo")
+    hub = Hub(serve=False)
+    try:
+        status = await execute(hub, "launch", {"program": str(binary), "adapter": "lldb-cli",
+                                               "stopOnEntry": True}, origin="cli")
+        assert status.adapter == "lldb-cli"
+        session = hub.local(None)
+        stop = await execute(hub, "await", {"timeoutMs": 20000}, origin="cli", session=session)
+        assert stop.status == "stopped"
+        raw = await execute(hub, "lldb_command", {"command": "target list"}, origin="cli", session=session)
+        assert "native_demo" in raw.output
+        with pytest.raises(DebuggerError) as err:
+            await execute(hub, "lldb_command", {"command": "platform shell ls"}, origin="cli", session=session)
+        assert err.value.code == ErrorCode.command_denied
+        await execute(hub, "terminate", {}, origin="cli", session=session)
+    finally:
+        await hub.close_all()
