@@ -90,3 +90,58 @@ async def test_lldb_cli_is_selected_by_name(no_leftover_processes):
         await execute(hub, "terminate", {}, origin="cli", session=session)
     finally:
         await hub.close_all()
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def _wait_listening(port: int, timeout: float = 15.0) -> None:
+    import asyncio
+    import time
+
+    from tui_debugger.commands.builtin import _listener_pid
+
+    deadline = time.monotonic() + timeout
+    while _listener_pid(port) is None:
+        assert time.monotonic() < deadline, f"nothing listens on {port}"
+        await asyncio.sleep(0.05)
+
+
+@pytest.mark.parametrize("runtime", ["python", "node"])
+async def test_attach_to_a_port_finds_the_debugger_without_taking_its_slot(
+        no_leftover_processes, tmp_path, runtime):
+    import subprocess
+
+    port = _free_port()
+    if runtime == "python":
+        program = tmp_path / "serve.py"
+        program.write_text("import time\nn = 0\nwhile True:\n    n += 1\n    time.sleep(0.01)\n")
+        argv = [sys.executable, "-m", "debugpy", "--listen", f"127.0.0.1:{port}", "--wait-for-client",
+                str(program)]
+        expected = "debugpy"
+    else:
+        require(shutil.which("node") is not None, "node")
+        program = tmp_path / "serve.js"
+        program.write_text("let n = 0;\nsetInterval(() => { n += 1; }, 10);\n")
+        argv = ["node", f"--inspect=127.0.0.1:{port}", str(program)]
+        expected = "node"
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    hub = Hub(serve=False)
+    try:
+        await _wait_listening(port)
+        status = await execute(hub, "attach", {"host": "127.0.0.1", "port": port}, origin="cli")
+        assert status.adapter == expected
+        session = hub.local(None)
+        paused = await execute(hub, "pause", {"waitMs": 15000}, origin="cli", session=session)
+        assert paused.status == "stopped", paused
+        await execute(hub, "detach", {}, origin="cli", session=session)
+    finally:
+        await hub.close_all()
+        proc.kill()
+        proc.wait(timeout=10)

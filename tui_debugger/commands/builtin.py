@@ -464,16 +464,49 @@ def _adapter_for_pid(pid: int) -> str:
     return "lldb-dap"
 
 
-def _adapter_for_port(host: str, port: int) -> str:
-    import json
-    import urllib.request
+def _listener_pid(port: int) -> int | None:
+    """The local process listening on `port`, from /proc (Linux), without
+    connecting: a probe connection would take a debug server's one client slot."""
+    inodes: set[str] = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table) as f:
+                next(f, None)
+                for row in f:
+                    cols = row.split()
+                    if len(cols) > 9 and cols[3] == "0A" and int(cols[1].rsplit(":", 1)[1], 16) == port:
+                        inodes.add(cols[9])
+        except OSError:
+            continue
+    if not inodes:
+        return None
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            for fd in os.listdir(f"/proc/{entry}/fd"):
+                link = os.readlink(f"/proc/{entry}/fd/{fd}")
+                if link.startswith("socket:[") and link[8:-1] in inodes:
+                    return int(entry)
+        except OSError:
+            continue
+    return None
 
-    try:
-        with urllib.request.urlopen(f"http://{host}:{port}/json/version", timeout=1) as resp:
-            if "Browser" in json.loads(resp.read() or b"{}") or resp.status == 200:
+
+def _adapter_for_port(host: str, port: int) -> str:
+    """Which debugger listens there: by the listening process when it is local
+    (node's inspector, dlv, or a Python program under debugpy)."""
+    if host in ("127.0.0.1", "localhost", "::1", "0.0.0.0"):
+        pid = _listener_pid(port)
+        if pid is not None:
+            try:
+                exe = os.path.basename(os.readlink(f"/proc/{pid}/exe"))
+            except OSError:
+                exe = ""
+            if exe in ("node", "nodejs"):
                 return "node"
-    except Exception:
-        pass
+            if exe == "dlv":
+                return "dlv"
     return "debugpy"
 
 
