@@ -110,7 +110,10 @@ def test_adapter_paths_from_the_file_reach_discovery_unless_the_env_var_is_set(
     fake_dlv.chmod(0o755)
     config_file.write_text(f'[adapters.dlv]\npath = "{fake_dlv}"\nargs = "--log --log-output=dap"\n')
     for key in ("TUI_DEBUGGER_DLV_PATH", "TUI_DEBUGGER_DLV_ARGS"):
-        monkeypatch.delenv(key, raising=False)  # restored to unset after the test
+        # setenv first so monkeypatch records the original (unset) value and restores
+        # it, whatever apply_config writes into os.environ meanwhile.
+        monkeypatch.setenv(key, "")
+        monkeypatch.delenv(key)
     reload_settings()
     apply_config()
     assert adapters.find_dlv() == str(fake_dlv)
