@@ -68,6 +68,9 @@ def no_leftover_processes():
 def isolated_runtime(tmp_path_factory, monkeypatch):
     """Each test gets its own session directory, state directory and no user
     config, so live sessions of the tester (or of other tests) never leak in."""
+    # Whatever a test writes into TUI_DEBUGGER_* (apply_config exports adapter paths)
+    # must not reach the next test.
+    saved = {k: v for k, v in os.environ.items() if k.startswith("TUI_DEBUGGER_")}
     base = tmp_path_factory.mktemp("rt")
     monkeypatch.setenv("TUI_DEBUGGER_RUNTIME_DIR", str(base / "run"))
     monkeypatch.setenv("TUI_DEBUGGER_STATE_DIR", str(base / "state"))
@@ -80,6 +83,10 @@ def isolated_runtime(tmp_path_factory, monkeypatch):
     except ImportError:
         pass
     yield base
+    for key in [k for k in os.environ if k.startswith("TUI_DEBUGGER_")]:
+        if key not in saved:
+            del os.environ[key]
+    os.environ.update(saved)
 
 
 def processes_tagged(value: str) -> list[tuple[int, str]]:
