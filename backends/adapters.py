@@ -197,7 +197,14 @@ def _discover_lldb_dap() -> AdapterInfo:
             install_hint=_bad_override("lldb-dap") if _override("lldb-dap") == "" else
             _native_hint("lldb-19  (provides lldb-dap-19)"),
         )
-    return AdapterInfo("lldb-dap", True, path, _version_of([path, "--version"]))
+    version = _version_of([path, "--version"])
+    if not version:
+        # lldb-dap has no --version; the lldb it ships with does (lldb-dap-19 -> lldb-19).
+        sibling = os.path.join(os.path.dirname(path),
+                               os.path.basename(path).replace("lldb-dap", "lldb").replace("lldb-vscode", "lldb"))
+        if os.path.exists(sibling) and sibling != path:
+            version = _version_of([sibling, "--version"])
+    return AdapterInfo("lldb-dap", True, path, version)
 
 
 def _discover_lldb_cli() -> AdapterInfo:
