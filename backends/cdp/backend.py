@@ -901,11 +901,17 @@ class CdpBackend(Backend):
         self._require_paused()
         call_frame = self._call_frame(frame_id)
         scopes = []
+        seen: dict[str, int] = {}
         for index, scope in enumerate(call_frame.get("scopeChain") or []):
             kind = scope.get("type", "other")
             name = _SCOPE_NAMES.get(kind, kind.title())
             if kind == "closure" and scope.get("name"):
                 name = f"Closure ({scope['name']})"
+            # Nested blocks give several unnamed "Block" scopes; front ends and
+            # `variables --scope` address a scope by name, so each needs its own.
+            seen[name] = seen.get(name, 0) + 1
+            if seen[name] > 1:
+                name = f"{name} {seen[name]}"
             extras: list[tuple[str, dict[str, Any]]] = []
             if index == 0 and kind == "local":
                 if "returnValue" in call_frame:
