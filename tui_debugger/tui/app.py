@@ -25,13 +25,16 @@ from backends.models import Breakpoint
 
 from ..commands import registry
 from ..commands.views import VariablesResult
+from .. import paths
 from ..hub import Hub, SessionLink, execute
-from ..session import ActivityEntry, ClientInfo, StopInfo
+from ..session import ActivityEntry, ClientInfo, Session, StopInfo
 from .format import breakpoint_detail, breakpoint_glyph, display_path, who
 from .keymap import app_bindings, bindable_ids, user_keymap
-from .messages import EditBreakpoint, Evaluate, LoadChildren, RunCommand, ToggleBreakpoint, WatchesChanged
+from .messages import (EditBreakpoint, Evaluate, LoadChildren, RunCommand, StartSession,
+                       ToggleBreakpoint, WatchesChanged)
 from .palette import RegistryCommands
 from .widgets.activity_pane import ActivityPane
+from .widgets.attach_dialog import AttachDialog
 from .widgets.breakpoints_pane import BreakpointsPane
 from .widgets.command_form import CommandForm, needs_form
 from .widgets.console_pane import ConsolePane
@@ -89,7 +92,10 @@ class DebuggerApp(App[int]):
         self._seen_activity: set[tuple[float, str, str]] = set()
         self._last_resume: tuple[str, str] | None = None  # (origin, how) of the last resume
         self._shutting_down = False
-        self._pump_started = False
+        #: Sessions started from the attach dialog are shown once their command
+        #: succeeded; until then their events wait here, subscribed at creation.
+        self._adopt_later = False
+        self._pending: dict[str, tuple[SessionLink, Any]] = {}
 
     # ================================================================== layout
 
@@ -147,49 +153,73 @@ class DebuggerApp(App[int]):
                     self.fail(exc.message)
                     return
             self.set_keymap(self.keymap)
+        self._after_compose()
+        self.status.message = "starting…" if self.mode != "join" else "joining…"
+        self.run_worker(self._start(), name="start", group="start")
+
+    def _after_compose(self) -> None:
         if not self.CURSOR_BLINK:
             for box in self.query(Input):
                 box.cursor_blink = False
         self.source.focus()
-        self.status.message = "starting…" if self.mode != "join" else "joining…"
-        self.run_worker(self._start(), name="start", group="start")
 
     # ================================================================== connecting
 
     async def _start(self) -> None:
         try:
             if self.mode == "join":
-                self.link = await SessionLink.join(self.session_arg, "tui")
-                self._start_pump()
+                if self.session_arg is None and not paths.live_sessions():
+                    # Nothing to join: offer to start something rather than fail.
+                    self.state = "idle"
+                    self.status.message = "no session: attach or launch (Ctrl+A)"
+                    self.open_start_dialog("launch", note="No live session to join.")
+                    return
+                link = await SessionLink.join(self.session_arg, "tui")
+                self._show_now(link, link.events())
             else:
-                self.hub = Hub(serve=self.serve)
-                self.hub.on_session_created(self._adopt)
-                await execute(self.hub, MODES[self.mode], self.start_args, origin="tui",
+                await execute(self._own_hub(), MODES[self.mode], self.start_args, origin="tui",
                               client_cwd=self.cwd)
         except DebuggerError as exc:
             self.fail(exc.message)
             return
         await self._sync_all()
 
-    def _adopt(self, session) -> None:
+    def _own_hub(self) -> Hub:
+        """The hub of the sessions this TUI hosts (created on first use: a joining
+        TUI hosts none until the person attaches or launches from it)."""
+        if self.hub is None:
+            self.hub = Hub(serve=self.serve)
+            self.hub.on_session_created(self._adopt)
+        return self.hub
+
+    def _adopt(self, session: Session) -> None:
         """Subscribe as soon as the session exists, before its program can stop."""
         assert self.hub is not None
-        self.link = SessionLink.local(self.hub, session, "tui")
-        self._start_pump()
+        link = SessionLink.local(self.hub, session, "tui")
+        events = session.subscribe()
+        if self._adopt_later:
+            self._pending[session.name] = (link, events)
+        else:
+            self._show_now(link, events)
 
-    def _start_pump(self) -> None:
-        if not self._pump_started:
-            self._pump_started = True
-            self.run_worker(self._pump(), name="events", group="events")
+    def _show_now(self, link: SessionLink, events: Any) -> None:
+        """Make `link` the session on screen and pump its events (panes already empty)."""
+        self.link = link
+        self.run_worker(self._pump(link, events), name="events", group="events", exclusive=True)
 
-    async def _pump(self) -> None:
-        assert self.link is not None
-        async for event in self.link.events():
-            try:
-                self.on_session_event(event.kind, event.data, event.origin)
-            except Exception as exc:  # a bad event must not stop the pane updates
-                self.log.error(f"event {event.kind}: {exc!r}")
-        if not self._shutting_down and self.mode == "join":
+    async def _pump(self, link: SessionLink, events: Any) -> None:
+        try:
+            async for event in events:
+                if self.link is not link:
+                    break  # switched to another session
+                try:
+                    self.on_session_event(event.kind, event.data, event.origin)
+                except Exception as exc:  # a bad event must not stop the pane updates
+                    self.log.error(f"event {event.kind}: {exc!r}")
+        finally:
+            if hasattr(events, "close") and link.is_local:
+                events.close()
+        if not self._shutting_down and self.link is link and link.remote is not None:
             self.state = "terminated"
             self.status.message = "the session's host went away"
 
@@ -225,6 +255,124 @@ class DebuggerApp(App[int]):
         """Starting failed: leave with the message (run_app prints it)."""
         self.error_message = message
         self.exit(1, return_code=1)
+
+    # ================================================================== more sessions
+
+    def action_attach_dialog(self) -> None:
+        self.open_start_dialog()
+
+    def open_start_dialog(self, tab: str = "process", note: str = "") -> None:
+        if not isinstance(self.screen, AttachDialog):
+            self.push_screen(AttachDialog(tab, note), self._start_dialog_closed)
+
+    def _start_dialog_closed(self, result: bool | None) -> None:
+        if result is None:
+            # Cancelled, perhaps while attaching (waiting for a simulator app): stop it.
+            self.workers.cancel_group(self, "start-session")
+
+    def on_start_session(self, message: StartSession) -> None:
+        message.stop()
+        self.run_worker(self._start_session(message.command_id, message.args),
+                        group="start-session", exclusive=True)
+
+    async def _start_session(self, command_id: str, args: dict[str, Any]) -> None:
+        """Run attach / attach_sim / launch in this TUI's hub, then switch to the new
+        session. The one on screen before keeps running (see switch_session)."""
+        hub = self._own_hub()
+        self._adopt_later = True
+        try:
+            status = await execute(hub, command_id, args, origin="tui", client_cwd=self.cwd)
+        except DebuggerError as exc:
+            self._drop_pending()
+            if isinstance(self.screen, AttachDialog):
+                self.screen.failed(exc.message)
+            else:
+                self.notify(exc.message, title=command_id, severity="error")
+            return
+        except BaseException:
+            self._drop_pending()
+            raise
+        finally:
+            self._adopt_later = False
+        link, events = self._pending.pop(status.session)
+        self._drop_pending()
+        if isinstance(self.screen, AttachDialog):
+            await self.screen.dismiss(True)
+        await self._switch(link, events)
+
+    def _drop_pending(self) -> None:
+        for _link, events in self._pending.values():
+            events.close()
+        self._pending.clear()
+
+    async def switch_session(self, name: str) -> None:
+        """Show another session: one this TUI hosts, or a live one elsewhere (joined)."""
+        if self.link is not None and self.link.name == name:
+            return
+        hosted = self.hub.sessions.get(name) if self.hub is not None else None
+        try:
+            if hosted is not None:
+                link = SessionLink.local(self.hub, hosted, "tui")
+                events: Any = hosted.subscribe()
+            else:
+                link = await SessionLink.join(name, "tui")
+                events = link.events()
+        except DebuggerError as exc:
+            self.notify(exc.message, title="switch session", severity="error")
+            return
+        await self._switch(link, events)
+
+    def other_sessions(self) -> list[str]:
+        """Names of the sessions one could switch to: hosted here, then live elsewhere."""
+        current = self.link.name if self.link is not None else None
+        names = [n for n, s in (self.hub.sessions.items() if self.hub else [])
+                 if n != current and s.state != "terminated"]
+        names += [s.name for s in paths.live_sessions() if s.name != current and s.name not in names]
+        return names
+
+    async def _switch(self, link: SessionLink, events: Any) -> None:
+        """Fresh panes for `link`. The previous session is left as it is: hosted
+        here, it keeps running (served on its socket, so it stays joinable by name)
+        and ends with this TUI, or at once if its program already ended; joined, this
+        TUI just leaves it."""
+        previous = self.link
+        self.link = None  # the old pump stops at its next event
+        for group in ("events", "refresh", "children", "watches", "console"):
+            self.workers.cancel_group(self, group)
+        if previous is not None or self.state != "connecting":
+            await self.recompose()
+            self._reset_panes_state()
+            self._after_compose()
+        self._show_now(link, events)
+        await self._sync_all()
+        if previous is not None and previous.name != link.name:
+            await self._leave(previous)
+
+    def _reset_panes_state(self) -> None:
+        self.stop_info = None
+        self.selected_frame = 0
+        self.breakpoints = []
+        self.watch_expressions = []
+        self.output_cursor = 0
+        self._seen_activity.clear()
+        self._last_resume = None
+        self.state = "connecting"
+
+    async def _leave(self, previous: SessionLink) -> None:
+        if previous.remote is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(previous.close(), 5)
+            return
+        session = previous.session
+        if session is None or self.hub is None or session.name not in self.hub.sessions:
+            return
+        if session.state == "terminated":
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.hub.close_session(session.name), 20)
+            return
+        self.notify(f"{session.name} keeps running: Ctrl+P \"switch\" comes back to it, "
+                    f"`tui-debugger ui --session {session.name}` joins it. Quitting ends it.",
+                    title="Previous session")
 
     # ================================================================== session events
 
@@ -271,7 +419,8 @@ class DebuggerApp(App[int]):
         self.stop_info = stop
         self.selected_frame = 0
         loc = stop.location
-        self.source.show_location(loc.path if loc else None, loc.line if loc else 0, top=True)
+        self.source.show_location(loc.path if loc else None, loc.line if loc else 0, top=True,
+                                  name=loc.name if loc else None)
         self.source.remove_class("-stale")
         self.status.stop = stop
         self.status.state = "stopped"
@@ -288,7 +437,7 @@ class DebuggerApp(App[int]):
         loc = data.get("location")
         if loc:
             self.source.show_location(loc.get("path"), int(loc.get("line") or 0),
-                                      top=self.selected_frame == 0)
+                                      top=self.selected_frame == 0, name=loc.get("name"))
         self.run_worker(self._refresh(), group="refresh", exclusive=True)
 
     # ================================================================== filling panes
@@ -578,11 +727,14 @@ class DebuggerApp(App[int]):
         if self._shutting_down:
             return
         self._shutting_down = True
+        self.workers.cancel_group(self, "start-session")
+        self._drop_pending()
+        with contextlib.suppress(Exception):
+            if self.link is not None and self.link.remote is not None:
+                await asyncio.wait_for(self.link.close(), 5)
         with contextlib.suppress(Exception):
             if self.hub is not None:
                 await asyncio.wait_for(self.hub.close_all(), 20)
-            elif self.link is not None:
-                await asyncio.wait_for(self.link.close(), 5)
 
     async def on_unmount(self) -> None:
         await self.shutdown()

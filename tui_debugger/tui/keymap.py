@@ -22,6 +22,7 @@ TUI_ACTIONS = [
     ("toggle_breakpoint", "f9", "toggle_breakpoint", "Break"),
     ("help", "question_mark", "help", "Keys"),
     ("quit", "ctrl+q", "quit", "Quit"),
+    ("attach_dialog", "ctrl+a", "attach_dialog", "Attach / launch (a new session)"),
     ("focus_source", "f2", "focus_pane('source')", "Source"),
     ("focus_variables", "f3", "focus_pane('variables')", "Variables"),
     ("focus_output", "f4", "focus_pane('output')", "Output"),

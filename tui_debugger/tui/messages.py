@@ -50,3 +50,13 @@ class WatchesChanged(Message):
     def __init__(self, expressions: list[str]) -> None:
         super().__init__()
         self.expressions = expressions
+
+
+class StartSession(Message):
+    """Start a new session with a registry command (attach, attach_sim, launch):
+    the attach dialog asks, the app runs it and reports back to the dialog."""
+
+    def __init__(self, command_id: str, args: dict[str, Any]) -> None:
+        super().__init__()
+        self.command_id = command_id
+        self.args = args

@@ -1,5 +1,7 @@
 """Ctrl+P: every registry command the TUI offers, with its keys and help. A
-command that needs arguments opens a form built from its argument model."""
+command that needs arguments opens a form built from its argument model. The
+TUI's own session actions are listed too: the attach dialog, and switching to
+another live session."""
 
 from __future__ import annotations
 
@@ -10,27 +12,38 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from ..commands import registry
 from .keymap import display_key
 
+ATTACH_HELP = "Attach to a PID, HOST:PORT or simulator app, or launch a program, in a new session."
+
 
 def palette_commands() -> list[registry.Command]:
     return [cmd for cmd in registry.all_commands() if cmd.tui_action]
 
 
 class RegistryCommands(Provider):
+    def _keys(self, binding_id: str, defaults: str) -> str:
+        keys = getattr(self.app, "keymap", {}).get(binding_id) or defaults
+        return f"  ({', '.join(display_key(k) for k in keys.split(','))})" if keys else ""
+
     def _entries(self):
-        keymap = getattr(self.app, "keymap", {})
         for cmd in palette_commands():
-            keys = keymap.get(cmd.id) or ",".join(cmd.keys)
-            shown = f"{cmd.id}  ({', '.join(display_key(k) for k in keys.split(','))})" if keys else cmd.id
-            yield cmd, shown
+            yield f"{cmd.id}{self._keys(cmd.id, ','.join(cmd.keys))}", \
+                partial(self.app.invoke_command, cmd.id), cmd.help
+        yield f"attach / launch…{self._keys('attach_dialog', 'ctrl+a')}", \
+            self.app.action_attach_dialog, ATTACH_HELP
+        for name in self.app.other_sessions():
+            yield f"switch to session {name}", partial(self._switch, name), \
+                "Show this session; the one on screen keeps running."
+
+    def _switch(self, name: str) -> None:
+        self.app.run_worker(self.app.switch_session(name), group="start-session", exclusive=True)
 
     async def discover(self) -> Hits:
-        for cmd, shown in self._entries():
-            yield DiscoveryHit(shown, partial(self.app.invoke_command, cmd.id), help=cmd.help)
+        for shown, action, help_text in self._entries():
+            yield DiscoveryHit(shown, action, help=help_text)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for cmd, shown in self._entries():
-            score = max(matcher.match(shown), matcher.match(cmd.help) * 0.5)
+        for shown, action, help_text in self._entries():
+            score = max(matcher.match(shown), matcher.match(help_text) * 0.5)
             if score > 0:
-                yield Hit(score, matcher.highlight(shown), partial(self.app.invoke_command, cmd.id),
-                          help=cmd.help)
+                yield Hit(score, matcher.highlight(shown), action, help=help_text)

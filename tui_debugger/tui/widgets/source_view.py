@@ -145,12 +145,17 @@ class SourceView(ScrollView, can_focus=True):
         self.refresh()
         return True
 
-    def show_location(self, path: str | None, line: int, top: bool = True) -> None:
-        """Move the current-line marker (opening the file if needed) and scroll it into view."""
+    def show_location(self, path: str | None, line: int, top: bool = True,
+                      name: str | None = None) -> None:
+        """Move the current-line marker (opening the file if needed) and scroll it into view.
+        Without a path (a runtime's own code, e.g. node:internal/...), say what it is."""
         if not path:
             self.file = None
-            self.message = "No source for this frame (library or generated code)."
-            self.border_title = "<no source>"
+            self.location_line = None
+            where = f"{name}:{line}" if name and line else name
+            self.message = (f"No source file for {where} (the runtime's own or generated code)."
+                            if where else "No source for this frame (library or generated code).")
+            self.border_title = where or "<no source>"
             self.virtual_size = Size(0, 0)
             self.refresh()
             return
