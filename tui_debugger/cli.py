@@ -73,7 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"tui-debugger {__version__}")
     sub = parser.add_subparsers(dest="entry", metavar="COMMAND")
 
-    p = sub.add_parser("run", help="open the TUI on a new session of PROGRAM")
+    p = sub.add_parser("run", help="open the TUI on a new session of PROGRAM (stopped at its "
+                       "first line unless --break is given)")
     _add_launch_options(p)
     p = sub.add_parser("start", help="start a headless session in the background")
     _add_launch_options(p)
@@ -439,6 +440,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args = launch_args_from(ns)
             except DebuggerError as exc:
                 return emit_error(exc, False)
+            if not ns.breakpoints:
+                # With no breakpoint to run to, a person wants to start at the top
+                # (as pdb and pudb do), not watch the program run to its end.
+                args["stop_on_entry"] = True
             return _run_tui(mode="launch", args=args, session=None)
         if entry == "start":
             return cmd_start(ns)
