@@ -60,10 +60,19 @@ async def palette(pilot, text: str) -> None:
     tui = pilot.app
     await pilot.press("ctrl+p")
     await wait_until(pilot, lambda: type(tui.screen).__name__ == "CommandPalette", what="the palette")
+    from textual.command import CommandList
     from textual.widgets import Input
 
     tui.screen.query_one(Input).value = text  # typed at once: Pilot types a key per frame
-    await pilot.pause(0.3)
+    hits = tui.screen.query_one(CommandList)
+
+    def first_hit() -> str:
+        return str(hits.get_option_at_index(0).prompt) if hits.option_count else ""
+
+    # The search runs in the background: wait for its best hit, then choose it.
+    await wait_until(pilot, lambda: first_hit().startswith(text), what=f"{text!r} in the palette")
+    if hits.highlighted is None:
+        await pilot.press("down")
     await pilot.press("enter")
 
 
