@@ -94,6 +94,7 @@ class DebuggerApp(App[int]):
         self.error_message: str | None = None
         self._seen_activity: set[tuple[float, str, str]] = set()
         self._last_resume: tuple[str, str] | None = None  # (origin, how) of the last resume
+        self._bindings_state: str | None = None  # the state the footer was last drawn for
         self._shutting_down = False
         #: Sessions started from the attach dialog are shown once their command
         #: succeeded; until then their events wait here, subscribed at creation.
@@ -411,15 +412,24 @@ class DebuggerApp(App[int]):
 
     def watch_state(self, state: str) -> None:
         self.status.state = state
-        if state != "stopped":
-            # Dim only if the program is still running a moment later: restyling five
-            # panes costs ~35 ms of this loop, which a quick step should not pay.
-            self.set_timer(STALE_AFTER, self._dim_if_still_running)
-        self.refresh_bindings()
-
-    def _dim_if_still_running(self) -> None:
-        if self.state == "stopped":
+        if state in ("running", "starting"):
+            # Grey out and dim only if the program is still running a moment later:
+            # restyling five panes and rebuilding the footer cost ~50 ms of the loop
+            # the debugger's I/O shares, which a quick step should not pay. Keys are
+            # checked against the state when pressed, so nothing runs that shouldn't.
+            self.set_timer(STALE_AFTER, self._show_running)
             return
+        self._show_bindings_for(state)
+
+    def _show_bindings_for(self, state: str) -> None:
+        if self._bindings_state != state:
+            self._bindings_state = state
+            self.refresh_bindings()
+
+    def _show_running(self) -> None:
+        if self.state not in ("running", "starting"):
+            return
+        self._show_bindings_for(self.state)
         for pane in (self.source, self.variables, self.query_one(StackPane),
                      self.query_one(WatchesPane), self.query_one(ThreadsPane)):
             pane.add_class("-stale")
