@@ -35,68 +35,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from backends.dap.adapters import with_nodelay  # noqa: E402
-from backends.dap.client import DapClient  # noqa: E402
 
-PROGRAM = """\
-import time
-total = 0
-for i in range(10_000_000):
-    total += i
-    if i % 1_000_000 == 0:
-        time.sleep(0)
-"""
-LOOP_LINE = 4
+from benchmarks.step_latency import LOOP_LINE, PROGRAM, raw_rounds  # noqa: E402
 
 
 def summary(name: str, samples: list[float], base: float) -> str:
     med = statistics.median(samples) * 1000
     p90 = sorted(samples)[max(0, int(len(samples) * 0.9) - 1)] * 1000
     return f"{name:34} median {med:7.2f} ms   p90 {p90:7.2f} ms   {med / base:6.1f}x"
-
-
-async def raw_rounds(program: str, rounds: int) -> tuple[list[float], list[float]]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = with_nodelay(env.get("PYTHONPATH"))
-    client = await DapClient.start_stdio([sys.executable, "-m", "debugpy.adapter"],
-                                         name="debugpy", env=env)
-    stopped: asyncio.Queue = asyncio.Queue()
-    initialized = asyncio.Event()
-    client.on("stopped", lambda m: stopped.put_nowait(m))
-    client.on("initialized", lambda m: initialized.set())
-    try:
-        await client.request("initialize", {"adapterID": "debugpy", "linesStartAt1": True,
-                                            "columnsStartAt1": True, "pathFormat": "path"})
-        launch = asyncio.ensure_future(client.request("launch", {
-            "type": "python", "request": "launch", "program": program, "console": "internalConsole",
-            "env": {"PYTHONPATH": with_nodelay(os.environ.get("PYTHONPATH"))},
-            "justMyCode": True, "python": [sys.executable],
-        }))
-        await asyncio.wait_for(initialized.wait(), 30)
-        await client.request("setBreakpoints", {"source": {"path": program},
-                                                "breakpoints": [{"line": LOOP_LINE}]})
-        await client.request("configurationDone", {})
-        await launch
-        first = await asyncio.wait_for(stopped.get(), 30)
-        thread = first["body"]["threadId"] if "body" in first else first["threadId"]
-        await client.request("setBreakpoints", {"source": {"path": program}, "breakpoints": []})
-        steps, variables = [], []
-        for _ in range(rounds):
-            t0 = time.perf_counter()
-            await client.request("next", {"threadId": thread})
-            await asyncio.wait_for(stopped.get(), 30)
-            st = await client.request("stackTrace", {"threadId": thread, "startFrame": 0, "levels": 20})
-            sc = await client.request("scopes", {"frameId": st["stackFrames"][0]["id"]})
-            ref = sc["scopes"][0]["variablesReference"]
-            await client.request("variables", {"variablesReference": ref})
-            steps.append(time.perf_counter() - t0)
-            t0 = time.perf_counter()
-            await client.request("variables", {"variablesReference": ref})
-            variables.append(time.perf_counter() - t0)
-        await client.request("disconnect", {"terminateDebuggee": True}, timeout=5)
-        return steps, variables
-    finally:
-        await client.close()
 
 
 async def tool_rounds(client, rounds: int, launch: bool, program: str) -> tuple[list[float], list[float]]:

@@ -52,7 +52,9 @@ def summary(name: str, samples: list[float], base: float | None) -> str:
     return f"{name:28} median {med:7.2f} ms   p90 {p90:7.2f} ms   {ratio}"
 
 
-async def raw_rounds(program: str, rounds: int, nodelay: bool) -> list[float]:
+async def raw_rounds(program: str, rounds: int, nodelay: bool = True) -> tuple[list[float], list[float]]:
+    """Raw DAP rounds: (next + stopped + stackTrace + scopes + variables, one more
+    variables request) per round, in seconds."""
     env = dict(os.environ)
     debuggee_env: dict[str, str] = {}
     if nodelay:
@@ -81,18 +83,21 @@ async def raw_rounds(program: str, rounds: int, nodelay: bool) -> list[float]:
         first = await asyncio.wait_for(stopped.get(), 30)
         thread = first["body"]["threadId"] if "body" in first else first["threadId"]
         await client.request("setBreakpoints", {"source": {"path": program}, "breakpoints": []})
-        samples = []
+        steps, variables = [], []
         for _ in range(rounds):
             t0 = time.perf_counter()
             await client.request("next", {"threadId": thread})
             await asyncio.wait_for(stopped.get(), 30)
             st = await client.request("stackTrace", {"threadId": thread, "startFrame": 0, "levels": 20})
-            frame = st["stackFrames"][0]["id"]
-            sc = await client.request("scopes", {"frameId": frame})
-            await client.request("variables", {"variablesReference": sc["scopes"][0]["variablesReference"]})
-            samples.append(time.perf_counter() - t0)
+            sc = await client.request("scopes", {"frameId": st["stackFrames"][0]["id"]})
+            ref = sc["scopes"][0]["variablesReference"]
+            await client.request("variables", {"variablesReference": ref})
+            steps.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            await client.request("variables", {"variablesReference": ref})
+            variables.append(time.perf_counter() - t0)
         await client.request("disconnect", {"terminateDebuggee": True}, timeout=5)
-        return samples
+        return steps, variables
     finally:
         await client.close()
 
@@ -159,8 +164,8 @@ def main() -> None:
         os.environ["TUI_DEBUGGER_STATE_DIR"] = os.path.join(tmp, "state")
         program = os.path.join(tmp, "loop.py")
         Path(program).write_text(PROGRAM)
-        stock = asyncio.run(raw_rounds(program, max(5, ns.rounds // 3), nodelay=False))
-        fixed = asyncio.run(raw_rounds(program, ns.rounds, nodelay=True))
+        stock, _ = asyncio.run(raw_rounds(program, max(5, ns.rounds // 3), nodelay=False))
+        fixed, _ = asyncio.run(raw_rounds(program, ns.rounds, nodelay=True))
         local = asyncio.run(session_rounds(program, ns.rounds))
         remote, _ = asyncio.run(daemon_rounds(program, ns.rounds))
         cli = cli_rounds(max(5, ns.rounds // 3))
