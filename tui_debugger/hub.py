@@ -180,6 +180,7 @@ class Dispatcher:
         self.origin = origin
         self.join_remote = join_remote
         self._remotes: dict[str, RemoteSession] = {}
+        self._default_remote: str | None = None  # the live session `None` resolved to
         self.default_session: str | None = None
 
     async def call(self, command_id: str, args: Any = None, *, session: str | None = None,
@@ -205,13 +206,20 @@ class Dispatcher:
         return cmd.result.model_validate(raw)
 
     async def remote(self, name: str | None) -> RemoteSession:
-        target = resolve_live(name)
-        existing = self._remotes.get(target)
+        # An open connection answers for itself: scanning the runtime directory
+        # (and probing every socket in it) at each call cost more than the call.
+        key = name if name is not None else self._default_remote
+        existing = self._remotes.get(key) if key is not None else None
         if existing is not None and not existing.closed:
             return existing
-        remote = await RemoteSession.connect(target, self.origin)
-        self._remotes[target] = remote
-        return remote
+        target = resolve_live(name)
+        existing = self._remotes.get(target)
+        if existing is None or existing.closed:
+            existing = await RemoteSession.connect(target, self.origin)
+            self._remotes[target] = existing
+        if name is None:
+            self._default_remote = target
+        return existing
 
     async def close(self) -> None:
         for remote in self._remotes.values():
