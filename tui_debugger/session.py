@@ -338,7 +338,9 @@ class Session:
             self.publish("exited", {"exit_code": event.exit_code})
         elif isinstance(event, TerminatedEvent):
             if self.state != SessionState.terminated:
-                self.terminated_reason = event.reason
+                # When someone asked for the end, say who; the backend only saw it end.
+                if not self.end_requested:
+                    self.terminated_reason = event.reason
                 self.stop = None  # last_stop keeps it for whoever asks what happened
                 self._invalidate_caches()
                 self._set_state_nowait(SessionState.terminated)
@@ -761,6 +763,8 @@ class Session:
     async def _end(self, terminate: bool, origin: Origin) -> None:
         # A headless host exits once someone asked for the end, even of an ended program.
         self.end_requested = True
+        if self.state != SessionState.terminated:
+            self.terminated_reason = f"{'stopped' if terminate else 'detached'} by {origin}"
         backend = self.backend
         if backend is not None and self.state != SessionState.terminated:
             with contextlib.suppress(Exception):
@@ -772,7 +776,6 @@ class Session:
             self._stop_task.cancel()
         self.stop = None
         if self.state != SessionState.terminated:
-            self.terminated_reason = "detached" if not terminate else "stopped"
             await self._set_state(SessionState.terminated, origin)
             self.publish("terminated", {"reason": self.terminated_reason, "exit_code": self.exit_code},
                          origin=origin)

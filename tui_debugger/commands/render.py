@@ -81,7 +81,10 @@ def variable_lines(variables: list[Any], indent: str = "  ") -> list[str]:
 def breakpoint_line(bp: Breakpoint) -> str:
     by = f" (set by {bp.set_by})" if bp.set_by not in ("user", "session") else ""
     hits = f" hits={bp.hits}" if bp.hits else ""
-    return f"#{bp.id} {bp.describe()}{hits}{by}"
+    text = bp.describe()
+    if bp.spec.path:
+        text = text.replace(bp.spec.path, _short(bp.spec.path), 1)
+    return f"#{bp.id} {text}{hits}{by}"
 
 
 def run(result: Any) -> str:
