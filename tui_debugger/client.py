@@ -79,7 +79,12 @@ class RemoteSession:
                 line = await self._reader.readline()
                 if not line:
                     break
-                message = wire.decode(line)
+                try:
+                    message = wire.decode(line)
+                except ValueError:
+                    continue
+                if not isinstance(message, dict):
+                    continue
                 kind = message.get("type")
                 if kind == "result":
                     fut = self._pending.pop(message.get("id"), None)

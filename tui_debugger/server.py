@@ -100,6 +100,8 @@ class SessionServer:
                     message = wire.decode(line)
                 except ValueError:
                     continue
+                if not isinstance(message, dict):
+                    continue  # not a message of ours; the connection goes on
                 kind = message.get("type")
                 if kind == "hello":
                     origin = str(message.get("origin") or "cli")

@@ -1,0 +1,72 @@
+"""The session socket under bad input: garbage lines, unknown commands, wrong
+arguments, a client that vanishes mid-call. The host answers or ignores, and
+keeps serving."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+from pathlib import Path
+
+from tui_debugger import paths
+from tui_debugger.hub import Hub, execute
+
+PROGRAMS = Path(__file__).parent / "programs"
+
+
+async def _read_result(reader: asyncio.StreamReader, call_id: int) -> dict:
+    while True:
+        line = await asyncio.wait_for(reader.readline(), 10)
+        assert line, "the host closed the connection"
+        message = json.loads(line)
+        if message.get("type") == "result" and message.get("id") == call_id:
+            return message
+
+
+async def test_host_survives_bad_input(no_leftover_processes, tmp_path):
+    shutil.copy(PROGRAMS / "py_basic.py", tmp_path / "py_basic.py")
+    hub = Hub(serve=True)
+    try:
+        status = await execute(hub, "launch", {"program": str(tmp_path / "py_basic.py"),
+                                               "stopOnEntry": True, "sessionName": "wire"},
+                               origin="cli")
+        sock = paths.socket_path(status.session)
+
+        # A client that sends garbage and leaves in the middle of a call.
+        reader, writer = await asyncio.open_unix_connection(str(sock))
+        writer.write(b"this is not json\n{\"type\": \"call\", \"id\": 1, \"command\": \"await\", "
+                     b"\"args\": {\"timeoutMs\": 60000}}\n")
+        await writer.drain()
+        writer.close()
+
+        reader, writer = await asyncio.open_unix_connection(str(sock))
+        writer.write(b'{"type": "hello", "origin": "cli"}\n')
+        writer.write(b"\xff\xfe garbage\n[1, 2, 3]\n")
+        calls = [
+            {"type": "call", "id": 10, "command": "no_such_command", "args": {}},
+            {"type": "call", "id": 11, "command": "breakpoint_add", "args": {"line": "twelve"}},
+            {"type": "call", "id": 12, "command": "variables", "args": {"maxItems": -3}},
+            {"type": "call", "id": 13, "command": "await", "args": {"timeoutMs": 15000}},
+        ]
+        for call in calls:
+            writer.write(json.dumps(call).encode() + b"\n")
+        await writer.drain()
+        unknown = await _read_result(reader, 10)
+        assert not unknown["ok"] and unknown["error"]["code"] == "invalid_input"
+        assert "Unknown command 'no_such_command'" in unknown["error"]["message"]
+        wrong = await _read_result(reader, 11)
+        assert not wrong["ok"] and "line" in wrong["error"]["message"]
+        negative = await _read_result(reader, 12)
+        assert not negative["ok"] and "maxItems" in negative["error"]["message"]
+        stopped = await _read_result(reader, 13)
+        assert stopped["ok"] and stopped["result"]["status"] == "stopped"
+        writer.close()
+
+        # The session is as it was: still stopped at entry, still answering.
+        session = hub.sessions[status.session]
+        context = await execute(hub, "context", {}, origin="tui", session=session)
+        assert context.state == "stopped" and context.stop.reason == "entry"
+        await execute(hub, "terminate", {}, origin="tui", session=session)
+    finally:
+        await hub.close_all()
