@@ -67,6 +67,13 @@ async def test_launch_picks_the_native_adapter_and_stops(no_leftover_processes, 
         assert stop.stop.location.line == line and stop.stop.reason == "breakpoint"
         names = {v.name for v in stop.context.locals}
         assert "p" in names
+        # `p` is a pointer to a struct: its fields are reached through it by path.
+        fields = await execute(hub, "variables", {"path": "p"}, origin="mcp", session=session)
+        by_name = {v.name.lower(): v.value for v in fields.variables}
+        assert by_name.get("x") == "3" and by_name.get("y") == "4", fields
+        x = await execute(hub, "variables", {"path": "p.X" if expected == "dlv" else "p.x"},
+                          origin="mcp", session=session)
+        assert x.variables[0].value == "3"
         await execute(hub, "terminate", {}, origin="mcp", session=session)
     finally:
         await hub.close_all()

@@ -200,6 +200,9 @@ async def resolve_path(session: Session, ref: int, path: str) -> tuple[int, Vari
             raise InvalidInput(f"{'.'.join(walked) or path} has no children to walk into.")
         children = await session.variables(current_ref)
         found = _match_child(children, segment)
+        if found is None and len(children) == 1 and children[0].name in ("", "*") and children[0].ref > 0:
+            children = await session.variables(children[0].ref)  # through a pointer
+            found = _match_child(children, segment)
         if found is None:
             sample = ", ".join(c.name for c in children[:20])
             raise InvalidInput(
@@ -1081,6 +1084,10 @@ async def _variables(ctx: CommandContext, args: VariablesArgs) -> VariablesResul
             return VariablesResult(frame_index=frame_index, scope=scope.name, path=args.path,
                                    scopes=[s.name for s in scopes], variables=[view], total=1)
     children = await session.variables(ref)
+    if args.path and len(children) == 1 and children[0].name in ("", "*") and children[0].ref > 0:
+        # A pointer whose one child is the value it points to (delve names it ""):
+        # show the fields, as `p.X` would reach them.
+        children = await session.variables(children[0].ref)
     if args.names:
         wanted = set(args.names)
         children = [c for c in children if c.name in wanted or c.name.strip("'\"") in wanted]
