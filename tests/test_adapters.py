@@ -152,3 +152,25 @@ async def test_attach_to_a_port_finds_the_debugger_without_taking_its_slot(
         await hub.close_all()
         proc.kill()
         proc.wait(timeout=10)
+
+
+@pytest.mark.parametrize("adapter, program, function", [
+    ("lldb-dap", "native_demo", "main"),
+    ("lldb-cli", "native_demo", "main"),
+    ("dlv", "go_demo", "main.main"),
+])
+async def test_native_stop_on_entry_stops_at_main(no_leftover_processes, adapter, program, function):
+    binary = go_program(program) if adapter == "dlv" else c_program(program)
+    hub = Hub(serve=False)
+    try:
+        await execute(hub, "launch", {"program": str(binary), "adapter": adapter, "stopOnEntry": True},
+                      origin="cli")
+        session = hub.local(None)
+        stop = await execute(hub, "await", {"timeoutMs": 20000}, origin="cli", session=session)
+        assert stop.status == "stopped" and stop.stop.reason == "entry"
+        assert stop.stop.function == function and stop.context.source  # main, with its source
+        listed = await execute(hub, "breakpoint_list", {}, origin="cli", session=session)
+        assert listed.breakpoints == []  # the one-shot breakpoint is gone
+        await execute(hub, "terminate", {}, origin="cli", session=session)
+    finally:
+        await hub.close_all()

@@ -214,7 +214,9 @@ class BreakpointSaver:
         self.failed: str | None = None
 
     def snapshot(self) -> list[BreakpointSpec]:
-        return [bp.spec for bp in sorted(self.session.breakpoints.values(), key=lambda b: b.id)]
+        # The session's own one-shot breakpoints (run to a line, stop at main) are not the user's.
+        return [bp.spec for bp in sorted(self.session.breakpoints.values(), key=lambda b: b.id)
+                if bp.set_by != "session"]
 
     def save_now(self) -> None:
         specs = self.snapshot()

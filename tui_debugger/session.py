@@ -185,6 +185,8 @@ class Session:
         # Events from a backend this session has let go of (restart) are ignored.
         self._backend_gen = 0
         self.end_requested = False
+        #: the session's own one-shot breakpoint standing for "stop on entry" (native)
+        self.entry_breakpoint_id: int | None = None
 
     # ================================================================= events
 
@@ -357,10 +359,19 @@ class Session:
                 threads = await self.backend.threads() if self.backend else []
                 thread_id = threads[0].id if threads else None
         session_bp_ids = self._session_ids_for(event.hit_breakpoint_ids)
+        reason = event.reason
+        entry = self.entry_breakpoint_id
+        if entry is not None and (entry in session_bp_ids or (
+                not session_bp_ids and event.reason in ("breakpoint", "function breakpoint"))):
+            # The one-shot "stop at main" of a native launch: an entry stop, then gone.
+            reason = "entry"
+            session_bp_ids = [i for i in session_bp_ids if i != entry]
+            self.entry_breakpoint_id = None
+            asyncio.get_running_loop().create_task(self._drop_breakpoint(entry))
         for bp_id in session_bp_ids:
             self.breakpoints[bp_id].hits += 1
         info = StopInfo(
-            reason=event.reason,
+            reason=reason,
             thread_id=thread_id,
             description=event.description,
             text=event.text,
@@ -386,6 +397,11 @@ class Session:
         self.publish("stopped", info.model_dump(mode="json"), origin=self._resumed_by or "session")
         if session_bp_ids:
             self._publish_breakpoints()
+
+    async def _drop_breakpoint(self, bp_id: int) -> None:
+        with contextlib.suppress(DebuggerError):
+            if bp_id in self.breakpoints:
+                await self.remove_breakpoints([bp_id], "session")
 
     def _invalidate_caches(self) -> None:
         self._frames.clear()

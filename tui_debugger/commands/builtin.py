@@ -312,6 +312,10 @@ def _after_stop(result: Any) -> list[str]:
 # ============================================================================ session lifecycle
 
 
+#: Where "stop on entry" stops in a native program: its main function.
+ENTRY_FUNCTIONS = {"lldb-dap": "main", "lldb-cli": "main", "dlv": "main.main"}
+
+
 class LaunchArgs(Args):
     program: str = Field("", description="Program to debug: a .py file, a .js/.mjs/.cjs file, a native "
                          "or Go binary. With launchConfig: optional, and it stands for ${file}.")
@@ -319,7 +323,7 @@ class LaunchArgs(Args):
     cwd: str | None = Field(None, description="Working directory (default: the caller's).")
     env: dict[str, str] = Field(default_factory=dict, description="Extra environment variables.")
     adapter: str | None = Field(None, description="debugpy, lldb-dap, lldb-cli, dlv or node (default: by program type).")
-    stop_on_entry: bool = Field(False, description="Stop at the program's first line.")
+    stop_on_entry: bool = Field(False, description="Stop at the program's first line (native programs: at main).")
     launch_config: str | None = Field(None, description="Name of a configuration in .vscode/launch.json.")
     session_name: str | None = Field(None, description="Name for the new session (default: from the program).")
     breakpoints: list[str] = Field(default_factory=list, description="Breakpoints to set before start, as FILE:LINE.")
@@ -404,6 +408,13 @@ async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
             if not any(bp.spec.path == spec.path and bp.spec.line == spec.line
                        for bp in session.breakpoints.values()):
                 await session.add_breakpoint(spec, ctx.origin)
+        if stop_on_entry and adapter in ENTRY_FUNCTIONS:
+            # A native program's entry point is the loader's _start, with no source:
+            # stop at main instead, as gdb's `start` and cppdbg's stopAtEntry do.
+            entry = await session.add_breakpoint(
+                BreakpointSpec(function=ENTRY_FUNCTIONS[adapter]), "session")
+            session.entry_breakpoint_id = entry.id
+            stop_on_entry = False
         request = LaunchRequest(
             program=program_path, args=prog_args, cwd=base, env=env,
             stop_on_entry=stop_on_entry, extra=request_extra,
