@@ -239,6 +239,8 @@ async def test_two_named_sessions_and_socket_join(no_leftover_processes, hub, wo
         assert seen[-1].origin == "tui"
         remote_ctx = await joined.call("context", {})
         assert remote_ctx.stop.location.line == step.stop.location.line
+        # The agent's answer says what the person did meanwhile.
+        assert [e.command for e in remote_ctx.others if e.origin == "tui"][-1] == "next"
         await joined.call("next", {})
         activity = [e for e in hub.sessions["alpha"].activity]
         assert [e.origin for e in activity if e.command == "next"] == ["tui", "mcp"]

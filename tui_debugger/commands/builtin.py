@@ -229,11 +229,23 @@ def read_source(path: str, line: int, around: int) -> list[SourceLineView]:
     return out
 
 
+def others_activity(session: Session, origin: str | None, limit: int = 5,
+                    window: float = 300.0) -> list:
+    """The latest things other clients did, so a person's moves reach the agent's
+    next answer (and the reverse) without a separate call."""
+    if origin is None:
+        return []
+    since = time.time() - window
+    picked = [e for e in session.activity if e.origin != origin and e.at >= since]
+    return picked[-limit:]
+
+
 async def build_context(session: Session, lines: int | None = None, frame_index: int | None = None,
-                        with_locals: bool = True) -> ContextResult:
+                        with_locals: bool = True, origin: str | None = None) -> ContextResult:
     lines = settings().context_lines if lines is None else lines
     result = ContextResult(session=session.name, state=session.state.value, stop=session.stop,
-                           exit_code=session.exit_code, thread_id=session.selected_thread_id)
+                           exit_code=session.exit_code, thread_id=session.selected_thread_id,
+                           others=others_activity(session, origin))
     if session.state != SessionState.stopped:
         return result
     try:
@@ -912,21 +924,23 @@ async def _run(ctx: CommandContext, how: str, args: RunArgs, label: str) -> RunR
     started = time.monotonic()
     generation = await session.resume(how, ctx.origin, args.thread_id)
     await session.wait_for_stop(wait_ms / 1000, generation)
-    return await run_result(session, label, started)
+    return await run_result(session, label, started, ctx.origin)
 
 
-async def run_result(session: Session, label: str, started: float) -> RunResult:
+async def run_result(session: Session, label: str, started: float,
+                     origin: str | None = None) -> RunResult:
     waited = int((time.monotonic() - started) * 1000)
+    others = others_activity(session, origin)
     if session.state == SessionState.stopped and session.stop is not None:
         context = await build_context(session, lines=3)
         return RunResult(status="stopped", command=label, waited_ms=waited, stop=session.stop,
-                         context=context)
+                         context=context, others=others)
     if session.state == SessionState.terminated:
         return RunResult(status="terminated", command=label, waited_ms=waited,
-                         exit_code=session.exit_code,
+                         exit_code=session.exit_code, others=others,
                          message="The program ended" + (
                              f" with exit code {session.exit_code}." if session.exit_code is not None else "."))
-    return RunResult(status="running", command=label, waited_ms=waited,
+    return RunResult(status="running", command=label, waited_ms=waited, others=others,
                      message=f"Still running after {waited} ms. Call debug_wait (`tui-debugger await`) "
                      "for the next stop, or debug_pause (`tui-debugger pause`).")
 
@@ -961,7 +975,7 @@ async def _pause(ctx: CommandContext, args: RunArgs) -> RunResult:
     generation = session.run_generation
     await session.pause(ctx.origin, args.thread_id)
     await session.wait_for_stop((args.wait_ms if args.wait_ms is not None else 5000) / 1000, generation)
-    return await run_result(session, "pause", started)
+    return await run_result(session, "pause", started, ctx.origin)
 
 
 register(Command(
@@ -1008,7 +1022,7 @@ async def _await(ctx: CommandContext, args: AwaitArgs) -> RunResult:
     timeout = (settings().await_timeout_ms if args.timeout_ms is None else args.timeout_ms) / 1000
     if session.state not in (SessionState.stopped, SessionState.terminated):
         await session.wait_for_stop(timeout, session.run_generation)
-    return await run_result(session, "await", started)
+    return await run_result(session, "await", started, ctx.origin)
 
 
 def _await_cli(parser: argparse.ArgumentParser) -> None:
@@ -1035,7 +1049,7 @@ class ContextArgs(Args):
 
 
 async def _context(ctx: CommandContext, args: ContextArgs) -> ContextResult:
-    return await build_context(_session(ctx), args.lines, args.frame_index)
+    return await build_context(_session(ctx), args.lines, args.frame_index, origin=ctx.origin)
 
 
 register(Command(

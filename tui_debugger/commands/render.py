@@ -62,6 +62,7 @@ def context(result: Any) -> str:
         lines.extend(variable_lines(result.locals))
     if result.locals_note:
         lines.append(f"  ({result.locals_note})")
+    lines.extend(others(getattr(result, "others", [])))
     return "\n".join(lines)
 
 
@@ -87,12 +88,23 @@ def breakpoint_line(bp: Breakpoint) -> str:
     return f"#{bp.id} {text}{hits}{by}"
 
 
+def others(entries: list[Any]) -> list[str]:
+    if not entries:
+        return []
+    return ["", "Meanwhile: " + "; ".join(
+        f"{e.origin} {e.command}" + (f" {e.summary}" if e.summary else "") for e in entries)]
+
+
 def run(result: Any) -> str:
     if result.status == "stopped" and result.context is not None:
-        return context(result.context)
-    if result.status == "stopped":
-        return stop_line(result.stop)
-    return result.message or result.status
+        text = context(result.context)
+    elif result.status == "stopped":
+        text = stop_line(result.stop)
+    else:
+        text = result.message or result.status
+    if not (result.context and result.context.others):
+        text = "\n".join([text, *others(result.others)])
+    return text
 
 
 def status(result: Any) -> str:

@@ -97,6 +97,10 @@ class ContextResult(Result):
     locals: list[VariableView] = Field(default_factory=list)
     locals_note: str | None = None
     exit_code: int | None = None
+    others: list[ActivityEntry] = Field(
+        default_factory=list,
+        description="what other clients (the person's TUI, the CLI, an agent) did lately",
+    )
 
 
 class RunResult(ActionResult):
@@ -110,6 +114,10 @@ class RunResult(ActionResult):
     context: ContextResult | None = None
     exit_code: int | None = None
     message: str | None = None
+    others: list[ActivityEntry] = Field(
+        default_factory=list,
+        description="what other clients (the person's TUI, the CLI, an agent) did lately",
+    )
 
 
 class StackResult(Result):
