@@ -174,3 +174,27 @@ async def test_native_stop_on_entry_stops_at_main(no_leftover_processes, adapter
         await execute(hub, "terminate", {}, origin="cli", session=session)
     finally:
         await hub.close_all()
+
+
+async def test_attach_to_a_python_pid_names_the_session_after_its_script(no_leftover_processes, tmp_path):
+    import subprocess
+
+    require(shutil.which("gdb") is not None, "gdb (debugpy injects itself into a pid with it)")
+    script = tmp_path / "worker.py"
+    script.write_text("import time\nn = 0\nwhile True:\n    n += 1\n    time.sleep(0.02)\n")
+    proc = subprocess.Popen([sys.executable, str(script)], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    hub = Hub(serve=False)
+    try:
+        status = await execute(hub, "attach", {"pid": proc.pid}, origin="cli")
+        assert status.adapter == "debugpy" and status.session == "worker"
+        assert status.program == str(script)
+        session = hub.local(None)
+        paused = await execute(hub, "pause", {"waitMs": 20000}, origin="cli", session=session)
+        assert paused.status == "stopped" and paused.stop.location.path == str(script)
+        await execute(hub, "detach", {}, origin="cli", session=session)
+        assert proc.poll() is None  # detached, still running
+    finally:
+        await hub.close_all()
+        proc.kill()
+        proc.wait(timeout=10)

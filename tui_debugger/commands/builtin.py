@@ -471,6 +471,24 @@ class AttachArgs(Args):
         return self
 
 
+def _process_program(pid: int) -> str | None:
+    """What an attached process runs: its script (python app.py) or executable."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            argv = f.read().split(b"\0")
+    except OSError:
+        return None
+    words = [a.decode(errors="replace") for a in argv if a]
+    script = next((w for w in words[1:] if not w.startswith("-") and "." in os.path.basename(w)), None)
+    return script or (words[0] if words else None)
+
+
+def _process_name(pid: int) -> str:
+    """A session name for an attached process: its script or executable's name."""
+    program = _process_program(pid)
+    return os.path.basename(program) if program else f"pid{pid}"
+
+
 def _adapter_for_pid(pid: int) -> str:
     try:
         exe = os.path.basename(os.readlink(f"/proc/{pid}/exe"))
@@ -549,7 +567,8 @@ async def _attach(ctx: CommandContext, args: AttachArgs, extra: dict[str, Any] |
         adapter = await asyncio.to_thread(_adapter_for_port, host or "127.0.0.1", args.port)
     else:
         adapter = "lldb-dap"
-    hint = args.program or args.wait_for or (f"pid{args.pid}" if args.pid else f"port{args.port}")
+    hint = args.program or args.wait_for or (
+        _process_name(args.pid) if args.pid else f"port{args.port}")
     session = await ctx.hub.create_session(args.session_name, hint=os.path.basename(hint))
     ctx.session = session
     session.cwd = ctx.client_cwd or os.getcwd()
@@ -563,6 +582,8 @@ async def _attach(ctx: CommandContext, args: AttachArgs, extra: dict[str, Any] |
     except BaseException:
         await ctx.hub.close_session(session.name)
         raise
+    if args.pid and not args.program:
+        session.program = _process_program(args.pid) or session.program
     ctx.hub.update_meta(session)
     return status_of(session)
 
