@@ -52,7 +52,9 @@ except ImportError:  # tests/ run as a plain directory of modules
 ROOT = Path(__file__).resolve().parent.parent
 FAKE_XCRUN = ROOT / "tests" / "fake_xcrun" / "xcrun"
 APP_SOURCE = ROOT / "tests" / "programs" / "sim_demo_app.c"
-APP_EXECUTABLE = "SimDemoApp"  # under 16 characters: Linux matches wait-for names on comm
+# Under 16 characters (Linux matches wait-for names on comm), and unique to this test
+# run, so a wait-for never catches another run's app on the same machine.
+APP_EXECUTABLE = f"SimApp{os.getpid() % 1_000_000:06d}"
 BUNDLE = "com.example.SimDemoApp"
 
 IPHONE_15 = "A1EDEC56-560D-4E95-A19C-87F2FC438103"
