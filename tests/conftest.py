@@ -20,13 +20,17 @@ sys.path.insert(0, str(ROOT))
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
-def require(available: bool, what: str) -> None:
-    if available:
-        return
-    message = f"{what} is not installed here (.ci/run installs it)"
+def unavailable(message: str) -> None:
+    """Something a test needs cannot be had: skip on a developer's machine, fail
+    under CI=true, where every backend must be proven."""
     if IN_CI:
         pytest.fail(message + "; CI must run every backend", pytrace=False)
     pytest.skip(message)
+
+
+def require(available: bool, what: str) -> None:
+    if not available:
+        unavailable(f"{what} is not installed here (.ci/run installs it)")
 
 
 def require_executable(*names: str) -> str:

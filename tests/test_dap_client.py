@@ -21,8 +21,6 @@ from backends.dap.framing import Decoder, encode
 from backends.errors import BackendDied, CommandFailed, Timeout
 from backends.process import pid_alive, spawn
 
-pytest.importorskip("debugpy")
-
 PROGRAMS = Path(__file__).parent / "programs"
 ADAPTER = [sys.executable, "-m", "debugpy.adapter"]
 # debugpy's own sockets without Nagle's delay: every launch here is ~10x quicker.

@@ -25,8 +25,6 @@ from backends.models import (
 )
 from backends.process import pid_alive, spawn
 
-pytest.importorskip("debugpy")
-
 PROGRAMS = Path(__file__).parent / "programs"
 BASIC = str(PROGRAMS / "py_basic.py")
 THREADS = str(PROGRAMS / "py_threads.py")

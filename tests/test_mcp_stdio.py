@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import IN_CI, require
+from tests.conftest import require, unavailable
 from tests.test_mcp_support import (  # noqa: F401 - fixtures
     PY_BASIC,
     ROOT,
@@ -157,10 +157,7 @@ def inspector() -> Path:
             capture_output=True, text=True, timeout=300,
         )
         if done.returncode != 0 or not binary.exists():
-            message = f"npm could not install the MCP Inspector:\n{done.stderr[-2000:]}"
-            if IN_CI:
-                pytest.fail(message, pytrace=False)
-            pytest.skip(message)
+            unavailable(f"npm could not install the MCP Inspector:\n{done.stderr[-2000:]}")
     return binary
 
 

@@ -4,8 +4,6 @@ session as for Python, on the CDP backend, with a real node."""
 from __future__ import annotations
 
 import shutil
-import textwrap
-from pathlib import Path
 
 import pytest
 

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
-import re
 import shutil
 from pathlib import Path
 

@@ -4,7 +4,6 @@ real LLDB attaching to a real local process."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 

@@ -159,24 +159,23 @@ def launch_args_from(ns: argparse.Namespace) -> dict[str, Any]:
     args = list(ns.args or [])
     if args[:1] == ["--"]:
         args = args[1:]
-    out: dict[str, Any] = {
-        "program": ns.program or "", "args": args, "adapter": ns.adapter,
-        "stop_on_entry": ns.stop_on_entry, "session_name": ns.session,
-        "breakpoints": ns.breakpoints, "env": _env_pairs(ns.env), "cwd": ns.cwd,
-        "launch_config": ns.launch_config,
+    optional: dict[str, Any] = {
+        "args": args, "adapter": ns.adapter, "stop_on_entry": ns.stop_on_entry,
+        "session_name": ns.session, "breakpoints": ns.breakpoints, "env": _env_pairs(ns.env),
+        "cwd": ns.cwd, "launch_config": ns.launch_config,
     }
-    return {k: v for k, v in out.items() if v not in (None, [], {}, False, "")} | {
-        "program": ns.program or ""}
+    # Only what was given, so the launch command's own defaults (and launch.json) apply.
+    return {"program": ns.program or "", **{k: v for k, v in optional.items() if v}}
 
 
 # ============================================================================ output
 
 
-def emit_result(cmd_id: str, result: Any, as_json: bool) -> None:
+def emit_result(result: Any, as_json: bool) -> None:
     if as_json:
         print(json.dumps(result.model_dump(mode="json", by_alias=True), indent=2))
     else:
-        text = render(cmd_id, result)
+        text = render(result)
         if text:
             print(text)
 
@@ -193,12 +192,12 @@ def emit_error(exc: DebuggerError, as_json: bool) -> int:
 
 async def _call_remote(cmd: Command, args: dict[str, Any], session: str | None) -> Any:
     from .client import RemoteSession
-    from .hub import resolve_live
+    from .hub import call_remote, resolve_live
 
     name = resolve_live(session)
     remote = await RemoteSession.connect(name, "cli", register=False)
     try:
-        raw = await remote.call(cmd.id, args, cwd=os.getcwd())
+        result = await call_remote(remote, cmd, args)
     finally:
         await remote.close()
     if cmd.id in ("terminate", "detach") and remote.host_pid:
@@ -211,7 +210,7 @@ async def _call_remote(cmd: Command, args: dict[str, Any], session: str | None) 
             if remote.host_pid == os.getpid():
                 break
             await asyncio.sleep(0.05)
-    return cmd.result.model_validate(raw)
+    return result
 
 
 async def _call_local(cmd: Command, args: dict[str, Any]) -> Any:
@@ -266,7 +265,7 @@ def run_client_command(ns: argparse.Namespace) -> int:
         return emit_error(exc, as_json)
     except KeyboardInterrupt:
         return 130
-    emit_result(cmd.id, result, as_json)
+    emit_result(result, as_json)
     return 0
 
 
@@ -335,7 +334,7 @@ def cmd_start(ns: argparse.Namespace) -> int:
         return emit_error(exc, as_json)
     raw.pop("_log", None)
     result = registry.get("launch").result.model_validate(raw)
-    emit_result("launch", result, as_json)
+    emit_result(result, as_json)
     return 0
 
 
@@ -374,7 +373,7 @@ def cmd_attach(ns: argparse.Namespace) -> int:
         if ns.headless:
             raw = start_daemon(command, args)
             raw.pop("_log", None)
-            emit_result(command, registry.get(command).result.model_validate(raw), as_json)
+            emit_result(registry.get(command).result.model_validate(raw), as_json)
             return 0
     except DebuggerError as exc:
         return emit_error(exc, as_json)

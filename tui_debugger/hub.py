@@ -32,7 +32,6 @@ class Hub:
         self.sessions: dict[str, Session] = {}
         self.servers: dict[str, SessionServer] = {}
         self.current: str | None = None
-        self.session_defaults: dict[str, Any] = {}
         self._on_session_created: list = []
 
     def on_session_created(self, callback) -> None:
@@ -100,7 +99,9 @@ class Hub:
         return None
 
 
-def _validate(cmd: Command, raw: Any) -> Args:
+def validate_args(cmd: Command, raw: Any) -> Args:
+    """The command's argument model from raw (camelCase or snake_case) arguments;
+    every problem in one InvalidInput that names the arguments."""
     if isinstance(raw, cmd.args):
         return raw
     try:
@@ -130,7 +131,7 @@ async def execute(
     """Run a command in this process: validate, resolve the session, run the
     handler, log the activity, attach next steps. Raises DebuggerError only."""
     cmd = registry.get(command_id)
-    args = _validate(cmd, raw_args)
+    args = validate_args(cmd, raw_args)
     if cmd.needs_session and session is None:
         session = hub.local(session_name)
         if session is None:
@@ -161,6 +162,20 @@ async def execute(
     return result
 
 
+async def call_remote(remote: RemoteSession, cmd: Command, args: Any, cwd: str | None = None) -> Result:
+    """Run `cmd` in the process hosting `remote`'s session. Arguments are checked
+    here first, so a mistake is reported without a round trip."""
+    raw = await remote.call(cmd.id, validate_args(cmd, args).model_dump(
+        mode="json", by_alias=True, exclude_unset=True), cwd=cwd or os.getcwd())
+    return cmd.result.model_validate(raw)
+
+
+def raw_args(args: Any) -> dict[str, Any]:
+    if isinstance(args, Args):
+        return args.model_dump(by_alias=True, exclude_unset=True)
+    return args or {}
+
+
 def summarize(cmd: Command, args: Args) -> str:
     parts = []
     for name, value in args.model_dump(exclude_defaults=True).items():
@@ -186,9 +201,7 @@ class Dispatcher:
     async def call(self, command_id: str, args: Any = None, *, session: str | None = None,
                    cwd: str | None = None) -> Result:
         cmd = registry.get(command_id)
-        if isinstance(args, Args):
-            args = args.model_dump(by_alias=True, exclude_unset=True)
-        args = args or {}
+        args = raw_args(args)
         name = session or self.default_session
         if not cmd.needs_session:
             return await execute(self.hub, command_id, args, origin=self.origin,
@@ -200,10 +213,7 @@ class Dispatcher:
         if not self.join_remote:
             return await execute(self.hub, command_id, args, origin=self.origin,
                                  client_cwd=cwd, session_name=name)
-        remote = await self.remote(name)
-        raw = await remote.call(command_id, _validate(cmd, args).model_dump(
-            mode="json", by_alias=True, exclude_unset=True), cwd=cwd or os.getcwd())
-        return cmd.result.model_validate(raw)
+        return await call_remote(await self.remote(name), cmd, args, cwd)
 
     async def remote(self, name: str | None) -> RemoteSession:
         # An open connection answers for itself: scanning the runtime directory
@@ -273,9 +283,7 @@ class SessionLink:
 
     async def call(self, command_id: str, args: Any = None, cwd: str | None = None) -> Result:
         cmd = registry.get(command_id)
-        if isinstance(args, Args):
-            args = args.model_dump(by_alias=True, exclude_unset=True)
-        args = args or {}
+        args = raw_args(args)
         if self.session is not None:
             assert self.hub is not None
             return await execute(self.hub, command_id, args, origin=self.origin,
@@ -285,9 +293,7 @@ class SessionLink:
         if not cmd.needs_session:
             return await execute(Hub(serve=False), command_id, args, origin=self.origin,
                                  client_cwd=cwd)
-        raw = await self.remote.call(command_id, _validate(cmd, args).model_dump(
-            mode="json", by_alias=True, exclude_unset=True), cwd=cwd or os.getcwd())
-        return cmd.result.model_validate(raw)
+        return await call_remote(self.remote, cmd, args, cwd)
 
     async def events(self):
         """Every SessionEvent from now on, until the session's host goes away."""

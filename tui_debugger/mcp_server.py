@@ -48,13 +48,18 @@ from . import __version__, paths
 from .commands import registry
 from .commands.registry import Command, Result
 from .commands.render import render
-from .hub import Dispatcher, Hub, _validate as validate_args
+from .hub import Dispatcher, Hub, validate_args
 
 SERVER_NAME = "tui-debugger"
 SCRIPT_TOOL = "debug-script"
 SESSION_ARG = "debugSessionId"
-# Tools that start a session (or run their own) choose no existing one.
-NO_SESSION_ARG = frozenset({SCRIPT_TOOL, "debug_launch", "debug_attach", "debug_attach_sim"})
+
+
+def takes_session_arg(cmd: Command) -> bool:
+    """Every tool addresses a session with debugSessionId but the ones that
+    create one, and the self-contained debug-script."""
+    return not cmd.creates_session and cmd.mcp != SCRIPT_TOOL
+
 
 INSTRUCTIONS = """\
 A debugger shared with the person at the terminal. Start with debug_launch (or
@@ -113,7 +118,7 @@ def input_schema(cmd: Command) -> dict[str, Any]:
     schema = _walk_schema(schema, lambda n: _optional_as_omitted(_drop_titles(n)))
     schema.setdefault("type", "object")
     schema.setdefault("properties", {})
-    if cmd.mcp not in NO_SESSION_ARG:
+    if takes_session_arg(cmd):
         schema["properties"][SESSION_ARG] = {
             "type": "string",
             "description": (
@@ -197,7 +202,7 @@ def error_result(exc: DebuggerError) -> CallToolResult:
 
 
 def success_result(cmd: Command, result: Result) -> CallToolResult:
-    text = render(cmd.id, result) or _empty_text(cmd)
+    text = render(result) or _empty_text(cmd)
     return CallToolResult(
         content=[TextContent(type="text", text=text)],
         structured_content=result.model_dump(mode="json", by_alias=True),
@@ -282,7 +287,7 @@ class McpFrontEnd:
                 raise InvalidInput(f"Unknown tool {tool!r}. Tools: {', '.join(sorted(self.commands))}.")
             args = dict(arguments or {})
             target = None
-            if tool not in NO_SESSION_ARG:
+            if takes_session_arg(cmd):
                 target = args.pop(SESSION_ARG, None)
                 if target is not None and not isinstance(target, str):
                     raise InvalidInput(

@@ -81,7 +81,7 @@ class OutputBuffer:
                 break
             out.append(OutputLine(seq=entry.seq, category=entry.category, text=entry.text))
             chars += len(entry.text)
-        next_cursor = out[-1].seq + 1 if out else max(start, self._next_seq if not truncated else start)
+        next_cursor = out[-1].seq + 1 if out else max(start, self._next_seq)
         return OutputChunk(entries=out, next_cursor=next_cursor, dropped=dropped, truncated=truncated)
 
     def tail(self, count: int) -> OutputChunk:

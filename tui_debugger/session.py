@@ -170,6 +170,8 @@ class Session:
         self.exception_filters: list[str] | None = None  # None: the backend's defaults
         self.stack_levels = stack_levels
         self.metadata: dict[str, Any] = {}
+        #: session breakpoint id -> the backend's id for it (for hit counts and events)
+        self._backend_ids: dict[int, int | str] = {}
         self._subscribers: set[Subscription] = set()
         self._listeners: list[Any] = []  # called in publish(); see add_listener
         self._event_seq = 0
@@ -617,10 +619,6 @@ class Session:
             return []
         wanted = {str(b) for b in backend_ids}
         return [bp_id for bp_id, bid in self._backend_ids.items() if str(bid) in wanted]
-
-    @property
-    def _backend_ids(self) -> dict[int, int | str]:
-        return self.metadata.setdefault("backend_ids", {})
 
     def _apply_breakpoint_change(self, event: BreakpointChangedEvent) -> None:
         for bp_id, bid in list(self._backend_ids.items()):

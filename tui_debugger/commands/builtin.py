@@ -24,7 +24,6 @@ from ..config import settings
 from ..persist import add_note
 from ..redact import redact, redact_named
 from ..session import Session, SessionState
-from . import render
 from .registry import Args, CliSpec, Command, CommandContext, NoArgs, register
 from .views import (
     ActivityResult,
@@ -34,7 +33,6 @@ from .views import (
     BreakpointsRemoved,
     ContextResult,
     DoctorResult,
-    Done,
     EvaluateResult,
     FrameSelected,
     FrameView,
@@ -288,6 +286,11 @@ async def build_context(session: Session, lines: int | None = None, frame_index:
         except DebuggerError as exc:
             result.locals_note = str(exc)
     return result
+
+
+STOPPED = frozenset({"stopped"})
+RUNNING = frozenset({"running"})
+LIVE = frozenset({"starting", "running", "stopped"})
 
 
 def _session(ctx: CommandContext) -> Session:
@@ -685,6 +688,7 @@ register(Command(
     description="Detach from the program, leaving it running, and end the session.",
     args=NoArgs, result=SessionStatus, handler=_detach, mcp="debug_detach",
     cli=[CliSpec(("detach",))], destructive=True, next_steps=lambda r: ["sessions"],
+    applies_in=LIVE,
 ))
 
 
@@ -700,6 +704,7 @@ register(Command(
     args=NoArgs, result=SessionStatus, handler=_terminate, mcp="debug_terminate",
     cli=[CliSpec(("stop",))], keys=("shift+f5",), destructive=True,
     next_steps=lambda r: ["launch"],
+    applies_in=LIVE,
 ))
 
 
@@ -717,6 +722,7 @@ register(Command(
     args=NoArgs, result=SessionStatus, handler=_restart, mcp="debug_restart",
     cli=[CliSpec(("restart",))], keys=("ctrl+shift+f5",), destructive=True,
     next_steps=lambda r: ["await", "context"],
+    applies_in=frozenset({"starting", "running", "stopped", "terminated"}),
 ))
 
 
@@ -977,6 +983,7 @@ def _run_command(id: str, how: str, cli: str, mcp: str, help: str, keys: tuple[s
         "stopped (source and locals), or 'running' (then call debug_wait), or the exit code.",
         args=RunArgs, result=RunResult, handler=handler, mcp=mcp,
         cli=[CliSpec((cli,), aliases=aliases)], keys=keys, next_steps=_after_stop,
+        applies_in=STOPPED,
     ))
 
 
@@ -1004,6 +1011,7 @@ register(Command(
     description="Interrupt the running program and answer with where it stopped.",
     args=RunArgs, result=RunResult, handler=_pause, mcp="debug_pause",
     cli=[CliSpec(("pause",))], keys=("f6",), next_steps=_after_stop,
+    applies_in=RUNNING,
 ))
 
 
@@ -1030,6 +1038,7 @@ register(Command(
     cli=[CliSpec(("until",), build=lambda p: p.add_argument("location", metavar="FILE:LINE"),
                  adapt=lambda ns: dict(zip(("file", "line"), parse_location(ns.location))))],
     keys=("ctrl+f10",), next_steps=_after_stop,
+    applies_in=STOPPED,
 ))
 
 
@@ -1102,6 +1111,7 @@ register(Command(
     description="The call stack (innermost first) of the stopped or given thread.",
     args=StackArgs, result=StackResult, handler=_stack, read_only=True, mcp="debug_stack",
     cli=[CliSpec(("backtrace",), aliases=(("bt",),))],
+    applies_in=STOPPED,
 ))
 
 
@@ -1177,6 +1187,7 @@ register(Command(
                                               "frame_index": ns.frame_index, "names": ns.names,
                                               "max_items": ns.max_items, "start": ns.start or None}.items()
                           if v is not None})],
+    applies_in=STOPPED,
 ))
 
 
@@ -1214,6 +1225,7 @@ register(Command(
         adapt=lambda ns: {"expression": " ".join(ns.expression),
                           **({"frame_index": ns.frame_index} if ns.frame_index is not None else {})})],
     next_steps=lambda r: ["variables", "next", "continue"],
+    applies_in=STOPPED,
 ))
 
 
@@ -1251,6 +1263,7 @@ register(Command(
     args=ThreadSelectArgs, result=FrameSelected, handler=_thread_select, mcp="debug_select_thread",
     cli=[CliSpec(("thread",), positional=("thread_id",))],
     next_steps=lambda r: ["stack", "context"],
+    applies_in=STOPPED,
 ))
 
 
@@ -1292,6 +1305,7 @@ register(Command(
         CliSpec(("down",), fixed={"offset": -1}),
     ],
     keys=(), next_steps=lambda r: ["variables", "context"],
+    applies_in=STOPPED,
 ))
 
 
@@ -1455,4 +1469,4 @@ register(Command(
             "expression": ns.expression, "timeout": int(ns.timeout * 1000)})],
 ))
 
-__all__ = ["build_context", "status_of", "render"]
+__all__ = ["build_context", "status_of"]

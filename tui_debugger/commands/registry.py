@@ -93,9 +93,11 @@ class Command:
     mcp: str | None = None
     keys: tuple[str, ...] = ()  # default TUI bindings (the keymap can override)
     tui_action: bool = True  # offered in the TUI palette and bindable
+    #: the session states in which the command applies (None: any); front ends grey
+    #: it out otherwise, and the session refuses it with a message that says why
+    applies_in: frozenset[str] | None = None
     next_steps: Callable[[Any], list[str]] | None = None  # ids of commands that usually follow
     log_activity: bool = True
-    render: Callable[[Any], str] | None = None
 
     @property
     def mcp_description(self) -> str:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 import time
-from typing import Any
+from typing import Any, Callable
 
 from backends.models import Breakpoint
+
+from . import views
 
 
 def stop_line(stop: Any) -> str:
@@ -126,87 +129,112 @@ def status(result: Any) -> str:
     return "\n".join(lines)
 
 
-def render(command_id: str, result: Any) -> str:
-    name = type(result).__name__
-    if name == "RunResult":
-        return run(result)
-    if name == "ContextResult":
-        return context(result)
-    if name == "SessionStatus":
-        return status(result)
-    if name == "SessionList":
-        if not result.sessions:
-            return "No live sessions. Start one: tui-debugger start PROGRAM"
-        return "\n".join(
-            f"{'*' if s.current else ' '} {s.name}  {s.adapter or '-'}  {s.program or '-'}  "
-            f"pid {s.pid}  started {time.strftime('%H:%M:%S', time.localtime(s.created_at))}"
-            for s in result.sessions
-        )
-    if name == "BreakpointResult":
-        text = f"Breakpoint {breakpoint_line(result.breakpoint)}"
-        if result.note:
-            text += f"\n  {result.note}"
-        return text
-    if name == "BreakpointList":
-        if not result.breakpoints:
-            return "No breakpoints."
-        return "\n".join(breakpoint_line(bp) for bp in result.breakpoints)
-    if name == "BreakpointsRemoved":
-        ids = ", ".join(f"#{i}" for i in result.removed) or "none"
-        return f"Removed {ids}; {result.remaining} left."
-    if name == "StackResult":
-        lines = []
-        for f in result.frames:
-            where = f" at {_short(f.file)}:{f.line}" if f.file else ""
-            lines.append(f"{'*' if f.selected else ' '} #{f.index} {f.name}{where}")
-        if result.truncated:
-            lines.append(f"  ... {result.total - len(result.frames)} more frames (maxFrames)")
-        return "\n".join(lines) or "No frames."
-    if name == "VariablesResult":
-        head = f"{result.scope}" + (f" / {result.path}" if result.path else "") + ":"
-        lines = [head, *variable_lines(result.variables)]
-        if result.note:
-            lines.append(f"  ({result.note})")
-        return "\n".join(lines)
-    if name == "EvaluateResult":
-        typ = f" ({result.type})" if result.type else ""
-        lines = [f"{result.value}{typ}"]
-        lines.extend(variable_lines(result.children))
-        return "\n".join(lines)
-    if name == "ThreadsResult":
-        return "\n".join(
-            f"{'*' if t.selected else ' '} {t.id}  {t.name}" for t in result.threads
-        ) or "No threads."
-    if name == "FrameSelected":
-        if result.context is not None:
-            return context(result.context)
-        return f"#{result.frame.index} {result.frame.name}"
-    if name == "OutputResult":
-        text = "".join(e.text for e in result.entries)
-        if result.dropped:
-            text = f"[{result.dropped} earlier entries were dropped]\n" + text
-        return text.rstrip("\n")
-    if name == "RawCommandResult":
-        return result.output
-    if name == "DoctorResult":
-        lines = [f"python {result.python} on {result.platform}"]
-        for a in result.adapters:
-            if a.available:
-                lines.append(f"  ok       {a.name:9} {a.path or ''} {a.version or ''}".rstrip())
-            else:
-                lines.append(f"  missing  {a.name:9} {a.install_hint}")
-            if a.note:
-                lines.append(f"           {'':9} {a.note}")
-        return "\n".join(lines)
-    if name == "ActivityResult":
-        return "\n".join(
-            f"{time.strftime('%H:%M:%S', time.localtime(e.at))} {e.origin:4} {e.command} {e.summary}"
-            for e in result.entries
-        ) or "No activity yet."
-    if name == "ScriptResult":
-        import json
+def _sessions(result: Any) -> str:
+    if not result.sessions:
+        return "No live sessions. Start one: tui-debugger start PROGRAM"
+    return "\n".join(
+        f"{'*' if s.current else ' '} {s.name}  {s.adapter or '-'}  {s.program or '-'}  "
+        f"pid {s.pid}  started {time.strftime('%H:%M:%S', time.localtime(s.created_at))}"
+        for s in result.sessions
+    )
 
-        return "\n".join(json.dumps(r.model_dump()) for r in result.results) or "No hits."
-    if hasattr(result, "message") and isinstance(getattr(result, "message"), str):
+
+def _breakpoint(result: Any) -> str:
+    text = f"Breakpoint {breakpoint_line(result.breakpoint)}"
+    return text + (f"\n  {result.note}" if result.note else "")
+
+
+def _breakpoints(result: Any) -> str:
+    return "\n".join(breakpoint_line(bp) for bp in result.breakpoints) or "No breakpoints."
+
+
+def _removed(result: Any) -> str:
+    ids = ", ".join(f"#{i}" for i in result.removed) or "none"
+    return f"Removed {ids}; {result.remaining} left."
+
+
+def _stack(result: Any) -> str:
+    lines = []
+    for f in result.frames:
+        where = f" at {_short(f.file)}:{f.line}" if f.file else ""
+        lines.append(f"{'*' if f.selected else ' '} #{f.index} {f.name}{where}")
+    if result.truncated:
+        lines.append(f"  ... {result.total - len(result.frames)} more frames (maxFrames)")
+    return "\n".join(lines) or "No frames."
+
+
+def _variables(result: Any) -> str:
+    head = f"{result.scope}" + (f" / {result.path}" if result.path else "") + ":"
+    lines = [head, *variable_lines(result.variables)]
+    if result.note:
+        lines.append(f"  ({result.note})")
+    return "\n".join(lines)
+
+
+def _evaluate(result: Any) -> str:
+    typ = f" ({result.type})" if result.type else ""
+    return "\n".join([f"{result.value}{typ}", *variable_lines(result.children)])
+
+
+def _threads(result: Any) -> str:
+    return "\n".join(
+        f"{'*' if t.selected else ' '} {t.id}  {t.name}" for t in result.threads
+    ) or "No threads."
+
+
+def _frame(result: Any) -> str:
+    if result.context is not None:
+        return context(result.context)
+    return f"#{result.frame.index} {result.frame.name}"
+
+
+def _output(result: Any) -> str:
+    text = "".join(e.text for e in result.entries)
+    if result.dropped:
+        text = f"[{result.dropped} earlier entries were dropped]\n" + text
+    return text.rstrip("\n")
+
+
+def _doctor(result: Any) -> str:
+    lines = [f"python {result.python} on {result.platform}"]
+    for a in result.adapters:
+        if a.available:
+            lines.append(f"  ok       {a.name:9} {a.path or ''} {a.version or ''}".rstrip())
+        else:
+            lines.append(f"  missing  {a.name:9} {a.install_hint}")
+        if a.note:
+            lines.append(f"           {'':9} {a.note}")
+    return "\n".join(lines)
+
+
+def _activity(result: Any) -> str:
+    return "\n".join(
+        f"{time.strftime('%H:%M:%S', time.localtime(e.at))} {e.origin:4} {e.command} {e.summary}"
+        for e in result.entries
+    ) or "No activity yet."
+
+
+def _script(result: Any) -> str:
+    return "\n".join(json.dumps(r.model_dump()) for r in result.results) or "No hits."
+
+
+_RENDERERS: dict[type, Callable[[Any], str]] = {
+    views.RunResult: run, views.ContextResult: context, views.SessionStatus: status,
+    views.SessionList: _sessions, views.BreakpointResult: _breakpoint,
+    views.BreakpointList: _breakpoints, views.BreakpointsRemoved: _removed,
+    views.StackResult: _stack, views.VariablesResult: _variables,
+    views.EvaluateResult: _evaluate, views.ThreadsResult: _threads,
+    views.FrameSelected: _frame, views.OutputResult: _output,
+    views.RawCommandResult: lambda r: r.output, views.DoctorResult: _doctor,
+    views.ActivityResult: _activity, views.ScriptResult: _script,
+}
+
+
+def render(result: Any) -> str:
+    """The short text of a result, for the CLI and beside MCP's structured answer."""
+    renderer = _RENDERERS.get(type(result))
+    if renderer is not None:
+        return renderer(result)
+    if isinstance(getattr(result, "message", None), str):
         return result.message
     return result.model_dump_json(indent=2, by_alias=True)

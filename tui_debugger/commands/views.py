@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from backends.models import Breakpoint, SourceLocation
+from backends.models import Breakpoint
 
 from ..output import OutputLine
 from ..session import ActivityEntry, ClientInfo, StopInfo
@@ -203,8 +203,3 @@ class ScriptResult(Result):
 
 class ActivityResult(Result):
     entries: list[ActivityEntry]
-
-
-class Done(ActionResult):
-    message: str
-    location: SourceLocation | None = None

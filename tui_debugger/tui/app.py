@@ -51,8 +51,6 @@ MODES = {"launch": "launch", "attach": "attach", "attach_sim": "attach_sim", "jo
 #: Seconds a program must keep running before its panes are dimmed as stale.
 STALE_AFTER = 0.15
 
-#: Commands that need a stopped program; greyed out otherwise.
-WHEN_STOPPED = {"continue", "next", "step", "finish", "until", "frame", "thread_select", "evaluate"}
 #: The TUI learns of the stop from the session's events, so it does not wait for it.
 RESUMING = {"continue", "next", "step", "finish"}
 #: How the session names each resume ("how" in continued events), as a sentence.
@@ -563,15 +561,9 @@ class DebuggerApp(App[int]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "run_command" and parameters:
-            command_id = str(parameters[0])
-            if command_id in WHEN_STOPPED:
-                return True if self.state == "stopped" else None
-            if command_id == "pause":
-                return True if self.state == "running" else None
-            if command_id in ("terminate", "detach"):
-                return True if self.state in ("running", "stopped", "starting") else None
-            if command_id == "restart":
-                return True if self.state not in ("connecting", "idle") else None
+            states = registry.get(str(parameters[0])).applies_in
+            if states is not None:
+                return True if self.state in states else None
         if action in ("run_to_cursor", "frame_offset"):
             return True if self.state == "stopped" else None
         return True
