@@ -103,7 +103,8 @@ async def raw_rounds(program: str, rounds: int, nodelay: bool = True) -> tuple[l
 
 
 async def session_rounds(program: str, rounds: int) -> list[float]:
-    from tui_debugger.hub import Hub, execute
+    from tui_debugger.execute import execute
+    from tui_debugger.hub import Hub
 
     hub = Hub(serve=False)
     try:

@@ -12,7 +12,8 @@ from backends.adapters import adapter_for_program, select_adapter
 from backends.errors import DebuggerError, ErrorCode, InvalidInput
 from tests.conftest import require
 from tests.native_build import c_program, go_program, line_of, source_path
-from tui_debugger.hub import Hub, execute
+from tui_debugger.execute import execute
+from tui_debugger.hub import Hub
 
 
 def test_program_types_pick_their_adapter(tmp_path):
@@ -110,10 +111,10 @@ async def _wait_listening(port: int, timeout: float = 15.0) -> None:
     import asyncio
     import time
 
-    from tui_debugger.commands.builtin import _listener_pid
+    from backends.probe import listener_pid
 
     deadline = time.monotonic() + timeout
-    while _listener_pid(port) is None:
+    while listener_pid(port) is None:
         assert time.monotonic() < deadline, f"nothing listens on {port}"
         await asyncio.sleep(0.05)
 

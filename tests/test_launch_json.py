@@ -339,7 +339,8 @@ async def test_launch_config_argument_and_an_attach_configuration(tmp_path: Path
     import socket
 
     from backends.process import spawn
-    from tui_debugger.hub import Hub, execute
+    from tui_debugger.execute import execute
+    from tui_debugger.hub import Hub
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -10,7 +10,8 @@ import pytest
 from backends.errors import DebuggerError
 from tests.conftest import require
 from tests.test_mcp_support import call, in_process_client, mcp_env  # noqa: F401 - fixture
-from tui_debugger.hub import Hub, execute
+from tui_debugger.execute import execute
+from tui_debugger.hub import Hub
 
 APP = """\
 function makeOrder(id, qty) {

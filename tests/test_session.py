@@ -43,7 +43,7 @@ async def launch(hub: Hub, workdir: Path, program: str, **args) -> SessionLink:
 
 
 async def _call(hub: Hub, command: str, args: dict, cwd: str | None = None, session=None):
-    from tui_debugger.hub import execute
+    from tui_debugger.execute import execute
 
     return await execute(hub, command, args, origin="tui", client_cwd=cwd, session=session)
 

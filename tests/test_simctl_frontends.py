@@ -13,7 +13,8 @@ from backends.process import pid_alive
 from tests.test_simctl import (  # noqa: F401 - fixtures
     APP_SOURCE, BREAK_LINE, BUNDLE, IPHONE_15, app, sims, wait_until_released,
 )
-from tui_debugger.hub import Hub, execute
+from tui_debugger.execute import execute
+from tui_debugger.hub import Hub
 
 
 @pytest.mark.parametrize("kind", ["lldb-cli", "lldb-dap"])

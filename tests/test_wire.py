@@ -10,7 +10,8 @@ import shutil
 from pathlib import Path
 
 from tui_debugger import paths
-from tui_debugger.hub import Hub, execute
+from tui_debugger.execute import execute
+from tui_debugger.hub import Hub
 
 PROGRAMS = Path(__file__).parent / "programs"
 

@@ -214,7 +214,8 @@ async def _call_remote(cmd: Command, args: dict[str, Any], session: str | None) 
 
 
 async def _call_local(cmd: Command, args: dict[str, Any]) -> Any:
-    from .hub import Hub, execute
+    from .execute import execute
+    from .hub import Hub
 
     hub = Hub(serve=False)
     try:

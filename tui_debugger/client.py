@@ -13,7 +13,7 @@ from typing import Any, AsyncIterator
 from backends.errors import BackendDied, DebuggerError, ErrorCode
 
 from . import paths, wire
-from .session import SessionEvent
+from .models import SessionEvent
 
 
 class RemoteSession:

@@ -21,8 +21,9 @@ from backends.errors import DebuggerError, InternalError
 from backends.process import become_subreaper, end_descendants
 
 from .config import settings
-from .hub import Hub, execute
-from .session import SessionState
+from .execute import execute
+from .hub import Hub
+from .models import SessionState
 
 
 def _write_ready(message: dict[str, Any]) -> None:

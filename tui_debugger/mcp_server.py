@@ -48,7 +48,8 @@ from . import __version__, paths
 from .commands import registry
 from .commands.registry import Command, Result
 from .commands.render import render
-from .hub import Dispatcher, Hub, validate_args
+from .execute import validate_args
+from .hub import Dispatcher, Hub
 
 SERVER_NAME = "tui-debugger"
 SCRIPT_TOOL = "debug-script"

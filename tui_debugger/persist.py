@@ -40,7 +40,8 @@ from backends.models import BreakpointSpec
 from .config import settings
 
 if TYPE_CHECKING:
-    from .session import Session, SessionEvent
+    from .models import SessionEvent
+    from .session import Session
 
 FORMAT_VERSION = 1
 RESTORED_BY = "restored"  # `set_by` of breakpoints brought back from a previous session

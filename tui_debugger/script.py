@@ -38,7 +38,8 @@ from backends.models import BreakpointSpec, EvalResult, LaunchRequest
 
 from .config import settings
 from .redact import redact
-from .session import Session, SessionState
+from .models import SessionState
+from .session import Session
 
 TIMEOUT_MESSAGE = "Timeout waiting for breakpoint after {timeout}ms"
 EXITED_MESSAGE = "Process exited before breakpoint was hit"

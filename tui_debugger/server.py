@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING
 from backends.errors import DebuggerError, InternalError
 
 from . import paths, wire
-from .session import ClientInfo, Session
+from .execute import execute
+from .models import ClientInfo
+from .session import Session
 
 if TYPE_CHECKING:
     from .hub import Hub
@@ -72,8 +74,6 @@ class SessionServer:
                 await send({"type": "event", "event": event.model_dump(mode="json")})
 
         async def run_call(message: dict) -> None:
-            from .hub import execute
-
             call_id = message.get("id")
             try:
                 result = await execute(

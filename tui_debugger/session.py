@@ -16,10 +16,7 @@ import contextlib
 import os
 import time
 from collections import deque
-from enum import Enum
-from typing import Any, AsyncIterator, Literal
-
-from pydantic import BaseModel, Field
+from typing import Any, AsyncIterator
 
 from backends.adapters import create_backend
 from backends.base import Backend
@@ -37,7 +34,6 @@ from backends.models import (
     LaunchRequest,
     OutputEvent,
     Scope,
-    SourceLocation,
     StoppedEvent,
     TerminatedEvent,
     Thread,
@@ -45,59 +41,8 @@ from backends.models import (
     Variable,
 )
 
+from .models import ActivityEntry, ClientInfo, Origin, SessionEvent, SessionState, StopInfo
 from .output import OutputBuffer
-
-Origin = str  # "tui", "cli", "mcp", "session" (the session itself), or "user"
-
-
-class SessionState(str, Enum):
-    idle = "idle"
-    starting = "starting"
-    running = "running"
-    stopped = "stopped"
-    terminated = "terminated"
-
-
-class StopInfo(BaseModel):
-    reason: str
-    thread_id: int | None = None
-    description: str | None = None
-    text: str | None = None  # exception text or signal; kept until the next resume
-    location: SourceLocation | None = None
-    function: str | None = None
-    breakpoint_ids: list[int] = Field(default_factory=list)
-    caused_by: Origin | None = None  # who resumed the program before this stop
-    at: float = Field(default_factory=time.time)
-
-
-class ActivityEntry(BaseModel):
-    at: float = Field(default_factory=time.time)
-    origin: Origin
-    command: str
-    summary: str = ""
-    ok: bool = True
-
-
-class ClientInfo(BaseModel):
-    id: str
-    origin: Origin
-    connected_at: float = Field(default_factory=time.time)
-
-
-class SessionEvent(BaseModel):
-    """What subscribers receive. `data` is the JSON form of the payload named by kind:
-    state {state}, stopped StopInfo, continued {thread_id}, output OutputLine,
-    breakpoints {breakpoints: [Breakpoint]}, threads {}, activity ActivityEntry,
-    selection {thread_id, frame_index}, exited {exit_code}, terminated {reason},
-    clients {clients: [ClientInfo]}."""
-
-    seq: int
-    kind: Literal[
-        "state", "stopped", "continued", "output", "breakpoints", "threads", "activity",
-        "selection", "exited", "terminated", "clients",
-    ]
-    origin: Origin = "session"
-    data: dict[str, Any] = Field(default_factory=dict)
 
 
 class Subscription:
@@ -189,6 +134,22 @@ class Session:
         self.end_requested = False
         #: the session's own one-shot breakpoint standing for "stop on entry" (native)
         self.entry_breakpoint_id: int | None = None
+        # Values seen at this stop and at the previous one, by path (note_value).
+        self._values_generation: int | None = None
+        self._values_now: dict[str, str] = {}
+        self._values_before: dict[str, str] = {}
+
+    # ================================================================= value history
+
+    def note_value(self, path: str, value: str) -> bool:
+        """Records a value shown at this stop; True when the previous stop showed
+        it with another value (the 'changed since the last stop' highlight)."""
+        if self._values_generation != self._run_generation:
+            self._values_before = self._values_now if self._values_generation is not None else {}
+            self._values_now = {}
+            self._values_generation = self._run_generation
+        self._values_now[path] = value
+        return path in self._values_before and self._values_before[path] != value
 
     # ================================================================= events
 

@@ -2,6 +2,10 @@
 model, typed result model, handler, help, read-only flag, and its names in each
 front end. The CLI subcommands, the TUI bindings and palette, and the MCP tools
 are all generated from these declarations.
+
+The declarations live in the area modules of this package (lifecycle,
+breakpoints, control, inspect, tools); the package imports them all before
+anything can look a command up here.
 """
 
 from __future__ import annotations
@@ -132,8 +136,6 @@ def command(
 
 
 def get(command_id: str) -> Command:
-    from . import builtin  # noqa: F401 - populates the registry
-
     try:
         return REGISTRY[command_id]
     except KeyError:
@@ -145,8 +147,6 @@ def get(command_id: str) -> Command:
 
 
 def all_commands() -> list[Command]:
-    from . import builtin  # noqa: F401
-
     return list(REGISTRY.values())
 
 

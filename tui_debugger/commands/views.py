@@ -10,7 +10,7 @@ from pydantic import Field
 from backends.models import Breakpoint
 
 from ..output import OutputLine
-from ..session import ActivityEntry, ClientInfo, StopInfo
+from ..models import ActivityEntry, ClientInfo, StopInfo
 from .registry import ActionResult, Result
 
 

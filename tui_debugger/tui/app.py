@@ -26,8 +26,10 @@ from backends.models import Breakpoint
 from ..commands import registry
 from ..commands.views import VariablesResult
 from .. import paths
-from ..hub import Hub, SessionLink, execute
-from ..session import ActivityEntry, ClientInfo, Session, StopInfo
+from ..execute import execute
+from ..hub import Hub, SessionLink
+from ..models import ActivityEntry, ClientInfo, StopInfo
+from ..session import Session
 from .format import breakpoint_detail, breakpoint_glyph, display_path, who
 from .keymap import app_bindings, bindable_ids, user_keymap
 from .messages import (EditBreakpoint, Evaluate, LoadChildren, RunCommand, StartSession,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import RichLog
 
-from ...session import ActivityEntry
+from ...models import ActivityEntry
 from ..format import one_line, who
 
 ORIGIN_STYLES = {"mcp": "bold magenta", "cli": "bold cyan", "tui": "bold green"}

@@ -7,7 +7,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from ...session import ClientInfo, StopInfo
+from ...models import ClientInfo, StopInfo
 from ..format import display_path, one_line, who
 
 STATE_STYLES = {"stopped": "bold black on yellow", "running": "bold black on green",

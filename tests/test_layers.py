@@ -1,0 +1,133 @@
+"""The package layout's rules, read from the source: the backends know nothing
+of the front end, and no two modules import each other, directly or round a
+loop (an import inside a function counts: it is the same dependency, hidden)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("backends", "tui_debugger")
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def all_modules() -> dict[str, Path]:
+    return {module_name(p): p for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py")}
+
+
+def _type_checking_only(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def imports_of(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    """The project modules `name` imports, anywhere in its body except under
+    `if TYPE_CHECKING:` (annotations only; nothing runs)."""
+    is_package = path.name == "__init__.py"
+    package = name if is_package else name.rpartition(".")[0]
+    found: set[str] = set()
+
+    def target(module: str) -> None:
+        # Importing a.b.c runs a/__init__ and a/b/__init__ first; the importer's
+        # own packages are already running, so they are not an edge.
+        parts = module.split(".")
+        for i in range(1, len(parts) + 1):
+            candidate = ".".join(parts[:i])
+            if candidate in modules and candidate != name and not name.startswith(candidate + "."):
+                found.add(candidate)
+
+    def visit(node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and _type_checking_only(child):
+                for sub in child.orelse:
+                    visit(sub)
+                continue
+            if isinstance(child, ast.Import):
+                for alias in child.names:
+                    target(alias.name)
+            elif isinstance(child, ast.ImportFrom):
+                if child.level:
+                    base = package.split(".")
+                    base = base[: len(base) - (child.level - 1)]
+                    module = ".".join(base + ([child.module] if child.module else []))
+                else:
+                    module = child.module or ""
+                target(module)
+                for alias in child.names:  # `from . import views` imports a module
+                    if f"{module}.{alias.name}" in modules:
+                        target(f"{module}.{alias.name}")
+            visit(child)
+
+    visit(ast.parse(path.read_text(), str(path)))
+    return found
+
+
+def import_graph() -> dict[str, set[str]]:
+    modules = all_modules()
+    return {name: imports_of(name, path, modules) for name, path in modules.items()}
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan), and
+    modules that import themselves."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def strong(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                strong(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1 or v in graph.get(v, ()):
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            strong(v)
+    return found
+
+
+def test_backends_never_import_the_front_end():
+    graph = import_graph()
+    crossing = sorted(f"{m} imports {t}" for m, targets in graph.items() if m.startswith("backends")
+                      for t in targets if t.startswith("tui_debugger"))
+    assert not crossing, "backends/ must not know the front end:\n" + "\n".join(crossing)
+
+
+def test_no_import_cycles():
+    found = cycles(import_graph())
+    assert not found, "import cycles (break them by moving what both sides need):\n" + "\n".join(
+        " <-> ".join(c) for c in found)
+
+
+def test_the_cycle_finder_finds_a_cycle_and_the_graph_has_edges():
+    # A checker that cannot fail proves nothing: a loop is found, a chain is not.
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+    graph = import_graph()
+    assert "tui_debugger.commands.registry" in graph["tui_debugger.execute"]
+    assert "tui_debugger.session" in graph["tui_debugger.commands.context"]

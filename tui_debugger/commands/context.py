@@ -1,0 +1,278 @@
+"""What the commands share: the views they build from a session (status,
+frames, variables, the context of a stop), capping and redaction of program
+data, and how paths are resolved (a caller's relative file, a variable path
+such as `order.items[0]`)."""
+
+from __future__ import annotations
+
+import linecache
+import os
+import re
+import time
+from typing import Any
+
+from backends.errors import CommandFailed, DebuggerError, InvalidInput
+from backends.models import Variable
+
+from ..config import settings
+from ..models import SessionState
+from ..redact import redact, redact_named
+from ..session import Session
+from .registry import CommandContext
+from .views import ContextResult, FrameView, SessionStatus, SourceLineView, VariableView
+
+
+def redact_text(text: str) -> str:
+    return redact(text) if settings().redact else text
+
+
+def redact_value(name: str, text: str) -> str:
+    """Values are also judged by their name: `password = 'hunter2'` is a secret."""
+    return redact_named(name, text) if settings().redact else text
+
+
+def cap(text: str, limit: int | None = None) -> tuple[str, bool]:
+    limit = limit or settings().max_value_chars
+    if len(text) <= limit:
+        return text, False
+    return text[:limit] + f"… ({len(text) - limit} more chars)", True
+
+
+def status_of(session: Session) -> SessionStatus:
+    backend = session.backend
+    return SessionStatus(
+        session=session.name,
+        state=session.state.value,
+        adapter=session.adapter,
+        program=session.program,
+        pid=backend.debuggee_pid if backend else None,
+        host_pid=os.getpid(),
+        stop=session.stop,
+        exit_code=session.exit_code,
+        terminated_reason=session.terminated_reason,
+        breakpoints=len(session.breakpoints),
+        output_cursor=session.output.next_seq,
+        clients=list(session.clients.values()),
+        selected_thread_id=session.selected_thread_id,
+        selected_frame_index=session.selected_frame_index,
+    )
+
+
+def frame_view(frame, selected: bool = False) -> FrameView:
+    loc = frame.location
+    return FrameView(
+        index=frame.index, name=frame.name,
+        file=loc.path if loc else None, line=loc.line if loc else None,
+        selected=selected, has_source=bool(loc and loc.path and os.path.exists(loc.path)),
+    )
+
+
+def variable_view(session: Session, var: Variable, path: str) -> VariableView:
+    value, truncated = cap(redact_value(var.name, var.value))
+    changed = session.note_value(path, var.value)
+    count = None
+    if var.named_count or var.indexed_count:
+        count = (var.named_count or 0) + (var.indexed_count or 0)
+    return VariableView(
+        name=var.name, value=value, type=var.type, path=path, has_children=var.ref > 0,
+        child_count=count, changed=changed, value_truncated=truncated,
+    )
+
+
+def split_path(path: str) -> list[str]:
+    """`a.b[0]['k']` -> ['a', 'b', '0', "'k'"]. Dots inside brackets stay."""
+    parts: list[str] = []
+    buf = ""
+    depth = 0
+    for ch in path:
+        if ch == "[" and depth == 0:
+            if buf:
+                parts.append(buf)
+            buf = ""
+            depth = 1
+            continue
+        if ch == "]" and depth == 1:
+            parts.append(buf)
+            buf = ""
+            depth = 0
+            continue
+        if ch == "." and depth == 0:
+            if buf:
+                parts.append(buf)
+            buf = ""
+            continue
+        buf += ch
+    if buf:
+        parts.append(buf)
+    return parts
+
+
+def join_path(parent: str | None, name: str) -> str:
+    if not parent:
+        return name
+    if name.startswith("["):  # native array elements come named "[0]" already
+        return f"{parent}{name}"
+    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        return f"{parent}.{name}"
+    return f"{parent}[{name}]"
+
+
+def _match_child(children: list[Variable], segment: str) -> Variable | None:
+    candidates = [segment, segment.strip("'\""), f"'{segment}'", f'"{segment}"', f"[{segment}]"]
+    for cand in candidates:
+        for child in children:
+            if child.name == cand:
+                return child
+    return None
+
+
+async def pick_scope(session: Session, frame_index: int | None, scope: str | None):
+    scopes = await session.scopes(frame_index)
+    if not scopes:
+        raise CommandFailed("This frame has no variable scopes (the adapter reported none).")
+    if scope is None:
+        for s in scopes:
+            if s.kind.value == "locals":
+                return s, scopes
+        return scopes[0], scopes
+    wanted = scope.lower()
+    for s in scopes:
+        if s.name.lower() == wanted or s.kind.value == wanted or s.name.lower().startswith(wanted):
+            return s, scopes
+    names = ", ".join(s.name for s in scopes)
+    raise InvalidInput(f"No scope {scope!r} in this frame. Scopes: {names}.")
+
+
+async def resolve_path(session: Session, ref: int, path: str) -> tuple[int, Variable]:
+    current_ref = ref
+    found: Variable | None = None
+    walked: list[str] = []
+    for segment in split_path(path):
+        if current_ref <= 0:
+            raise InvalidInput(f"{'.'.join(walked) or path} has no children to walk into.")
+        children = await session.variables(current_ref)
+        found = _match_child(children, segment)
+        if found is None and len(children) == 1 and children[0].name in ("", "*") and children[0].ref > 0:
+            children = await session.variables(children[0].ref)  # through a pointer
+            found = _match_child(children, segment)
+        if found is None:
+            sample = ", ".join(c.name for c in children[:20])
+            raise InvalidInput(
+                f"No {segment!r} under {'.'.join(walked) or 'the scope'}. Children: {sample}"
+                + ("…" if len(children) > 20 else "") + "."
+            )
+        walked.append(segment)
+        current_ref = found.ref
+    assert found is not None
+    return current_ref, found
+
+
+def read_source(path: str, line: int, around: int) -> list[SourceLineView]:
+    if not path or not os.path.exists(path):
+        return []
+    linecache.checkcache(path)
+    start = max(1, line - around)
+    out: list[SourceLineView] = []
+    for n in range(start, line + around + 1):
+        text = linecache.getline(path, n)
+        if not text and n > line:
+            break
+        out.append(SourceLineView(line=n, text=text.rstrip("\n")[:300], current=n == line))
+    return out
+
+
+def others_activity(session: Session, origin: str | None, limit: int = 5,
+                    window: float = 300.0) -> list:
+    """The latest things other clients did, so a person's moves reach the agent's
+    next answer (and the reverse) without a separate call."""
+    if origin is None:
+        return []
+    since = time.time() - window
+    picked = [e for e in session.activity if e.origin != origin and e.at >= since]
+    return picked[-limit:]
+
+
+async def build_context(session: Session, lines: int | None = None, frame_index: int | None = None,
+                        with_locals: bool = True, origin: str | None = None) -> ContextResult:
+    lines = settings().context_lines if lines is None else lines
+    result = ContextResult(session=session.name, state=session.state.value, stop=session.stop,
+                           exit_code=session.exit_code, thread_id=session.selected_thread_id,
+                           others=others_activity(session, origin))
+    if session.state != SessionState.stopped:
+        return result
+    try:
+        frame = await session.frame(frame_index)
+    except DebuggerError as exc:
+        result.source_note = str(exc)
+        return result
+    idx = session.selected_frame_index if frame_index is None else frame_index
+    result.frame = frame_view(frame, selected=True)
+    loc = frame.location
+    if loc and loc.path and loc.line:
+        result.source = read_source(loc.path, loc.line, lines)
+        bp_lines = {bp.line or bp.spec.line for bp in session.breakpoints.values()
+                    if bp.spec.path == loc.path}
+        for sl in result.source:
+            sl.breakpoint = sl.line in bp_lines
+        if not result.source:
+            result.source_note = f"Source not available: {loc.path}"
+    elif loc and loc.source_reference and session.backend:
+        try:
+            text = await session.backend.source(loc.source_reference)
+            all_lines = text.splitlines()
+            lo = max(1, loc.line - lines)
+            result.source = [
+                SourceLineView(line=n, text=all_lines[n - 1][:300], current=n == loc.line)
+                for n in range(lo, min(len(all_lines), loc.line + lines) + 1)
+            ]
+        except DebuggerError:
+            result.source_note = "No source for this frame."
+    else:
+        result.source_note = "No source for this frame (library or generated code)."
+    if with_locals:
+        try:
+            scope, _ = await pick_scope(session, idx, None)
+            children = await session.variables(scope.ref)
+            limit = 40
+            result.locals = [variable_view(session, v, v.name) for v in children[:limit]]
+            if len(children) > limit:
+                result.locals_note = f"{len(children) - limit} more locals; use `locals` to list them."
+        except DebuggerError as exc:
+            result.locals_note = str(exc)
+    return result
+
+
+STOPPED = frozenset({"stopped"})
+RUNNING = frozenset({"running"})
+LIVE = frozenset({"starting", "running", "stopped"})
+
+
+def session_of(ctx: CommandContext) -> Session:
+    assert ctx.session is not None
+    return ctx.session
+
+
+def abs_path(ctx: CommandContext, path: str) -> str:
+    path = os.path.expanduser(path)
+    if os.path.isabs(path):
+        return os.path.normpath(path)
+    base = ctx.client_cwd or (ctx.session.cwd if ctx.session else os.getcwd())
+    return os.path.normpath(os.path.join(base, path))
+
+
+def parse_location(text: str) -> tuple[str, int]:
+    match = re.fullmatch(r"(.+):(\d+)", text.strip())
+    if not match:
+        raise InvalidInput(f"Expected FILE:LINE (e.g. app.py:12), got {text!r}.")
+    return match.group(1), int(match.group(2))
+
+
+def after_stop(result: Any) -> list[str]:
+    status = getattr(result, "status", None) or getattr(result, "state", None)
+    if status == "stopped":
+        return ["context", "variables", "next", "step", "continue"]
+    if status == "running":
+        return ["await", "pause", "output"]
+    if status in ("terminated",):
+        return ["output", "launch"]
+    return ["status"]

@@ -1,0 +1,159 @@
+"""Run control: continue, step, pause, run to a line, and waiting for a stop.
+Each waits a bounded time for the next stop and answers with where it stopped."""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from pydantic import Field
+
+from backends.models import BreakpointSpec
+
+from ..config import settings
+from ..models import SessionState
+from ..session import Session
+from .context import (
+    RUNNING,
+    STOPPED,
+    abs_path,
+    after_stop,
+    build_context,
+    others_activity,
+    parse_location,
+    session_of,
+)
+from .registry import Args, CliSpec, Command, CommandContext, register
+from .views import RunResult
+
+
+class RunArgs(Args):
+    thread_id: int | None = Field(None, description="Thread to act on (default: the selected one).")
+    wait_ms: int | None = Field(None, ge=0, le=600_000,
+                                description="How long to wait for the next stop before answering 'running'.")
+
+
+async def _run(ctx: CommandContext, how: str, args: RunArgs, label: str) -> RunResult:
+    session = session_of(ctx)
+    default_wait = settings().continue_wait_ms if how == "continue" else settings().step_wait_ms
+    wait_ms = default_wait if args.wait_ms is None else args.wait_ms
+    started = time.monotonic()
+    generation = await session.resume(how, ctx.origin, args.thread_id)
+    await session.wait_for_stop(wait_ms / 1000, generation)
+    return await run_result(session, label, started, ctx.origin)
+
+
+async def run_result(session: Session, label: str, started: float,
+                     origin: str | None = None) -> RunResult:
+    waited = int((time.monotonic() - started) * 1000)
+    others = others_activity(session, origin)
+    if session.state == SessionState.stopped and session.stop is not None:
+        context = await build_context(session, lines=3)
+        return RunResult(status="stopped", command=label, waited_ms=waited, stop=session.stop,
+                         context=context, others=others)
+    if session.state == SessionState.terminated:
+        return RunResult(status="terminated", command=label, waited_ms=waited,
+                         exit_code=session.exit_code, others=others,
+                         message="The program ended" + (
+                             f" with exit code {session.exit_code}." if session.exit_code is not None else "."))
+    return RunResult(status="running", command=label, waited_ms=waited, others=others,
+                     message=f"Still running after {waited} ms. Call debug_wait (`tui-debugger await`) "
+                     "for the next stop, or debug_pause (`tui-debugger pause`).")
+
+
+def _run_command(id: str, how: str, cli: str, mcp: str, help: str, keys: tuple[str, ...],
+                 aliases: tuple[tuple[str, ...], ...] = ()) -> None:
+    async def handler(ctx: CommandContext, args: RunArgs) -> RunResult:
+        return await _run(ctx, how, args, id)
+
+    register(Command(
+        id=id, help=help,
+        description=help + " Waits up to waitMs for the next stop and answers with where it "
+        "stopped (source and locals), or 'running' (then call debug_wait), or the exit code.",
+        args=RunArgs, result=RunResult, handler=handler, mcp=mcp,
+        cli=[CliSpec((cli,), aliases=aliases)], keys=keys, next_steps=after_stop,
+        applies_in=STOPPED,
+    ))
+
+
+_run_command("continue", "continue", "continue", "debug_continue",
+             "Continue until the next breakpoint or the end.", ("f5",), (("c",),))
+_run_command("next", "next", "next", "debug_step_over",
+             "Step over: run the current line, stopping at the next one.", ("f10",), (("n",),))
+_run_command("step", "step_in", "step", "debug_step_into",
+             "Step into the call on the current line.", ("f11",), (("s",),))
+_run_command("finish", "step_out", "finish", "debug_step_out",
+             "Step out: run until the current function returns.", ("shift+f11",), (("out",),))
+
+
+async def _pause(ctx: CommandContext, args: RunArgs) -> RunResult:
+    session = session_of(ctx)
+    started = time.monotonic()
+    generation = session.run_generation
+    await session.pause(ctx.origin, args.thread_id)
+    await session.wait_for_stop((args.wait_ms if args.wait_ms is not None else 5000) / 1000, generation)
+    return await run_result(session, "pause", started, ctx.origin)
+
+
+register(Command(
+    id="pause", help="Pause the running program.",
+    description="Interrupt the running program and answer with where it stopped.",
+    args=RunArgs, result=RunResult, handler=_pause, mcp="debug_pause",
+    cli=[CliSpec(("pause",))], keys=("f6",), next_steps=after_stop,
+    applies_in=RUNNING,
+))
+
+
+class UntilArgs(RunArgs):
+    file: str = Field(description="Source file.")
+    line: int = Field(description="Line to run to.")
+
+
+async def _until(ctx: CommandContext, args: UntilArgs) -> RunResult:
+    session = session_of(ctx)
+    bp = await session.add_breakpoint(BreakpointSpec(path=abs_path(ctx, args.file), line=args.line), "session")
+    try:
+        return await _run(ctx, "continue", args, "until")
+    finally:
+        if bp.id in session.breakpoints:
+            await session.remove_breakpoints([bp.id], "session")
+
+
+register(Command(
+    id="until", help="Run to a line (run to cursor).",
+    description="Continue until the program reaches file:line (a one-shot breakpoint), or stops "
+    "elsewhere first.",
+    args=UntilArgs, result=RunResult, handler=_until, mcp="debug_run_to",
+    cli=[CliSpec(("until",), build=lambda p: p.add_argument("location", metavar="FILE:LINE"),
+                 adapt=lambda ns: dict(zip(("file", "line"), parse_location(ns.location))))],
+    keys=("ctrl+f10",), next_steps=after_stop,
+    applies_in=STOPPED,
+))
+
+
+class AwaitArgs(Args):
+    timeout_ms: int | None = Field(None, ge=0, le=3_600_000, description="How long to wait (default 30 s).")
+
+
+async def _await(ctx: CommandContext, args: AwaitArgs) -> RunResult:
+    session = session_of(ctx)
+    started = time.monotonic()
+    timeout = (settings().await_timeout_ms if args.timeout_ms is None else args.timeout_ms) / 1000
+    if session.state not in (SessionState.stopped, SessionState.terminated):
+        await session.wait_for_stop(timeout, session.run_generation)
+    return await run_result(session, "await", started, ctx.origin)
+
+
+def _await_cli(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--timeout", type=float, default=None, metavar="S", help="seconds to wait (default 30)")
+
+
+register(Command(
+    id="await", help="Wait for the program to stop (or end).",
+    description="Wait until the program stops at a breakpoint, a step, an exception or a pause "
+    "(or ends), up to timeoutMs. Answers at once if it is already stopped.",
+    args=AwaitArgs, result=RunResult, handler=_await, read_only=True, mcp="debug_wait",
+    cli=[CliSpec(("await",), aliases=(("wait",),), build=_await_cli,
+                 adapt=lambda ns: {} if ns.timeout is None else {"timeout_ms": int(ns.timeout * 1000)})],
+    tui_action=False, next_steps=after_stop, log_activity=False,
+))

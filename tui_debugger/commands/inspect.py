@@ -1,0 +1,375 @@
+"""Inspection of a stopped program: context, stack, variables, evaluate,
+threads, frames, output, raw debugger commands and the activity log."""
+
+from __future__ import annotations
+
+from pydantic import Field, model_validator
+
+from backends.errors import CommandFailed, DebuggerError, InvalidInput, NotSupported
+
+from ..config import settings
+from ..models import SessionState
+from .context import (
+    STOPPED,
+    build_context,
+    cap,
+    frame_view,
+    join_path,
+    pick_scope,
+    redact_text,
+    redact_value,
+    resolve_path,
+    session_of,
+    variable_view,
+)
+from .registry import Args, CliSpec, Command, CommandContext, NoArgs, register
+from .views import (
+    ActivityResult,
+    ContextResult,
+    EvaluateResult,
+    FrameSelected,
+    OutputResult,
+    RawCommandResult,
+    StackResult,
+    ThreadsResult,
+    ThreadView,
+    VariablesResult,
+    VariableView,
+)
+
+
+class ContextArgs(Args):
+    lines: int | None = Field(None, ge=0, le=200, description="Source lines shown around the current one.")
+    frame_index: int | None = Field(None, ge=0, description="Frame (0 = innermost; default: the selected one).")
+
+
+async def _context(ctx: CommandContext, args: ContextArgs) -> ContextResult:
+    return await build_context(session_of(ctx), args.lines, args.frame_index, origin=ctx.origin)
+
+
+register(Command(
+    id="context", help="Where the program is: source around the current line, then locals.",
+    description="The best first call after a stop: stop reason and exception text, the source "
+    "around the current line, and the frame's locals.",
+    args=ContextArgs, result=ContextResult, handler=_context, read_only=True, mcp="debug_context",
+    cli=[CliSpec(("context",), aliases=(("where",),))], tui_action=False,
+))
+
+
+class StackArgs(Args):
+    thread_id: int | None = Field(None, description="Thread (default: the stopped/selected one).")
+    max_frames: int = Field(20, ge=1, le=1000, description="How many frames at most.")
+
+
+async def _stack(ctx: CommandContext, args: StackArgs) -> StackResult:
+    session = session_of(ctx)
+    frames, total = await session.stack(args.thread_id, args.max_frames)
+    tid = args.thread_id or session.selected_thread_id or 0
+    same_thread = tid == session.selected_thread_id
+    views = [frame_view(f, same_thread and f.index == session.selected_frame_index) for f in frames]
+    return StackResult(thread_id=tid, frames=views, total=total,
+                       truncated=total is not None and total > len(views))
+
+
+register(Command(
+    id="stack", help="Show the call stack of the stopped thread.",
+    description="The call stack (innermost first) of the stopped or given thread.",
+    args=StackArgs, result=StackResult, handler=_stack, read_only=True, mcp="debug_stack",
+    cli=[CliSpec(("backtrace",), aliases=(("bt",),))],
+    applies_in=STOPPED,
+))
+
+
+class VariablesArgs(Args):
+    frame_index: int | None = Field(None, ge=0, description="Frame (default: the selected one).")
+    scope: str | None = Field(None, description="Scope name: locals (default), globals, arguments, registers…")
+    path: str | None = Field(None, description="Drill into a value, e.g. 'order.items[0]'.")
+    names: list[str] | None = Field(None, description="Only these variable names.")
+    max_items: int | None = Field(None, ge=1, le=5000, description="At most this many (default 100).")
+    start: int = Field(0, ge=0, description="Skip this many (paging).")
+
+
+async def _variables(ctx: CommandContext, args: VariablesArgs) -> VariablesResult:
+    session = session_of(ctx)
+    if session.state != SessionState.stopped:
+        session._require_state({SessionState.stopped}, "read variables")
+    frame_index = session.selected_frame_index if args.frame_index is None else args.frame_index
+    scope, scopes = await pick_scope(session, frame_index, args.scope)
+    ref = scope.ref
+    base_path: str | None = None
+    if args.path:
+        ref, var = await resolve_path(session, scope.ref, args.path)
+        base_path = args.path
+        if ref <= 0:
+            view = variable_view(session, var, args.path)
+            return VariablesResult(frame_index=frame_index, scope=scope.name, path=args.path,
+                                   scopes=[s.name for s in scopes], variables=[view], total=1)
+    children = await session.variables(ref)
+    if args.path and len(children) == 1 and children[0].name in ("", "*") and children[0].ref > 0:
+        # A pointer whose one child is the value it points to (delve names it ""):
+        # show the fields, as `p.X` would reach them.
+        children = await session.variables(children[0].ref)
+    if args.names:
+        wanted = set(args.names)
+        children = [c for c in children if c.name in wanted or c.name.strip("'\"") in wanted]
+    total = len(children)
+    limit = args.max_items or settings().max_items
+    window = children[args.start: args.start + limit]
+    views: list[VariableView] = []
+    chars = 0
+    cut_for_size = False
+    for child in window:
+        view = variable_view(session, child, join_path(base_path, child.name))
+        chars += len(view.value) + len(view.name) + 40
+        if views and chars > settings().max_result_chars:
+            cut_for_size = True
+            break
+        views.append(view)
+    shown_end = args.start + len(views)
+    note = None
+    if shown_end < total:
+        why = "the answer size cap" if cut_for_size else f"maxItems={limit}"
+        note = (f"Showing {args.start + 1}-{shown_end} of {total} ({why}). "
+                f"Pass start={shown_end} for more, or names/path to narrow it.")
+    return VariablesResult(frame_index=frame_index, scope=scope.name, path=base_path,
+                           scopes=[s.name for s in scopes], variables=views, total=total,
+                           truncated=shown_end < total, note=note)
+
+
+register(Command(
+    id="variables", help="List variables of a frame, or drill into one by path.",
+    description="Variables of the selected frame's scope (locals by default). Values are capped; "
+    "use `path` to drill into a structured value (e.g. 'data.items[2]'), `names` to pick some, "
+    "`maxItems`/`start` to page.",
+    args=VariablesArgs, result=VariablesResult, handler=_variables, read_only=True,
+    mcp="debug_variables",
+    cli=[CliSpec(("locals",), build=lambda p: (
+        p.add_argument("path", nargs="?", help="drill into a value, e.g. data.items[0]"),
+        p.add_argument("--scope"), p.add_argument("--frame", type=int, dest="frame_index"),
+        p.add_argument("--names", nargs="+"), p.add_argument("--max-items", type=int),
+        p.add_argument("--start", type=int, default=0)),
+        adapt=lambda ns: {k: v for k, v in {"path": ns.path, "scope": ns.scope,
+                                              "frame_index": ns.frame_index, "names": ns.names,
+                                              "max_items": ns.max_items, "start": ns.start or None}.items()
+                          if v is not None})],
+    applies_in=STOPPED,
+))
+
+
+class EvaluateArgs(Args):
+    expression: str = Field(description="Expression in the program's language.")
+    frame_index: int | None = Field(None, ge=0, description="Frame to evaluate in (default: selected).")
+    context: str = Field("repl", description="repl (default), watch or hover.")
+
+
+async def _evaluate(ctx: CommandContext, args: EvaluateArgs) -> EvaluateResult:
+    session = session_of(ctx)
+    if not args.expression.strip():
+        raise InvalidInput("Give an expression to evaluate, e.g. `print len(items)`.")
+    result = await session.evaluate(args.expression, args.frame_index, args.context)
+    value, truncated = cap(redact_value(args.expression, result.value), settings().max_value_chars * 4)
+    children: list[VariableView] = []
+    if result.ref > 0 and args.context == "repl":
+        try:
+            kids = await session.variables(result.ref)
+            children = [variable_view(session, k, join_path(args.expression, k.name)) for k in kids[:20]]
+        except DebuggerError:
+            pass
+    return EvaluateResult(expression=args.expression, value=value, type=result.type,
+                          has_children=result.ref > 0, children=children, value_truncated=truncated)
+
+
+register(Command(
+    id="evaluate", help="Evaluate an expression in the selected frame.",
+    description="Evaluate an expression in a frame of the stopped program (it may have side "
+    "effects). An expression that raises answers with the error text.",
+    args=EvaluateArgs, result=EvaluateResult, handler=_evaluate, mcp="debug_evaluate",
+    cli=[CliSpec(("print",), aliases=(("p",), ("eval",)), build=lambda p: (
+        p.add_argument("expression", nargs="+", help="the expression"),
+        p.add_argument("--frame", type=int, dest="frame_index")),
+        adapt=lambda ns: {"expression": " ".join(ns.expression),
+                          **({"frame_index": ns.frame_index} if ns.frame_index is not None else {})})],
+    next_steps=lambda r: ["variables", "next", "continue"],
+    applies_in=STOPPED,
+))
+
+
+async def _threads(ctx: CommandContext, args: NoArgs) -> ThreadsResult:
+    session = session_of(ctx)
+    threads = await session.threads()
+    return ThreadsResult(threads=[
+        ThreadView(id=t.id, name=t.name, selected=t.id == session.selected_thread_id, stopped=t.stopped)
+        for t in threads
+    ])
+
+
+register(Command(
+    id="threads", help="List threads.",
+    description="The program's threads (goroutines for Go), marking the selected one.",
+    args=NoArgs, result=ThreadsResult, handler=_threads, read_only=True, mcp="debug_threads",
+    cli=[CliSpec(("threads",))],
+))
+
+
+class ThreadSelectArgs(Args):
+    thread_id: int = Field(description="Thread id from debug_threads.")
+
+
+async def _thread_select(ctx: CommandContext, args: ThreadSelectArgs) -> FrameSelected:
+    session = session_of(ctx)
+    await session.select_thread(args.thread_id, ctx.origin)
+    frame = await session.frame(0)
+    return FrameSelected(frame=frame_view(frame, True), context=await build_context(session))
+
+
+register(Command(
+    id="thread_select", help="Select a thread; stack and variables follow it.",
+    description="Select a thread; later stack, variables and step calls use it.",
+    args=ThreadSelectArgs, result=FrameSelected, handler=_thread_select, mcp="debug_select_thread",
+    cli=[CliSpec(("thread",), positional=("thread_id",))],
+    next_steps=lambda r: ["stack", "context"],
+    applies_in=STOPPED,
+))
+
+
+class FrameArgs(Args):
+    index: int | None = Field(None, ge=0, description="Frame to select (0 = innermost).")
+    offset: int | None = Field(None, description="Move relative: +1 = up (toward the caller), -1 = down.")
+
+    @model_validator(mode="after")
+    def _one(self) -> "FrameArgs":
+        if self.index is not None and self.offset is not None:
+            raise ValueError("give index or offset, not both")
+        return self
+
+
+async def _frame(ctx: CommandContext, args: FrameArgs) -> FrameSelected:
+    session = session_of(ctx)
+    if args.index is None and args.offset is None:
+        frame = await session.frame(None)
+        return FrameSelected(frame=frame_view(frame, True), context=await build_context(session))
+    target = args.index if args.index is not None else session.selected_frame_index + (args.offset or 0)
+    frames, _ = await session.stack(None, max(session.stack_levels, target + 1))
+    if target < 0:
+        raise InvalidInput("Already at the innermost frame (0).")
+    if target >= len(frames):
+        raise InvalidInput(f"Already at the outermost frame ({len(frames) - 1}).")
+    frame = await session.select_frame(target, ctx.origin)
+    return FrameSelected(frame=frame_view(frame, True), context=await build_context(session))
+
+
+register(Command(
+    id="frame", help="Select a stack frame (or move up/down).",
+    description="Select a frame by index, or move by offset (+1 toward the caller). Later "
+    "variables and evaluate calls use it.",
+    args=FrameArgs, result=FrameSelected, handler=_frame, mcp="debug_frame",
+    cli=[
+        CliSpec(("frame",), build=lambda p: p.add_argument("index", nargs="?", type=int),
+                adapt=lambda ns: {} if ns.index is None else {"index": ns.index}),
+        CliSpec(("up",), fixed={"offset": 1}),
+        CliSpec(("down",), fixed={"offset": -1}),
+    ],
+    keys=(), next_steps=lambda r: ["variables", "context"],
+    applies_in=STOPPED,
+))
+
+
+class OutputArgs(Args):
+    since: int = Field(0, ge=0, description="Cursor from a previous answer's nextCursor (0 = from the start).")
+    limit: int = Field(200, ge=1, le=5000, description="At most this many entries.")
+    tail: int | None = Field(None, ge=1, description="Only the last N entries.")
+
+
+async def _output(ctx: CommandContext, args: OutputArgs) -> OutputResult:
+    session = session_of(ctx)
+    chunk = session.output.tail(args.tail) if args.tail else session.output.read(
+        args.since, args.limit, settings().max_result_chars)
+    entries = [e.model_copy(update={"text": redact_text(e.text)}) for e in chunk.entries]
+    return OutputResult(entries=entries, next_cursor=chunk.next_cursor, dropped=chunk.dropped,
+                        truncated=chunk.truncated)
+
+
+register(Command(
+    id="output", help="Read the program's output (stdout, stderr, debugger messages).",
+    description="Program output since a cursor. Pass the answer's nextCursor as `since` next "
+    "time to read only new output; `dropped` says how much was evicted before you read it.",
+    args=OutputArgs, result=OutputResult, handler=_output, read_only=True, mcp="debug_output",
+    cli=[CliSpec(("output",), build=lambda p: (
+        p.add_argument("--tail", type=int, metavar="N"),
+        p.add_argument("--since", type=int, default=0),
+        p.add_argument("--follow", "-f", action="store_true", help="keep printing new output")),
+        adapt=lambda ns: {k: v for k, v in {"tail": ns.tail, "since": ns.since or None}.items()
+                          if v is not None})],
+    tui_action=False, log_activity=False,
+))
+
+
+class RawCommandArgs(Args):
+    command: str = Field(description="An LLDB command, e.g. 'register read' or 'memory read &x'.")
+    timeout_ms: int = Field(30_000, ge=100, le=600_000, description="How long it may run.")
+    allow_unsafe: bool = Field(False, description="Bypass the denylist. Only with the user's explicit consent.")
+
+
+async def _raw(ctx: CommandContext, args: RawCommandArgs) -> RawCommandResult:
+    from backends.denylist import check_lldb_command
+
+    session = session_of(ctx)
+    backend = session._live_backend("run a debugger command")
+    if not args.command.strip():
+        raise InvalidInput("Give a command, e.g. `thread backtrace`.")
+    unsafe = bool(check_lldb_command(args.command, args.allow_unsafe))
+    if unsafe:
+        session.record_activity(ctx.origin, "lldb_command", f"[UNSAFE] {args.command}")
+    if not backend.capabilities.raw_commands and session.adapter not in ("lldb-dap", "simctl"):
+        # DAP adapters without a command language evaluate in their REPL context.
+        try:
+            text = await session.raw_command(args.command, args.timeout_ms / 1000)
+        except NotSupported as exc:
+            raise NotSupported(
+                f"{exc} This session uses {session.adapter}; raw LLDB commands need the lldb-cli "
+                "or lldb-dap adapter. Use debug_evaluate instead."
+            ) from None
+        except CommandFailed as exc:
+            # The REPL's own traceback runs through the adapter's internals; its
+            # last line is the part that says what went wrong.
+            lines = [ln.strip() for ln in exc.message.strip().splitlines() if ln.strip()]
+            raise CommandFailed(
+                f"{session.adapter} could not run {args.command!r}: "
+                f"{lines[-1] if lines else exc.message}. This session is not an LLDB session, so "
+                "the command went to the adapter's REPL; use debug_evaluate for expressions.",
+                adapter=session.adapter,
+            ) from None
+    else:
+        text = await session.raw_command(args.command, args.timeout_ms / 1000)
+    text, truncated = cap(redact_text(text), settings().max_result_chars)
+    return RawCommandResult(command=args.command, output=("[UNSAFE] " if unsafe else "") + text,
+                            unsafe=unsafe, truncated=truncated)
+
+
+register(Command(
+    id="lldb_command", help="Run a raw LLDB command (denylisted commands need allowUnsafe).",
+    description="Run a raw LLDB command in an LLDB session (lldb-cli, lldb-dap, simulator). "
+    "Commands that mutate memory, kill the process or run shell/scripts are denied unless "
+    "allowUnsafe is true, which needs the user's explicit consent. On other adapters the command "
+    "is evaluated in the adapter's REPL.",
+    args=RawCommandArgs, result=RawCommandResult, handler=_raw, mcp="debug_lldb_command",
+    cli=[CliSpec(("lldb",), build=lambda p: (
+        p.add_argument("command", nargs="+"),
+        p.add_argument("--timeout", type=float, default=30.0, metavar="S"),
+        p.add_argument("--allow-unsafe", action="store_true")),
+        adapt=lambda ns: {"command": " ".join(ns.command), "timeout_ms": int(ns.timeout * 1000),
+                          "allow_unsafe": ns.allow_unsafe})],
+    next_steps=lambda r: ["context", "stack"],
+))
+
+
+async def _activity(ctx: CommandContext, args: NoArgs) -> ActivityResult:
+    return ActivityResult(entries=list(session_of(ctx).activity)[-100:])
+
+
+register(Command(
+    id="activity", help="Who did what in this session (person, agent, CLI).",
+    description="The session's activity log: every command any client ran, with who ran it.",
+    args=NoArgs, result=ActivityResult, handler=_activity, read_only=True, mcp="debug_activity",
+    cli=[CliSpec(("activity",))], log_activity=False,
+))

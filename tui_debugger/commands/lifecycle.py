@@ -1,0 +1,377 @@
+"""Session lifecycle: launch, attach (process, port, simulator), detach,
+terminate, restart, status and the list of sessions."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import Any
+
+from pydantic import Field, model_validator
+
+from backends import adapters, probe
+from backends.errors import InvalidInput
+from backends.models import AttachRequest, BreakpointSpec, LaunchRequest
+
+from .. import paths, persist
+from ..persist import add_note
+from .context import LIVE, abs_path, parse_location, session_of, status_of
+from .registry import Args, CliSpec, Command, CommandContext, NoArgs, register
+from .views import SessionList, SessionListEntry, SessionStatus
+
+
+#: Where "stop on entry" stops in a native program: its main function.
+ENTRY_FUNCTIONS = {"lldb-dap": "main", "lldb-cli": "main", "dlv": "main.main"}
+
+
+class LaunchArgs(Args):
+    program: str = Field("", description="Program to debug: a .py file, a .js/.mjs/.cjs file, a native "
+                         "or Go binary. With launchConfig: optional, and it stands for ${file}.")
+    args: list[str] = Field(default_factory=list, description="Arguments for the program.")
+    cwd: str | None = Field(None, description="Working directory (default: the caller's).")
+    env: dict[str, str] = Field(default_factory=dict, description="Extra environment variables.")
+    adapter: str | None = Field(None, description="debugpy, lldb-dap, lldb-cli, dlv or node (default: by program type).")
+    stop_on_entry: bool = Field(False, description="Stop at the program's first line (native programs: at main).")
+    launch_config: str | None = Field(None, description="Name of a configuration in .vscode/launch.json.")
+    session_name: str | None = Field(None, description="Name for the new session (default: from the program).")
+    breakpoints: list[str] = Field(default_factory=list, description="Breakpoints to set before start, as FILE:LINE.")
+
+
+async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
+    base = args.cwd and abs_path(ctx, args.cwd) or ctx.client_cwd or os.getcwd()
+    caller_base = base
+    request_extra: dict[str, Any] = {}
+    program = args.program
+    prog_args = list(args.args)
+    adapter_hint = args.adapter
+    env = dict(args.env)
+    stop_on_entry = args.stop_on_entry
+    notes: list[str] = []
+    python_module = False
+    if not program and not args.launch_config:
+        raise InvalidInput("Give the program to debug (e.g. app.py), or launchConfig: the name of "
+                           "a configuration in .vscode/launch.json.")
+    if args.launch_config:
+        # .vscode/launch.json (launch_json.py). What the caller gives itself wins
+        # over the configuration; a given PROGRAM also stands for ${file}.
+        from ..launch_json import resolve_launch_config
+
+        provided = {name for name in ("program", "args") if getattr(args, name)}
+        cfg = resolve_launch_config(args.launch_config, base, current_file=args.program or None,
+                                    provided=provided)
+        notes = [f"launch.json {cfg.name!r}: {w}" for w in cfg.warnings]
+        if cfg.request == "attach":
+            return await _attach_from_launch_json(ctx, args, cfg, notes)
+        if program and not os.path.isabs(program) and os.path.exists(os.path.join(base, program)):
+            program = os.path.join(base, program)
+        program = program or cfg.program or ""
+        prog_args = prog_args or cfg.args
+        adapter_hint = adapter_hint or cfg.adapter
+        request_extra = dict(cfg.extra)
+        env = {**cfg.env, **args.env}
+        stop_on_entry = stop_on_entry or cfg.stop_on_entry
+        base = base if args.cwd else (cfg.cwd or base)
+        if not program and (cfg.module or "code" in cfg.extra):
+            # python -m MODULE: no file to check; the session is named after the module.
+            python_module = True
+            program = os.path.join(base, cfg.module or "code")
+    # `node [--inspect-brk=...] script.js args` -> the script, with node's own flags kept.
+    if os.path.basename(program) in ("node", "nodejs"):
+        flags = [a for a in prog_args if a.startswith("-")]
+        rest = [a for a in prog_args if not a.startswith("-")]
+        if not rest:
+            raise InvalidInput("Give the script to run: node [FLAGS] SCRIPT.js [ARGS].")
+        program, prog_args = rest[0], rest[1:]
+        request_extra.setdefault("runtimeArgs", [f for f in flags if not f.startswith("--inspect")])
+        adapter_hint = adapter_hint or "node"
+    program_path = program if os.path.isabs(program) else os.path.join(base, program)
+    if not os.path.exists(program_path) and not python_module:
+        found = None
+        if os.sep not in program:
+            import shutil
+
+            found = shutil.which(program)
+        if not found:
+            raise InvalidInput(
+                f"No such program: {program_path}. Check the path (relative paths are resolved "
+                f"against {base})."
+            )
+        program_path = found
+    program_path = os.path.normpath(program_path)
+    adapter = adapters.select_adapter(adapter_hint, program_path)
+    specs: list[BreakpointSpec] = []
+    for text in args.breakpoints:
+        file, line = parse_location(text)
+        path = file if os.path.isabs(file) else os.path.join(caller_base, file)
+        specs.append(BreakpointSpec(path=os.path.normpath(path), line=line))
+    session = await ctx.hub.create_session(args.session_name, hint=program_path)
+    ctx.session = session
+    session.cwd = base
+    try:
+        for note in notes:
+            add_note(session, note)
+        # Breakpoints saved by the last session of this program (persist.py).
+        await persist.track(session, program_path, base)
+        for spec in specs:
+            if not any(bp.spec.path == spec.path and bp.spec.line == spec.line
+                       for bp in session.breakpoints.values()):
+                await session.add_breakpoint(spec, ctx.origin)
+        if stop_on_entry and adapter in ENTRY_FUNCTIONS:
+            # A native program's entry point is the loader's _start, with no source:
+            # stop at main instead, as gdb's `start` and cppdbg's stopAtEntry do.
+            entry = await session.add_breakpoint(
+                BreakpointSpec(function=ENTRY_FUNCTIONS[adapter]), "session")
+            session.entry_breakpoint_id = entry.id
+            stop_on_entry = False
+        request = LaunchRequest(
+            program=program_path, args=prog_args, cwd=base, env=env,
+            stop_on_entry=stop_on_entry, extra=request_extra,
+        )
+        await session.launch(request, adapter, ctx.origin)
+    except BaseException:
+        await ctx.hub.close_session(session.name)
+        raise
+    ctx.hub.update_meta(session)
+    return status_of(session)
+
+
+register(Command(
+    id="launch", help="Start a program under the debugger in a new session.",
+    description="Launch a program under the debugger and make it the current session. "
+    "Picks the adapter by program type unless `adapter` is given. Returns the session status; "
+    "then add breakpoints and call debug_continue, or debug_wait for the first stop.",
+    args=LaunchArgs, result=SessionStatus, handler=_launch, needs_session=False,
+    creates_session=True, mcp="debug_launch", tui_action=False,
+    next_steps=lambda r: ["breakpoint_add", "await", "continue"],
+))
+
+
+class AttachArgs(Args):
+    pid: int | None = Field(None, description="Process id to attach to.")
+    host: str | None = Field(None, description="Host of a listening adapter or inspector.")
+    port: int | None = Field(None, description="Port of a listening adapter or inspector.")
+    adapter: str | None = Field(None, description="debugpy, lldb-dap, lldb-cli, dlv or node.")
+    session_name: str | None = Field(None, description="Name for the new session.")
+    program: str | None = Field(None, description="The executable, for symbols (native attach).")
+    wait_for: str | None = Field(None, description="Wait for a process with this name to start (lldb).")
+
+    @model_validator(mode="after")
+    def _one_target(self) -> "AttachArgs":
+        given = [n for n, v in (("pid", self.pid), ("host/port", self.port), ("waitFor", self.wait_for)) if v]
+        if len(given) > 1:
+            raise ValueError(f"give only one of pid, host+port, waitFor (got {', '.join(given)})")
+        if not given:
+            raise ValueError("give pid, or host and port, or waitFor")
+        if self.host and not self.port:
+            raise ValueError("host needs a port")
+        return self
+
+
+async def _attach(ctx: CommandContext, args: AttachArgs, extra: dict[str, Any] | None = None,
+                  notes: list[str] | None = None) -> SessionStatus:
+    host = args.host or ("127.0.0.1" if args.port else None)
+    if args.adapter:
+        adapter = adapters.select_adapter(args.adapter)
+    elif os.environ.get(adapters.ENV_ADAPTER):
+        adapter = adapters.select_adapter(None)
+    elif args.pid:
+        adapter = probe.adapter_for_pid(args.pid)
+    elif args.port:
+        adapter = await asyncio.to_thread(probe.adapter_for_port, host or "127.0.0.1", args.port)
+    else:
+        adapter = "lldb-dap"
+    hint = args.program or args.wait_for or (
+        probe.process_name(args.pid) if args.pid else f"port{args.port}")
+    session = await ctx.hub.create_session(args.session_name, hint=os.path.basename(hint))
+    ctx.session = session
+    session.cwd = ctx.client_cwd or os.getcwd()
+    try:
+        for note in notes or []:
+            add_note(session, note)
+        request = AttachRequest(pid=args.pid, host=host, port=args.port, wait_for=args.wait_for,
+                                program=abs_path(ctx, args.program) if args.program else None,
+                                extra=extra or {})
+        await session.attach(request, adapter, ctx.origin)
+    except BaseException:
+        await ctx.hub.close_session(session.name)
+        raise
+    if args.pid and not args.program:
+        session.program = probe.process_program(args.pid) or session.program
+    ctx.hub.update_meta(session)
+    return status_of(session)
+
+
+async def _attach_from_launch_json(ctx: CommandContext, args: LaunchArgs, cfg: Any,
+                                   notes: list[str]) -> SessionStatus:
+    """An attach configuration of launch.json, given to `launch --launch NAME`."""
+    from pydantic import ValidationError
+
+    try:
+        attach_args = AttachArgs(
+            pid=cfg.pid, host=None if cfg.pid else cfg.host, port=None if cfg.pid else cfg.port,
+            wait_for=None if cfg.pid or cfg.port else cfg.wait_for,
+            adapter=args.adapter or cfg.adapter, session_name=args.session_name,
+            program=cfg.program,
+        )
+    except ValidationError as exc:
+        raise InvalidInput(f"Launch configuration {cfg.name!r} cannot attach: "
+                           f"{exc.errors()[0]['msg']}.") from None
+    return await _attach(ctx, attach_args, extra=cfg.extra, notes=notes)
+
+
+register(Command(
+    id="attach", help="Attach to a running process (PID) or a listening adapter (HOST:PORT).",
+    description="Attach the debugger to a running process by pid, or to a debug adapter or "
+    "Node inspector listening on host:port, in a new session.",
+    args=AttachArgs, result=SessionStatus, handler=_attach, needs_session=False,
+    creates_session=True, mcp="debug_attach", tui_action=False,
+    next_steps=lambda r: ["breakpoint_add", "pause", "threads"],
+))
+
+
+class AttachSimArgs(Args):
+    simulator_id: str | None = Field(None, description="Simulator UDID.")
+    simulator_name: str | None = Field(None, description="Simulator name, e.g. 'iPhone 15'.")
+    bundle_id: str | None = Field(None, description="App bundle id, e.g. com.example.App.")
+    pid: int | None = Field(None, description="App process id, instead of bundleId.")
+    wait_for: bool = Field(False, description="Wait for the app to launch if it is not running.")
+    continue_on_attach: bool = Field(True, description="Let the app run after attaching.")
+    make_current: bool = Field(True, description="Make this the current session.")
+    adapter: str | None = Field(None, description="lldb-cli (default) or lldb-dap.")
+    session_name: str | None = Field(None, description="Name for the new session.")
+
+    @model_validator(mode="after")
+    def _exclusive(self) -> "AttachSimArgs":
+        if self.simulator_id and self.simulator_name:
+            raise ValueError("give simulatorId or simulatorName, not both")
+        if self.bundle_id and self.pid:
+            raise ValueError("give bundleId or pid, not both")
+        return self
+
+
+async def _attach_sim(ctx: CommandContext, args: AttachSimArgs) -> SessionStatus:
+    from backends.simctl import prepare_sim_attach
+
+    kind = adapters.canonical_name(args.adapter) if args.adapter else None
+    if kind not in (None, "lldb-cli", "lldb-dap"):
+        raise InvalidInput("Simulator apps are debugged with lldb-cli or lldb-dap.")
+    previous = ctx.hub.current
+    session = await ctx.hub.create_session(args.session_name, hint=args.bundle_id or "simulator")
+    ctx.session = session
+    try:
+        backend, request = await prepare_sim_attach(
+            session._sink(), simulator_id=args.simulator_id,
+            simulator_name=args.simulator_name, bundle_id=args.bundle_id, pid=args.pid,
+            wait_for=args.wait_for, continue_on_attach=args.continue_on_attach, backend=kind,
+            owner=f"session {session.name} ({ctx.origin})",
+        )
+        session.metadata["simulator"] = backend.info.model_dump(mode="json")
+        await session.attach(request, backend.info.backend, ctx.origin, backend=backend)
+    except BaseException:
+        await ctx.hub.close_session(session.name)
+        raise
+    if not args.make_current and previous:
+        ctx.hub.current = previous
+    ctx.hub.update_meta(session)
+    return status_of(session)
+
+
+register(Command(
+    id="attach_sim", help="Attach LLDB to an app running in an iOS simulator.",
+    description="Find an iOS simulator (by UDID or name; booted ones preferred) and the app's "
+    "process (by bundle id via launchctl, or pid), then attach LLDB to it. macOS with Xcode only. "
+    "Simulator and bundle id given once are remembered as defaults.",
+    args=AttachSimArgs, result=SessionStatus, handler=_attach_sim, needs_session=False,
+    creates_session=True, mcp="debug_attach_sim", tui_action=False,
+    next_steps=lambda r: ["breakpoint_add", "stack", "lldb_command"],
+))
+
+
+async def _detach(ctx: CommandContext, args: NoArgs) -> SessionStatus:
+    session = session_of(ctx)
+    await session.detach(ctx.origin)
+    return status_of(session)
+
+
+register(Command(
+    id="detach", help="Detach the debugger and leave the program running.",
+    description="Detach from the program, leaving it running, and end the session.",
+    args=NoArgs, result=SessionStatus, handler=_detach, mcp="debug_detach",
+    cli=[CliSpec(("detach",))], destructive=True, next_steps=lambda r: ["sessions"],
+    applies_in=LIVE,
+))
+
+
+async def _terminate(ctx: CommandContext, args: NoArgs) -> SessionStatus:
+    session = session_of(ctx)
+    await session.terminate(ctx.origin)
+    return status_of(session)
+
+
+register(Command(
+    id="terminate", help="Stop the program and end the session.",
+    description="End the debug session and kill the program and its debugger.",
+    args=NoArgs, result=SessionStatus, handler=_terminate, mcp="debug_terminate",
+    cli=[CliSpec(("stop",))], keys=("shift+f5",), destructive=True,
+    next_steps=lambda r: ["launch"],
+    applies_in=LIVE,
+))
+
+
+async def _restart(ctx: CommandContext, args: NoArgs) -> SessionStatus:
+    session = session_of(ctx)
+    if session.launch_request is None or session.adapter is None:
+        raise InvalidInput("Only a launched program can be restarted; attach again instead.")
+    await session.restart(ctx.origin)
+    return status_of(session)
+
+
+register(Command(
+    id="restart", help="Restart the program, keeping breakpoints.",
+    description="Kill and relaunch the program with the same arguments and breakpoints.",
+    args=NoArgs, result=SessionStatus, handler=_restart, mcp="debug_restart",
+    cli=[CliSpec(("restart",))], keys=("ctrl+shift+f5",), destructive=True,
+    next_steps=lambda r: ["await", "context"],
+    applies_in=frozenset({"starting", "running", "stopped", "terminated"}),
+))
+
+
+async def _status(ctx: CommandContext, args: NoArgs) -> SessionStatus:
+    return status_of(session_of(ctx))
+
+
+register(Command(
+    id="status", help="Show the session's state, stop reason and connected clients.",
+    description="The session's state (running, stopped, terminated), stop reason and exception "
+    "text, adapter, program, exit code and connected clients.",
+    args=NoArgs, result=SessionStatus, handler=_status, read_only=True, mcp="debug_status",
+    cli=[CliSpec(("status",))],
+))
+
+
+async def _sessions(ctx: CommandContext, args: NoArgs) -> SessionList:
+    entries: list[SessionListEntry] = []
+    seen: set[str] = set()
+    for name, session in ctx.hub.sessions.items():
+        seen.add(name)
+        entries.append(SessionListEntry(
+            name=name, pid=os.getpid(), program=session.program, adapter=session.adapter,
+            created_at=session.created_at, current=name == ctx.hub.current,
+        ))
+    live = paths.live_sessions()
+    for s in live:
+        if s.name not in seen:
+            entries.append(SessionListEntry(name=s.name, pid=s.pid, program=s.program,
+                                            adapter=s.adapter, created_at=s.created_at))
+    if entries and not any(e.current for e in entries):
+        max(entries, key=lambda e: e.created_at).current = True
+    return SessionList(sessions=entries)
+
+
+register(Command(
+    id="sessions", help="List live sessions.",
+    description="List live debug sessions (name, program, adapter). Pass a name as "
+    "debugSessionId to any tool to address one.",
+    args=NoArgs, result=SessionList, handler=_sessions, read_only=True, needs_session=False,
+    mcp="debug_sessions", cli=[CliSpec(("sessions",))],
+))

@@ -1,0 +1,93 @@
+"""Running a command in the process that hosts its session: validate the
+arguments, resolve the session, run the handler, log the activity and attach
+the next steps. Every front end's call ends here, whichever way it came.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+
+from backends.errors import DebuggerError, InternalError, InvalidInput
+
+from .commands import registry
+from .commands.registry import Args, Command, CommandContext, Result
+from .session import Session
+
+if TYPE_CHECKING:
+    from .hub import Hub
+
+
+def validate_args(cmd: Command, raw: Any) -> Args:
+    """The command's argument model from raw (camelCase or snake_case) arguments;
+    every problem in one InvalidInput that names the arguments."""
+    if isinstance(raw, cmd.args):
+        return raw
+    try:
+        return cmd.args.model_validate(raw or {})
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            loc = ".".join(str(p) for p in err["loc"]) or "arguments"
+            msg = err["msg"]
+            if err["type"] == "extra_forbidden":
+                valid = ", ".join(
+                    (f.alias or n) for n, f in cmd.args.model_fields.items()
+                )
+                msg = f"unknown argument (valid: {valid or 'none'})"
+            problems.append(f"{loc}: {msg}")
+        raise InvalidInput(
+            f"Invalid arguments for {cmd.mcp or cmd.id}: " + "; ".join(problems) + ".",
+            problems=problems,
+        ) from None
+
+
+async def execute(
+    hub: Hub, command_id: str, raw_args: Any, *, origin: str,
+    session: Session | None = None, client_cwd: str | None = None,
+    session_name: str | None = None,
+) -> Result:
+    """Run a command in this process: validate, resolve the session, run the
+    handler, log the activity, attach next steps. Raises DebuggerError only."""
+    cmd = registry.get(command_id)
+    args = validate_args(cmd, raw_args)
+    if cmd.needs_session and session is None:
+        session = hub.local(session_name)
+        if session is None:
+            raise InvalidInput(
+                "No live session. Start one: `tui-debugger start PROGRAM` (MCP: debug_launch)."
+                if session_name is None else
+                f"No session named {session_name!r}. See `tui-debugger sessions`."
+            )
+    ctx = CommandContext(hub=hub, origin=origin, session=session, client_cwd=client_cwd,
+                         session_name=session_name)
+    try:
+        result = await cmd.handler(ctx, args)
+    except DebuggerError as exc:
+        if session is not None and cmd.log_activity and not cmd.read_only:
+            session.record_activity(origin, cmd.id, f"failed: {exc.message}", ok=False)
+        raise
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        raise
+    except Exception as exc:
+        raise InternalError(f"{cmd.id} failed unexpectedly: {exc!r}. Please report this.") from exc
+    if isinstance(result, registry.ActionResult) and not result.next_steps:
+        result.next_steps = registry.next_step_models(cmd, result)
+    target = ctx.session or session
+    # Watches and hovers re-evaluate at every stop; they are looking, not acting.
+    quiet = getattr(args, "context", "repl") in ("watch", "hover")
+    if target is not None and cmd.log_activity and not cmd.read_only and not quiet:
+        target.record_activity(origin, cmd.id, summarize(cmd, args))
+    return result
+
+
+def summarize(cmd: Command, args: Args) -> str:
+    parts = []
+    for name, value in args.model_dump(exclude_defaults=True).items():
+        if value in (None, [], {}, ""):
+            continue
+        text = str(value)
+        parts.append(f"{name}={text[:60]}")
+    return " ".join(parts)

@@ -1,0 +1,67 @@
+"""The models a session shows the world: its state, where it stopped, who is
+connected, who did what, and the events every subscriber receives. They travel
+on the session socket as JSON and are read by the client, the commands' results
+and the TUI's widgets, so they live apart from the session that produces them.
+"""
+
+from __future__ import annotations
+
+import time
+from enum import Enum
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from backends.models import SourceLocation
+
+Origin = str  # "tui", "cli", "mcp", "session" (the session itself), or "user"
+
+
+class SessionState(str, Enum):
+    idle = "idle"
+    starting = "starting"
+    running = "running"
+    stopped = "stopped"
+    terminated = "terminated"
+
+
+class StopInfo(BaseModel):
+    reason: str
+    thread_id: int | None = None
+    description: str | None = None
+    text: str | None = None  # exception text or signal; kept until the next resume
+    location: SourceLocation | None = None
+    function: str | None = None
+    breakpoint_ids: list[int] = Field(default_factory=list)
+    caused_by: Origin | None = None  # who resumed the program before this stop
+    at: float = Field(default_factory=time.time)
+
+
+class ActivityEntry(BaseModel):
+    at: float = Field(default_factory=time.time)
+    origin: Origin
+    command: str
+    summary: str = ""
+    ok: bool = True
+
+
+class ClientInfo(BaseModel):
+    id: str
+    origin: Origin
+    connected_at: float = Field(default_factory=time.time)
+
+
+class SessionEvent(BaseModel):
+    """What subscribers receive. `data` is the JSON form of the payload named by kind:
+    state {state}, stopped StopInfo, continued {thread_id}, output OutputLine,
+    breakpoints {breakpoints: [Breakpoint]}, threads {}, activity ActivityEntry,
+    selection {thread_id, frame_index}, exited {exit_code}, terminated {reason},
+    clients {clients: [ClientInfo]}."""
+
+    seq: int
+    kind: Literal[
+        "state", "stopped", "continued", "output", "breakpoints", "threads", "activity",
+        "selection", "exited", "terminated", "clients",
+    ]
+    origin: Origin = "session"
+    data: dict[str, Any] = Field(default_factory=dict)
