@@ -33,8 +33,11 @@ from .models import (
     BreakpointSpec,
     BreakpointState,
     Capabilities,
+    DataBreakpointSpec,
+    DataBreakpointState,
     EvalResult,
     Frame,
+    Instruction,
     LaunchRequest,
     Scope,
     Thread,
@@ -56,6 +59,8 @@ class Backend(abc.ABC):
         self.child_pids: list[int] = []
         #: the debuggee's pid once known
         self.debuggee_pid: int | None = None
+        #: a core dump is open: everything reads, nothing runs
+        self.post_mortem = False
 
     def emit(self, event: BackendEvent) -> None:
         self._emit(event)
@@ -154,11 +159,40 @@ class Backend(abc.ABC):
     async def source(self, source_reference: int) -> str:
         raise NotSupported(f"The {self.name} backend cannot fetch source by reference.")
 
-    async def disassemble(self, frame_id: int, count: int = 32) -> list[str]:
-        raise NotSupported(f"The {self.name} backend cannot disassemble.")
+    async def disassemble(self, address: str, count: int = 32, offset: int = 0) -> list[Instruction]:
+        """`count` instructions from `offset` instructions after (or, negative,
+        before) `address` (hex)."""
+        raise NotSupported(
+            f"The {self.name} backend cannot disassemble; use lldb-dap, lldb-cli or dlv "
+            "for native code."
+        )
+
+    async def resolve_address(self, expression: str, frame_id: int | None) -> str:
+        """The address (hex) a function name or an address expression stands for."""
+        raise NotSupported(f"The {self.name} backend cannot resolve addresses.")
 
     async def read_memory(self, address: str, count: int) -> bytes:
-        raise NotSupported(f"The {self.name} backend cannot read memory.")
+        raise NotSupported(
+            f"The {self.name} backend cannot read memory; use lldb-dap or lldb-cli."
+        )
+
+    async def step_instruction(self, thread_id: int, over: bool) -> None:
+        """One machine instruction; `over` steps over calls (nexti), else into (stepi)."""
+        raise NotSupported(
+            f"The {self.name} backend cannot step by instruction; use lldb-dap, lldb-cli "
+            "or dlv for native code."
+        )
+
+    async def set_data_breakpoints(
+        self, specs: list[DataBreakpointSpec]
+    ) -> list[DataBreakpointState]:
+        """Replace all watchpoints with `specs`; one state per spec, in order."""
+        if specs:
+            raise NotSupported(
+                f"The {self.name} backend has no watchpoints (data breakpoints); use lldb-dap "
+                "or lldb-cli, or a conditional breakpoint where the value changes."
+            )
+        return []
 
     async def restart(self) -> None:
         raise NotSupported(f"The {self.name} backend cannot restart; stop and run again.")

@@ -152,6 +152,38 @@ class Variable(Model):
     evaluate_name: str | None = None
 
 
+class Instruction(Model):
+    """One machine instruction. `location` is set where the debug info maps the
+    instruction to a source line (the first instruction of each line, at least)."""
+
+    address: str  # hex, "0x..."
+    instruction: str  # mnemonic and operands, as the debugger prints them
+    bytes: str | None = None  # hex bytes separated by spaces
+    symbol: str | None = None  # function (+offset) the instruction belongs to
+    location: SourceLocation | None = None
+
+
+AccessType = Literal["write", "read", "readWrite"]
+
+
+class DataBreakpointSpec(Model):
+    """A watchpoint: stop when the memory behind `expression` is accessed.
+    `frame_id` is the frame whose scope the expression is read in."""
+
+    expression: str
+    access: AccessType = "write"
+    frame_id: int | None = None
+
+
+class DataBreakpointState(Model):
+    verified: bool = False
+    message: str | None = None
+    address: str | None = None  # where the watched bytes start
+    size: int | None = None
+    type: str | None = None  # the expression's type, to read the value back
+    backend_id: int | str | None = None
+
+
 class EvalResult(Model):
     value: str
     type: str | None = None
@@ -169,6 +201,8 @@ class LaunchRequest(Model):
     cwd: str | None = None
     env: dict[str, str] = Field(default_factory=dict)
     stop_on_entry: bool = False
+    #: a core dump of `program`: post-mortem, inspection only, no run control
+    core_file: str | None = None
     # Adapter-specific fields from a launch configuration (launch.json), passed through.
     extra: dict[str, Any] = Field(default_factory=dict)
 
@@ -179,6 +213,8 @@ class AttachRequest(Model):
     port: int | None = None
     wait_for: str | None = None  # process name to wait for (lldb)
     program: str | None = None  # executable, when the backend needs symbols up front
+    #: remote source path prefix -> local prefix, for a program built elsewhere
+    path_map: dict[str, str] = Field(default_factory=dict)
     extra: dict[str, Any] = Field(default_factory=dict)
 
 
@@ -203,6 +239,10 @@ class Capabilities(Model):
     read_memory: bool = False
     attach_pid: bool = False
     attach_wait_for: bool = False
+    attach_remote: bool = False  # attach HOST:PORT (a gdb-remote, dlv, debugpy or node server)
+    instruction_step: bool = False  # Backend.step_instruction
+    data_breakpoints: bool = False  # Backend.set_data_breakpoints
+    core_files: bool = False  # LaunchRequest.core_file
     exception_filters: list[ExceptionFilter] = Field(default_factory=list)
 
 

@@ -275,3 +275,42 @@ async def run_c_flow(backend, events: EventLog) -> dict:
     assert exited.exit_code == 0
     assert "accumulator=10 distance_squared=25" in events.output("stdout")
     return seen
+
+
+def crash_core(program: Path, directory: Path, env: dict[str, str] | None = None) -> Path:
+    """Run `program` until it crashes and return the core dump of that crash.
+
+    The kernel writes it (core size limit raised) when /proc/sys/kernel/core_pattern
+    is a plain file name; where it is a pipe to a crash collector (systemd-coredump,
+    apport) the program runs under gdb instead, which writes the core at the
+    crashing signal (`generate-core-file`): the same moment, the same memory."""
+    import resource
+
+    directory.mkdir(parents=True, exist_ok=True)
+    run_env = {**os.environ, **(env or {})}
+    try:
+        pattern = Path("/proc/sys/kernel/core_pattern").read_text().strip()
+    except OSError:
+        pattern = "|"
+    if pattern and not pattern.startswith("|") and "/" not in pattern:
+        def unlimited_core() -> None:
+            resource.setrlimit(resource.RLIMIT_CORE,
+                               (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+
+        done = subprocess.run([str(program)], cwd=directory, env=run_env,
+                              capture_output=True, timeout=60, preexec_fn=unlimited_core)
+        assert done.returncode < 0, f"{program} did not crash: {done.returncode}"
+        cores = sorted(directory.glob("core*"), key=lambda p: p.stat().st_mtime)
+        if cores:
+            return cores[-1]
+    gdb = shutil.which("gdb")
+    if gdb is None:
+        raise BuildFailed("no core dump: core_pattern is a pipe and gdb is not installed "
+                          "(sudo apt-get install gdb)")
+    core = directory / "core.gdb"
+    subprocess.run([gdb, "-nx", "-batch", "-ex", "run", "-ex", f"generate-core-file {core}",
+                    str(program)], cwd=directory, env=run_env, capture_output=True,
+                   timeout=120, check=False)
+    if not core.exists():
+        raise BuildFailed(f"gdb wrote no core for {program}")
+    return core

@@ -112,8 +112,9 @@ async def test_entry_segfault_disassembly_and_memory(lldb_dap, no_leftover_proce
         assert [f.name for f in frames] == ["read_next_value", "main"]
         assert frames[0].location.line == line_of("native_segfault.c", "crash")
         assert backend.capabilities.disassemble and backend.capabilities.read_memory
-        lines = await backend.disassemble(frames[0].id, 2)
+        lines = await backend.disassemble(frames[0].instruction_pointer, 2)
         assert len(lines) == 2
+        assert int(lines[0].address, 16) == int(frames[0].instruction_pointer, 16)
         memory = await backend.read_memory(frames[0].instruction_pointer, 4)
         assert len(memory) == 4
     finally:

@@ -8,13 +8,14 @@ arguments; everything else is the generic DapBackend.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 import sys
 from typing import Any
 
-from ..errors import BackendDied, DependencyMissing, InvalidInput, Timeout
-from ..models import AttachRequest, LaunchRequest
+from ..errors import BackendDied, DebuggerError, DependencyMissing, InvalidInput, Timeout
+from ..models import AttachRequest, ContinuedEvent, LaunchRequest
 from ..process import spawn
 from .backend import AdapterProfile, DapBackend
 from .client import DapClient
@@ -37,6 +38,7 @@ class DebugpyProfile(AdapterProfile):
     adapter_id = "debugpy"
     install_hint = f"Install it: {sys.executable} -m pip install debugpy"
     attach_pid = True
+    attach_remote = True
     # Uncaught exceptions stop the program unless the session says otherwise.
     default_exception_filters = ("uncaught",)
 
@@ -120,6 +122,11 @@ class DebugpyProfile(AdapterProfile):
                 "Attach to a Python process needs a PID, or HOST:PORT of a program "
                 "started with `python -m debugpy --listen HOST:PORT`."
             )
+        if request.path_map:
+            arguments["pathMappings"] = [
+                {"remoteRoot": remote, "localRoot": local}
+                for remote, local in request.path_map.items()
+            ]
         arguments.update(request.extra)
         return arguments
 
@@ -145,6 +152,8 @@ class LldbDapProfile(AdapterProfile):
     repl_is_command_language = True
     attach_pid = True
     attach_wait_for = True
+    attach_remote = True
+    core_files = True
     #: an adapter command chosen by the caller (Xcode's, from `xcrun --find lldb-dap`)
     explicit_argv: list[str] | None = None
 
@@ -192,8 +201,19 @@ class LldbDapProfile(AdapterProfile):
         else:
             raise InvalidInput("Attach with lldb-dap needs a PID, a process name to wait for, "
                                "or HOST:PORT of a gdb-remote server.")
+        if request.path_map:
+            arguments["sourceMap"] = [[remote, local] for remote, local in request.path_map.items()]
         arguments.update(request.extra)
         return arguments
+
+    def core_arguments(self, request: LaunchRequest) -> dict[str, Any]:
+        program = os.path.abspath(os.path.join(request.cwd or os.getcwd(), request.program))
+        core = os.path.abspath(os.path.join(request.cwd or os.getcwd(), request.core_file or ""))
+        for what, path in (("program", program), ("core file", core)):
+            if not os.path.isfile(path):
+                raise InvalidInput(f"There is no {what} at {path}. Check the path.")
+        # lldb-dap opens a core through its attach request.
+        return {"program": program, "coreFile": core, **request.extra}
 
 
 class LldbDapBackend(DapBackend):
@@ -213,6 +233,9 @@ class LldbDapBackend(DapBackend):
     name = "lldb-dap"
     profile_class = LldbDapProfile
     memory_read_limit = 1 << 20
+    #: lldb-dap 19 ignores DAP's instruction granularity (it steps a line):
+    #: its repl's own instruction steps do it
+    step_instruction_commands = {False: "thread step-inst", True: "thread step-inst-over"}
 
     def __init__(self, emit, *, adapter_argv: list[str] | None = None, **options: Any) -> None:
         super().__init__(emit, **options)
@@ -222,6 +245,14 @@ class LldbDapBackend(DapBackend):
         self._pause_requested = False
 
     async def launch(self, request: LaunchRequest, configure) -> None:
+        if request.core_file:
+            self._require_idle()
+            self._launched = False
+            self.post_mortem = True
+            arguments = self.profile.core_arguments(request)
+            await self._start_session("attach", request, arguments, configure,
+                                      f"the core file {arguments['coreFile']}")
+            return
         self._entry_stop_pending = request.stop_on_entry
         await super().launch(request, configure)
 
@@ -249,11 +280,45 @@ class LldbDapBackend(DapBackend):
     def _apply_capabilities(self, body) -> None:
         super()._apply_capabilities(body)
         self.capabilities.read_memory = True
+        self.capabilities.instruction_step = True
+
+    async def step_instruction(self, thread_id: int, over: bool) -> None:
+        self._require_stopped(action="step")
+        frames, _ = await self.stack_trace(thread_id, 0, 1)
+        if not frames:
+            raise InvalidInput(f"Thread {thread_id} has no frames to step in.")
+        generation = self._stop_generation
+        # With a frame, lldb-dap's repl selects that frame's thread first.
+        await self._evaluate(self.step_instruction_commands[over], frames[0].id, "repl",
+                             self.profile.request_timeout)
+        if self._stop_generation == generation and self._state == "stopped":
+            self._state = "running"
+            self._events.put_nowait(ContinuedEvent(thread_id=thread_id))
+
+    async def _data_breakpoint_info(self, spec):
+        # lldb-dap 19 reads `name` as an address when it is evaluated in a frame:
+        # watch what the expression names, at its address, for its size.
+        if spec.frame_id is None:
+            raise InvalidInput("A watchpoint on lldb-dap needs a frame to read the expression in.")
+        info = await self._request(
+            "dataBreakpointInfo", {"name": f"&({spec.expression})", "frameId": spec.frame_id})
+        if info.get("dataId"):
+            with contextlib.suppress(DebuggerError):
+                value = await self._evaluate(spec.expression, spec.frame_id, "watch",
+                                             self.profile.request_timeout)
+                info = {**info, "type": value.type}
+        elif "undeclared identifier" in str(info.get("description") or "") or \
+                "error:" in str(info.get("description") or ""):
+            info = {**info, "description": str(info["description"]).strip().splitlines()[0]}
+        return info
 
     async def _translate(self, message):
         from ..models import OutputEvent, StoppedEvent
 
         event = await super()._translate(message)
+        if isinstance(event, StoppedEvent) and (event.description or "").startswith(
+                "watchpoint"):
+            event = event.model_copy(update={"reason": "data breakpoint"})
         if isinstance(event, StoppedEvent):
             sigstop = event.reason == "exception" and (event.description or "").startswith(
                 "signal SIGSTOP")
@@ -304,6 +369,8 @@ class DelveProfile(AdapterProfile):
     name = "dlv"
     adapter_id = "go"
     attach_pid = True
+    attach_remote = True
+    core_files = True
     listen_timeout = 10.0
 
     def adapter_argv(self) -> list[str]:
@@ -319,6 +386,14 @@ class DelveProfile(AdapterProfile):
         return [path, "dap", "--listen", "127.0.0.1:0"]
 
     async def start_adapter(self, request: LaunchRequest | AttachRequest) -> DapClient:
+        if isinstance(request, AttachRequest) and request.pid is None and request.port:
+            # `dlv --headless --listen HOST:PORT` (or `dlv dap --listen`) is the adapter.
+            return await DapClient.connect_tcp(
+                request.host or "127.0.0.1", request.port, name=self.name,
+                connect_timeout=10.0, default_timeout=self.request_timeout,
+                run_in_terminal=self.run_in_terminal,
+                output_sink=self.backend._terminal_output,
+            )
         process = await spawn(self.adapter_argv(), what="dlv adapter",
                               install_hint="Install delve: sudo apt-get install delve")
         assert process.proc.stdout is not None
@@ -351,6 +426,12 @@ class DelveProfile(AdapterProfile):
         program = os.path.abspath(request.program)
         if not os.path.exists(program):
             raise InvalidInput(f"There is no program at {program}. Check the path.")
+        if request.core_file:
+            core = os.path.abspath(os.path.join(request.cwd or os.getcwd(), request.core_file))
+            if not os.path.isfile(core):
+                raise InvalidInput(f"There is no core file at {core}. Check the path.")
+            return {"mode": "core", "program": program, "coreFilePath": core,
+                    "cwd": request.cwd or os.getcwd(), **request.extra}
         arguments: dict[str, Any] = {
             # A built binary runs as is; a directory or .go file is built by dlv.
             "mode": "exec" if os.path.isfile(program) and not program.endswith(".go") else "debug",
@@ -365,9 +446,19 @@ class DelveProfile(AdapterProfile):
         return arguments
 
     def attach_arguments(self, request: AttachRequest) -> dict[str, Any]:
-        if request.pid is None:
-            raise InvalidInput("Attach with dlv needs the PID of a running Go program.")
-        return {"mode": "local", "processId": request.pid, **request.extra}
+        arguments: dict[str, Any]
+        if request.pid is not None:
+            arguments = {"mode": "local", "processId": request.pid}
+        elif request.port is not None:
+            arguments = {"mode": "remote"}
+        else:
+            raise InvalidInput("Attach with dlv needs the PID of a running Go program, or "
+                               "HOST:PORT of `dlv --headless --listen HOST:PORT`.")
+        if request.path_map:
+            arguments["substitutePath"] = [
+                {"from": remote, "to": local} for remote, local in request.path_map.items()
+            ]
+        return {**arguments, **request.extra}
 
 
 class DelveBackend(DapBackend):
@@ -393,6 +484,7 @@ class DelveBackend(DapBackend):
         self._disconnect_sent = False
 
     async def launch(self, request: LaunchRequest, configure) -> None:
+        self.post_mortem = bool(request.core_file)
         extra = {"showGlobalVariables": True, **request.extra}
         await super().launch(request.model_copy(update={"extra": extra}), configure)
 

@@ -19,6 +19,7 @@ import base64
 import contextlib
 import logging
 import os
+import re
 from typing import Any
 
 from ..base import Backend, Configure, EventSink
@@ -38,10 +39,13 @@ from ..models import (
     BreakpointState,
     Capabilities,
     ContinuedEvent,
+    DataBreakpointSpec,
+    DataBreakpointState,
     EvalResult,
     ExceptionFilter,
     ExitedEvent,
     Frame,
+    Instruction,
     LaunchRequest,
     OutputEvent,
     Scope,
@@ -76,6 +80,10 @@ class AdapterProfile:
     repl_is_command_language = False
     attach_pid = False
     attach_wait_for = False
+    #: attach HOST:PORT reaches a remote server (gdb-remote, dlv, debugpy)
+    attach_remote = False
+    #: launch with a core dump (LaunchRequest.core_file)
+    core_files = False
     #: exception filter ids on by default; None keeps the adapter's own defaults
     default_exception_filters: tuple[str, ...] | None = None
     request_timeout = 30.0
@@ -178,12 +186,21 @@ class DapBackend(Backend):
 
     async def launch(self, request: LaunchRequest, configure: Configure) -> None:
         self._require_idle()
+        if request.core_file and not self.profile.core_files:
+            raise NotSupported(
+                f"The {self.profile.name} adapter cannot open core dumps; use lldb-dap or "
+                "lldb-cli (C, C++, Rust, Swift) or dlv (Go).", adapter=self.profile.name)
         self._launched = True
         arguments = self.profile.launch_arguments(request)
         await self._start_session("launch", request, arguments, configure, request.program)
 
     async def attach(self, request: AttachRequest, configure: Configure) -> None:
         self._require_idle()
+        if request.pid is None and request.port is not None and not self.profile.attach_remote:
+            raise NotSupported(
+                f"The {self.profile.name} adapter cannot attach to HOST:PORT; remote servers "
+                "are reached with lldb-dap or lldb-cli (gdb-remote), dlv, debugpy or node.",
+                adapter=self.profile.name)
         self._launched = False
         if request.pid is not None:
             self.debuggee_pid = request.pid
@@ -317,6 +334,10 @@ class DapBackend(Backend):
             read_memory=bool(body.get("supportsReadMemoryRequest")),
             attach_pid=profile.attach_pid,
             attach_wait_for=profile.attach_wait_for,
+            attach_remote=profile.attach_remote,
+            instruction_step=bool(body.get("supportsSteppingGranularity")),
+            data_breakpoints=bool(body.get("supportsDataBreakpoints")),
+            core_files=profile.core_files,
             exception_filters=filters,
         )
 
@@ -748,24 +769,118 @@ class DapBackend(Backend):
         )
         return str(body.get("content", ""))
 
-    async def disassemble(self, frame_id: int, count: int = 32) -> list[str]:
+    async def disassemble(self, address: str, count: int = 32, offset: int = 0) -> list[Instruction]:
         if not self.capabilities.disassemble:
-            return await super().disassemble(frame_id, count)
+            return await super().disassemble(address, count, offset)
         self._require_stopped()
-        address = self._frame_ips.get(frame_id)
-        if address is None:
-            raise InvalidInput(
-                f"Frame {frame_id} has no instruction address; list the stack again and "
-                "pick a frame from it."
-            )
         body = await self._request(
             "disassemble",
-            {"memoryReference": address, "instructionCount": count, "resolveSymbols": True},
+            {"memoryReference": address, "instructionOffset": offset,
+             "instructionCount": count, "resolveSymbols": True},
         )
-        return [
-            f"{raw.get('address', '')}: {raw.get('instruction', '')}".rstrip()
-            for raw in body.get("instructions") or []
-        ]
+        out: list[Instruction] = []
+        for raw in body.get("instructions") or []:
+            text = str(raw.get("instruction") or "").strip()
+            if not text or text == "??":
+                continue  # delve pads a range that runs past the code with "??"
+            symbol = raw.get("symbol") or None
+            if symbol and text.startswith(f"{symbol}:"):
+                text = text[len(symbol) + 1:].strip()  # lldb-dap labels a function's first
+            location = None
+            if raw.get("line"):
+                location = _location({"source": raw.get("location") or {},
+                                      "line": raw.get("line"), "column": raw.get("column")})
+            out.append(Instruction(
+                address=_hex(raw.get("address")),
+                instruction=text,
+                bytes=raw.get("instructionBytes") or None,
+                symbol=symbol,
+                location=location,
+            ))
+        return out
+
+    async def resolve_address(self, expression: str, frame_id: int | None) -> str:
+        """A number, or what the adapter evaluates a function or pointer to."""
+        text = expression.strip()
+        if _HEX.fullmatch(text) or text.isdigit():
+            return hex(int(text, 0))
+        self._require_stopped()
+        try:
+            result = await self._evaluate(text, frame_id, "watch", self.profile.request_timeout)
+        except CommandFailed as exc:
+            raise InvalidInput(
+                f"{expression!r} does not name a function or an address here: {exc.message}"
+            ) from None
+        found = _HEX.search(result.value)
+        if not found:
+            raise InvalidInput(
+                f"{expression!r} is {result.value!r}, not an address; give a function name, "
+                "a pointer, or an address like 0x401000."
+            )
+        return hex(int(found.group(0), 16))
+
+    async def step_instruction(self, thread_id: int, over: bool) -> None:
+        if not self.capabilities.instruction_step:
+            return await super().step_instruction(thread_id, over)
+        self._require_stopped(action="step")
+        await self._resume("next" if over else "stepIn",
+                           {"threadId": thread_id, "granularity": "instruction"}, thread_id)
+
+    async def set_data_breakpoints(
+        self, specs: list[DataBreakpointSpec]
+    ) -> list[DataBreakpointState]:
+        if not self.capabilities.data_breakpoints:
+            return await super().set_data_breakpoints(specs)
+        self._require_stopped()
+        states: list[DataBreakpointState | None] = []
+        sent: list[dict[str, Any]] = []
+        sent_details: list[tuple[str, str, Any]] = []
+        for spec in specs:
+            info = await self._data_breakpoint_info(spec)
+            data_id = info.get("dataId")
+            if not data_id:
+                states.append(DataBreakpointState(
+                    verified=False,
+                    message=str(info.get("description") or "the adapter cannot watch that"),
+                ))
+                continue
+            access = list(info.get("accessTypes") or [])
+            if access and spec.access not in access:
+                states.append(DataBreakpointState(
+                    verified=False,
+                    message=f"{spec.expression} can be watched for {', '.join(access)} "
+                            f"only, not {spec.access}",
+                ))
+                continue
+            address, _, size = str(data_id).partition("/")
+            states.append(None)
+            sent.append({"dataId": data_id, "accessType": spec.access})
+            sent_details.append((address, size, info.get("type")))
+        body = await self._request("setDataBreakpoints", {"breakpoints": sent})
+        answers = iter(body.get("breakpoints") or [])
+        details = iter(sent_details)
+        merged: list[DataBreakpointState] = []
+        for state in states:
+            if state is not None:
+                merged.append(state)
+                continue
+            raw = next(answers, {}) or {}
+            address, size, type_name = next(details, (None, None, None))
+            merged.append(DataBreakpointState(
+                verified=bool(raw.get("verified", False)),
+                message=raw.get("message") or None,
+                address=_hex(address) if address else None,
+                size=int(size) if str(size or "").isdigit() else None,
+                type=type_name,
+                backend_id=raw.get("id"),
+            ))
+        return merged
+
+    async def _data_breakpoint_info(self, spec: DataBreakpointSpec) -> Message:
+        arguments: dict[str, Any] = {"name": spec.expression}
+        if spec.frame_id is not None:
+            arguments["frameId"] = spec.frame_id
+        return await self._request("dataBreakpointInfo", arguments)
 
     async def read_memory(self, address: str, count: int) -> bytes:
         if not self.capabilities.read_memory:
@@ -818,8 +933,20 @@ class DapBackend(Backend):
         raise InvalidInput("The program has not started yet; wait for it to stop.")
 
 
+_HEX = re.compile(r"0x[0-9a-fA-F]+")
+
+
+def _hex(value: Any) -> str:
+    """An address as 0x-prefixed lower-case hex, whatever form the adapter used."""
+    text = str(value or "").strip()
+    try:
+        return hex(int(text, 16) if not text.lower().startswith("0x") else int(text, 0))
+    except ValueError:
+        return text
+
+
 _NEEDS_STOP = {"stackTrace", "scopes", "variables", "evaluate", "next", "stepIn", "stepOut",
-               "continue"}
+               "continue", "disassemble", "readMemory", "dataBreakpointInfo"}
 
 
 def _source_breakpoint(spec: BreakpointSpec) -> dict[str, Any]:

@@ -52,9 +52,12 @@ from ..models import (
     BreakpointState,
     Capabilities,
     ContinuedEvent,
+    DataBreakpointSpec,
+    DataBreakpointState,
     EvalResult,
     ExitedEvent,
     Frame,
+    Instruction,
     LaunchRequest,
     OutputEvent,
     Scope,
@@ -119,6 +122,10 @@ class LldbCliBackend(Backend):
             read_memory=True,
             attach_pid=True,
             attach_wait_for=True,
+            attach_remote=True,
+            instruction_step=True,
+            data_breakpoints=True,
+            core_files=True,
         )
         self._lldb_argv = list(lldb_argv) if lldb_argv else None
         self.startup_timeout = startup_timeout
@@ -160,6 +167,9 @@ class LldbCliBackend(Backend):
             raise InvalidInput(f"{program} is not executable; build it, or chmod +x it.")
         if not os.path.isdir(cwd):
             raise InvalidInput(f"The working directory {cwd} does not exist.")
+        if request.core_file:
+            return await self._open_core(program, os.path.join(cwd, request.core_file),
+                                         cwd, configure)
         try:
             # The program inherits lldb's working directory (lldb-server's, in fact),
             # which avoids quoting a path into `process launch -w`.
@@ -177,24 +187,54 @@ class LldbCliBackend(Backend):
             await self.dispose()
             raise
 
+    async def _open_core(self, program: str, core: str, cwd: str, configure: Configure) -> None:
+        """Post-mortem: the program as it was when the core was written."""
+        core = os.path.abspath(core)
+        if not os.path.isfile(core):
+            raise InvalidInput(f"There is no core file at {core}. Check the path.")
+        self._attached = True  # nothing of ours runs: never kill a pid it names
+        self.post_mortem = True
+        try:
+            await self._start(cwd)
+            await self._create_target(program, core=core)
+            info = await self._helper("stop_info")
+            if info.get("state") != "stopped":
+                raise CommandFailed(f"lldb opened {core} but found no stopped threads in it.")
+            self._stop_id = info.get("stop_id")
+            self._state = "stopped"
+            self._first_stop = False
+            self._remember_threads(info)
+            await configure()
+            self._report_stopped(info)
+        except BaseException:
+            await self.dispose()
+            raise
+
     async def attach(self, request: AttachRequest, configure: Configure) -> None:
-        if request.pid is None and not request.wait_for:
+        if request.pid is None and not request.wait_for and request.port is None:
             raise InvalidInput(
-                "lldb attaches to a process id or waits for a process name; pass a PID "
-                "or wait_for."
-            )
-        if request.host or request.port:
-            raise InvalidInput(
-                "The lldb-cli backend attaches to local processes only; for a remote "
-                "gdb-server use raw commands (gdb-remote HOST:PORT)."
+                "lldb attaches to a process id, waits for a process name, or connects to "
+                "a gdb-remote server; pass a PID, wait_for, or HOST:PORT."
             )
         wait_timeout = float(request.extra.get("timeout", 60.0))
         self._attached = True
         try:
             await self._start(os.getcwd())
             if request.program:
-                await self._create_target(os.path.abspath(request.program))
-            if request.pid is not None:
+                await self._create_target(os.path.abspath(request.program),
+                                          path_map=request.path_map)
+            elif request.path_map:
+                for remote, local in request.path_map.items():
+                    await self._run("settings append target.source-map "
+                                    f"{lldb_quote(remote)} {lldb_quote(local)}",
+                                    self.command_timeout)
+            if request.pid is None and request.port is not None:
+                host = request.host or "127.0.0.1"
+                if not re.fullmatch(r"[A-Za-z0-9.:\[\]_-]+", host):
+                    raise InvalidInput(f"{host!r} is not a host name or address.")
+                command = f"gdb-remote {host}:{int(request.port)}"
+                timeout = wait_timeout if "timeout" in request.extra else self.command_timeout
+            elif request.pid is not None:
                 command = f"process attach --pid {int(request.pid)}"
                 timeout = self.command_timeout
             else:
@@ -204,6 +244,14 @@ class LldbCliBackend(Backend):
             info = await self._helper("stop_info")
             if info.get("state") != "stopped":
                 said = sanitize(output).removeprefix("error: ") or "no reason given"
+                if request.pid is None and request.port is not None:
+                    raise CommandFailed(
+                        f"lldb could not connect to the gdb-remote server at "
+                        f"{request.host or '127.0.0.1'}:{request.port}: {said}. Check that "
+                        "`lldb-server gdbserver HOST:PORT -- PROGRAM` (or gdbserver) listens "
+                        "there and that this host can reach it.",
+                        lldb_output=sanitize(output),
+                    )
                 raise CommandFailed(
                     f"lldb could not attach: {said}. "
                     "Check the pid, and that ptrace is allowed "
@@ -225,10 +273,15 @@ class LldbCliBackend(Backend):
             await self.dispose()
             raise
 
-    async def _create_target(self, program: str) -> None:
+    async def _create_target(self, program: str, core: str | None = None,
+                             path_map: dict[str, str] | None = None) -> None:
         try:
-            await self._helper("create_target", _encode({"program": program}))
+            await self._helper("create_target", _encode(
+                {"program": program, "core": core, "path_map": path_map or {}}))
         except CommandFailed as exc:
+            if core and "core file" in exc.message:
+                raise InvalidInput(exc.message + " Is it a core of this program?",
+                                   program=program, core=core) from None
             raise InvalidInput(
                 f"lldb cannot debug {program}: {exc.message.removeprefix('error: ')}. "
                 "Give a compiled program (built with -g for source lines).",
@@ -241,6 +294,8 @@ class LldbCliBackend(Backend):
         try:
             if self._state == "running":
                 await self._interrupt_quietly()
+            if self.post_mortem:
+                self._state = "detached"
             if self._state == "stopped":
                 if terminate:
                     output = await self._run("process kill", self.command_timeout)
@@ -389,6 +444,9 @@ class LldbCliBackend(Backend):
     async def step_out(self, thread_id: int) -> None:
         await self._step("thread step-out", thread_id)
 
+    async def step_instruction(self, thread_id: int, over: bool) -> None:
+        await self._step("thread step-inst-over" if over else "thread step-inst", thread_id)
+
     async def _step(self, command: str, thread_id: int) -> None:
         self._require_stopped()
         await self._begin_run(command, thread_id=thread_id)
@@ -510,9 +568,50 @@ class LldbCliBackend(Backend):
         self._after_raw(info)
         return sanitize(output)
 
-    async def disassemble(self, frame_id: int, count: int = 32) -> list[str]:
+    async def disassemble(self, address: str, count: int = 32, offset: int = 0) -> list[Instruction]:
         self._require_stopped()
-        return list((await self._helper("disassemble", int(frame_id), int(count)))["lines"])
+        try:
+            int(str(address), 0)
+        except ValueError:
+            raise InvalidInput(f"{address!r} is not an address; give one like 0x401000.") from None
+        answer = await self._helper("disassemble", repr(str(address)), int(count), int(offset))
+        out = []
+        for raw in answer["instructions"]:
+            location = None
+            if raw.get("path"):
+                location = SourceLocation(path=raw["path"], line=raw["line"],
+                                          column=raw.get("column") or 0,
+                                          name=os.path.basename(raw["path"]))
+            out.append(Instruction(address=raw["address"], instruction=raw["instruction"],
+                                   bytes=raw.get("bytes") or None, symbol=raw.get("symbol"),
+                                   location=location))
+        return out
+
+    async def resolve_address(self, expression: str, frame_id: int | None) -> str:
+        text = expression.strip()
+        if re.fullmatch(r"0[xX][0-9a-fA-F]+|\d+", text):
+            return hex(int(text, 0))
+        if self._state == "running":
+            raise InvalidInput(RUNNING)
+        self._require_channel()
+        answer = await self._helper(
+            "resolve_address", _encode({"expression": text, "frame_id": frame_id}))
+        return str(answer["address"])
+
+    async def set_data_breakpoints(
+        self, specs: list[DataBreakpointSpec]
+    ) -> list[DataBreakpointState]:
+        async def apply() -> list[DataBreakpointState]:
+            answer = await self._helper("set_watchpoints", _encode(
+                [{"expression": s.expression, "access": s.access, "frame_id": s.frame_id}
+                 for s in specs]))
+            return [DataBreakpointState(
+                verified=bool(raw.get("verified")), message=raw.get("message"),
+                address=raw.get("address"), size=raw.get("size"), type=raw.get("type"),
+                backend_id=raw.get("id"),
+            ) for raw in answer["watchpoints"]]
+
+        return await self._while_stopped(apply)
 
     async def read_memory(self, address: str, count: int) -> bytes:
         self._require_stopped()

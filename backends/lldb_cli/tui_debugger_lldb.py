@@ -97,6 +97,16 @@ def create_target(encoded):
         _fail(error.GetCString() or "lldb could not load %s" % request["program"])
         return
     _debugger.SetSelectedTarget(target)
+    for remote, local in (request.get("path_map") or {}).items():
+        # target.source-map, as `settings set target.source-map REMOTE LOCAL` sets it
+        _debugger.HandleCommand("settings append target.source-map %s %s"
+                                % (json.dumps(remote), json.dumps(local)))
+    if request.get("core"):
+        process = target.LoadCore(request["core"], error)
+        if error.Fail() or not process.IsValid():
+            _fail("lldb could not open the core file %s: %s"
+                  % (request["core"], error.GetCString() or "unknown error"))
+            return
     _emit({"ok": True, "triple": target.GetTriple()})
 
 
@@ -138,7 +148,10 @@ def _stop_reason(thread):
         loc_id = thread.GetStopReasonDataAtIndex(1)
         description = "breakpoint %d.%d" % (bp_id, loc_id)
         hit = [int(bp_id)]
-    elif reason_code in (lldb.eStopReasonWatchpoint, lldb.eStopReasonInstrumentation):
+    elif reason_code == lldb.eStopReasonWatchpoint:
+        reason = "data breakpoint"
+        description = "watchpoint %d" % thread.GetStopReasonDataAtIndex(0)
+    elif reason_code == lldb.eStopReasonInstrumentation:
         reason = "breakpoint"
     elif reason_code == lldb.eStopReasonSignal:
         # The text is the whole description ("signal SIGSEGV: address not mapped
@@ -527,19 +540,132 @@ def logpoint_hit(frame, bp_loc, extra_args, internal_dict):
 # --------------------------------------------------------------------------- memory
 
 
-def disassemble(frame_id, count):
-    frame = _frame_by_id(frame_id)
-    if frame is None:
-        _fail("Frame %s no longer exists. Fetch the stack again." % frame_id)
-        return
+def disassemble(address, count, offset):
+    """`count` instructions from `offset` instructions after `address`. A
+    negative offset starts at the enclosing function (instructions cannot be
+    decoded backwards), then keeps -offset of them before `address`."""
     target = _target()
-    address = lldb.SBAddress(frame.GetPC(), target)
-    lines = []
-    for instruction in target.ReadInstructions(address, int(count)):
-        load = instruction.GetAddress().GetLoadAddress(target)
-        lines.append("0x%x: %s %s" % (load, instruction.GetMnemonic(target),
-                                      instruction.GetOperands(target)))
-    _emit({"lines": lines})
+    load = int(address, 0)
+    count, offset = int(count), int(offset)
+    start = target.ResolveLoadAddress(load)
+    if offset < 0:
+        context = start.GetSymbolContext(lldb.eSymbolContextFunction | lldb.eSymbolContextSymbol)
+        begin = None
+        if context.GetFunction().IsValid():
+            begin = context.GetFunction().GetStartAddress()
+        elif context.GetSymbol().IsValid():
+            begin = context.GetSymbol().GetStartAddress()
+        if begin is not None and begin.GetLoadAddress(target) <= load:
+            span = load - begin.GetLoadAddress(target)
+            listed = target.ReadInstructions(begin, span + count + 1)
+            items = [listed.GetInstructionAtIndex(i) for i in range(listed.GetSize())]
+            at = [i for i, ins in enumerate(items)
+                  if ins.GetAddress().GetLoadAddress(target) >= load]
+            index = at[0] if at else len(items)
+            first = max(0, index + offset)
+            items = items[first:first + count]
+        else:
+            items = []
+    else:
+        listed = target.ReadInstructions(start, count + offset)
+        items = [listed.GetInstructionAtIndex(i) for i in range(listed.GetSize())][offset:]
+    out = []
+    previous_line = None
+    for instruction in items:
+        address_obj = instruction.GetAddress()
+        record = {
+            "address": "0x%x" % address_obj.GetLoadAddress(target),
+            "instruction": ("%s %s" % (instruction.GetMnemonic(target),
+                                       instruction.GetOperands(target))).strip(),
+            "bytes": " ".join("%02x" % b for b in
+                              bytearray(instruction.GetData(target).ReadRawData(
+                                  lldb.SBError(), 0, instruction.GetByteSize()) or b"")),
+        }
+        comment = instruction.GetComment(target)
+        if comment:
+            record["instruction"] += " ; " + comment
+        symbol = address_obj.GetSymbol()
+        if symbol.IsValid() and symbol.GetStartAddress().GetLoadAddress(target) == \
+                address_obj.GetLoadAddress(target):
+            record["symbol"] = symbol.GetDisplayName() or symbol.GetName()
+        entry = address_obj.GetLineEntry()
+        if entry.IsValid() and entry.GetLine():
+            key = (_file_path(entry.GetFileSpec()), entry.GetLine())
+            if key != previous_line:
+                record["path"], record["line"] = key
+                record["column"] = entry.GetColumn()
+            previous_line = key
+        out.append(record)
+    _emit({"instructions": out})
+
+
+def resolve_address(encoded):
+    """A function name, or an expression whose value is an address."""
+    request = _arg(encoded)
+    target = _target()
+    name = request["expression"]
+    functions = target.FindFunctions(name)
+    for i in range(functions.GetSize()):
+        context = functions.GetContextAtIndex(i)
+        if context.GetFunction().IsValid():
+            _emit({"address": "0x%x" % context.GetFunction().GetStartAddress()
+                   .GetLoadAddress(target)})
+            return
+        if context.GetSymbol().IsValid():
+            _emit({"address": "0x%x" % context.GetSymbol().GetStartAddress()
+                   .GetLoadAddress(target)})
+            return
+    frame_id = request.get("frame_id")
+    frame = _frame_by_id(frame_id) if frame_id is not None else \
+        _process().GetSelectedThread().GetSelectedFrame()
+    if frame is None or not frame.IsValid():
+        _fail("%r is not a function; stop the program to evaluate it as an address." % name)
+        return
+    value = frame.EvaluateExpression(name)
+    if value.GetError().Fail():
+        _fail("%r does not name a function or an address here: %s"
+              % (name, (value.GetError().GetCString() or "").strip()))
+        return
+    _emit({"address": "0x%x" % value.GetValueAsUnsigned()})
+
+
+def set_watchpoints(encoded):
+    """Replace every watchpoint with the given specs: {expression, access, frame_id}."""
+    target = _target()
+    target.DeleteAllWatchpoints()
+    out = []
+    for spec in _arg(encoded):
+        frame_id = spec.get("frame_id")
+        frame = _frame_by_id(frame_id) if frame_id is not None else \
+            _process().GetSelectedThread().GetSelectedFrame()
+        if frame is None or not frame.IsValid():
+            out.append({"verified": False, "message": "no frame to read the expression in"})
+            continue
+        value = frame.GetValueForVariablePath(spec["expression"], lldb.eDynamicDontRunTarget)
+        if value.GetError().Fail():
+            value = frame.EvaluateExpression(spec["expression"])
+        if value.GetError().Fail():
+            out.append({"verified": False,
+                        "message": (value.GetError().GetCString() or "").strip().splitlines()[0]})
+            continue
+        address = value.GetLoadAddress()
+        size = value.GetByteSize()
+        if address == lldb.LLDB_INVALID_ADDRESS or not size:
+            out.append({"verified": False,
+                        "message": "%s is not in memory (a register or a temporary value); "
+                                   "watch a variable or *pointer" % spec["expression"]})
+            continue
+        access = spec.get("access") or "write"
+        error = lldb.SBError()
+        watch = target.WatchAddress(address, size, access in ("read", "readWrite"),
+                                    access in ("write", "readWrite"), error)
+        if error.Fail() or not watch.IsValid():
+            out.append({"verified": False,
+                        "message": error.GetCString() or "lldb could not set the watchpoint"})
+            continue
+        out.append({"verified": True, "id": watch.GetID(), "address": "0x%x" % address,
+                    "size": size, "type": value.GetDisplayTypeName() or None})
+    _emit({"watchpoints": out})
 
 
 def read_memory(address, count):

@@ -294,11 +294,20 @@ class SimctlBackend(Backend):
     async def source(self, source_reference: int) -> str:
         return await self.inner.source(source_reference)
 
-    async def disassemble(self, frame_id: int, count: int = 32) -> list[str]:
-        return await self.inner.disassemble(frame_id, count)
+    async def disassemble(self, address: str, count: int = 32, offset: int = 0):
+        return await self.inner.disassemble(address, count, offset)
+
+    async def resolve_address(self, expression: str, frame_id: int | None) -> str:
+        return await self.inner.resolve_address(expression, frame_id)
 
     async def read_memory(self, address: str, count: int) -> bytes:
         return await self.inner.read_memory(address, count)
+
+    async def step_instruction(self, thread_id: int, over: bool) -> None:
+        await self.inner.step_instruction(thread_id, over)
+
+    async def set_data_breakpoints(self, specs):
+        return await self.inner.set_data_breakpoints(specs)
 
 
 async def _no_configuration() -> None:
