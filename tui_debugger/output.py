@@ -23,6 +23,16 @@ class OutputChunk(BaseModel):
     truncated: bool  # more entries are available after next_cursor (limit reached)
 
 
+class OutputTail(BaseModel):
+    """The newest whole lines of output (what a reader wants first)."""
+
+    lines: list[OutputLine]  # one per line; seq is the entry the line starts in
+    next_cursor: int  # pass as `since` to read only what comes after
+    earlier_lines: int  # kept lines before the first one shown
+    first_cursor: int  # `since` that reads the oldest kept output
+    dropped: int  # entries evicted from the buffer over its whole life
+
+
 @dataclass
 class _Entry:
     seq: int
@@ -40,6 +50,7 @@ class OutputBuffer:
         self.max_bytes = max_bytes
         self._entries: deque[_Entry] = deque()
         self._bytes = 0
+        self._newlines = 0  # newlines in the kept entries, to count lines cheaply
         self._next_seq = 1
         self.total_dropped = 0
 
@@ -57,11 +68,13 @@ class OutputBuffer:
         entry = _Entry(seq, category, text)
         self._entries.append(entry)
         self._bytes += len(text)
+        self._newlines += text.count("\n")
         while self._entries and (
             len(self._entries) > self.max_entries or self._bytes > self.max_bytes
         ):
             old = self._entries.popleft()
             self._bytes -= len(old.text)
+            self._newlines -= old.text.count("\n")
             self.total_dropped += 1
         return seq
 
@@ -88,3 +101,61 @@ class OutputBuffer:
         since = max(self.first_seq, self._next_seq - count)
         return self.read(since=since, limit=count, max_chars=10**9)
 
+
+    @property
+    def line_count(self) -> int:
+        """Lines in the kept output (a last line without its newline counts)."""
+        if not self._entries:
+            return 0
+        return self._newlines + (0 if self._entries[-1].text.endswith("\n") else 1)
+
+    def tail_lines(self, count: int | None = None, max_chars: int = 4000) -> OutputTail:
+        """The newest whole lines: at most `count` of them (all that fit when
+        None) and at most `max_chars` of text. A line longer than `max_chars`
+        alone is cut, with a note of its true length."""
+        wanted = count if count is not None else 10**9
+        picked: list[_Entry] = []
+        newlines = 0
+        chars = 0
+        for entry in reversed(self._entries):
+            picked.append(entry)
+            newlines += entry.text.count("\n")
+            chars += len(entry.text)
+            # One line more than wanted, so the first one shown starts whole.
+            if newlines > wanted or chars > max_chars + 1:
+                break
+        picked.reverse()
+        complete_from_start = bool(picked) and picked[0] is self._entries[0]
+        lines: list[OutputLine] = []
+        buf, start_seq, category = "", 0, ""
+        for entry in picked:
+            for piece in entry.text.splitlines(keepends=True):
+                if not buf:
+                    start_seq, category = entry.seq, entry.category
+                buf += piece
+                if buf.endswith("\n"):
+                    lines.append(OutputLine(seq=start_seq, category=category, text=buf))
+                    buf = ""
+        if buf:
+            lines.append(OutputLine(seq=start_seq, category=category, text=buf))
+        if lines and not complete_from_start and picked and len(lines) > 1:
+            # The oldest picked entry may begin mid-line: that line is not whole.
+            lines = lines[1:]
+        lines = lines[-wanted:] if count is not None else lines
+        shown: list[OutputLine] = []
+        used = 0
+        for line in reversed(lines):
+            if shown and used + len(line.text) > max_chars:
+                break
+            if len(line.text) > max_chars:
+                cut = len(line.text) - max_chars
+                line = line.model_copy(update={
+                    "text": line.text[:max_chars] + f"… ({cut} more chars in this line)\n"})
+            shown.append(line)
+            used += len(line.text)
+        shown.reverse()
+        return OutputTail(
+            lines=shown, next_cursor=self._next_seq,
+            earlier_lines=max(0, self.line_count - len(shown)),
+            first_cursor=self.first_seq, dropped=self.total_dropped,
+        )

@@ -134,6 +134,9 @@ class Session:
         self.end_requested = False
         #: the session's own one-shot breakpoint standing for "stop on entry" (native)
         self.entry_breakpoint_id: int | None = None
+        #: a stop is on its way (stop on entry, a step, a pause): calls that need
+        #: the program stopped wait for it instead of failing (see settle)
+        self._stop_expected = False
         # Values seen at this stop and at the previous one, by path (note_value).
         self._values_generation: int | None = None
         self._values_now: dict[str, str] = {}
@@ -214,6 +217,7 @@ class Session:
         self.program = request.program
         self.program_args = list(request.args)
         self.cwd = request.cwd or os.getcwd()
+        self._stop_expected = request.stop_on_entry or self.entry_breakpoint_id is not None
         await self._start(lambda b: b.launch(request, self._configure), adapter, origin)
 
     async def attach(self, request: AttachRequest, adapter: str, origin: Origin = "user",
@@ -307,6 +311,7 @@ class Session:
                 if not self.end_requested:
                     self.terminated_reason = event.reason
                 self.stop = None  # last_stop keeps it for whoever asks what happened
+                self._stop_expected = False
                 self._invalidate_caches()
                 self._set_state_nowait(SessionState.terminated)
                 self.publish("terminated", {"reason": event.reason, "exit_code": self.exit_code})
@@ -350,12 +355,15 @@ class Session:
                 if frames:
                     self.selected_frame_index = top.index if top else 0
                     chosen = top or frames[0]
-                    info.location = chosen.location
+                    # A frame without a source line (libc, the interpreter's own
+                    # code) is named, never placed "at line 0".
+                    info.location = chosen.location if top else None
                     info.function = chosen.name
             except DebuggerError:
                 pass
         self.stop = info
         self.last_stop = info
+        self._stop_expected = False
         await self._set_state(SessionState.stopped)
         self.publish("stopped", info.model_dump(mode="json"), origin=self._resumed_by or "session")
         if session_bp_ids:
@@ -412,6 +420,29 @@ class Session:
         except asyncio.TimeoutError:
             return False
 
+    @property
+    def stop_pending(self) -> bool:
+        """A stop is on its way: the program is starting, or it runs after a
+        stop on entry, a step or a pause was asked for, or a stop event arrived
+        and is being read."""
+        if self.state == SessionState.starting:
+            return True
+        if self.state != SessionState.running:
+            return False
+        return self._stop_expected or bool(self._stop_task and not self._stop_task.done())
+
+    async def settle(self, timeout: float | None = None) -> None:
+        """Wait (bounded) for a pending stop, so a call that arrives just before
+        the stop it depends on does not race it (a step right after a launch
+        with stopOnEntry). Returns at once when no stop is pending."""
+        if not self.stop_pending:
+            return
+        if timeout is None:
+            from .config import settings
+
+            timeout = max(settings().step_wait_ms, 1000) / 1000
+        await self.wait_for_state(lambda: not self.stop_pending, timeout)
+
     async def wait_for_stop(self, timeout: float | None, since_generation: int | None = None) -> bool:
         """Wait until the program is stopped (after resume `since_generation`) or ended."""
         gen = self._run_generation if since_generation is None else since_generation
@@ -428,6 +459,7 @@ class Session:
     async def resume(self, how: str, origin: Origin, thread_id: int | None = None) -> int:
         """Resume with continue / next / step_in / step_out. Returns the run
         generation to pass to wait_for_stop."""
+        await self.settle()
         backend = self._live_backend(how)
         self._require_state({SessionState.stopped}, how if how != "continue" else "continue")
         tid = thread_id or self.selected_thread_id
@@ -440,6 +472,7 @@ class Session:
         previous_stop = self.stop
         self.stop = None
         self.state = SessionState.running
+        self._stop_expected = how != "continue"
         self.publish("continued", {"thread_id": tid, "how": how}, origin=origin)
         self.publish("state", {"state": "running"}, origin=origin)
         try:
@@ -455,6 +488,7 @@ class Session:
                 raise InvalidInput(f"Unknown run command {how!r}.")
         except DebuggerError:
             # The request failed: the program did not move; keep the stop readable.
+            self._stop_expected = False
             if self.state == SessionState.running and self.backend is not None:
                 self.stop = previous_stop
                 self.state = SessionState.stopped
@@ -463,12 +497,19 @@ class Session:
         return generation
 
     async def pause(self, origin: Origin, thread_id: int | None = None) -> None:
+        # A stop already on its way (the entry stop) is the pause asked for.
+        await self.settle()
         backend = self._live_backend("pause")
         if self.state == SessionState.stopped:
             return
         self._require_state({SessionState.running}, "pause")
         self._resumed_by = origin
-        await backend.pause(thread_id)
+        self._stop_expected = True
+        try:
+            await backend.pause(thread_id)
+        except BaseException:
+            self._stop_expected = False
+            raise
 
     @property
     def run_generation(self) -> int:
@@ -477,6 +518,7 @@ class Session:
     # ================================================================= inspection
 
     async def threads(self) -> list[Thread]:
+        await self.settle()
         backend = self._live_backend("list threads")
         return await backend.threads()
 
@@ -490,6 +532,7 @@ class Session:
         return frames, total
 
     async def stack(self, thread_id: int | None = None, max_frames: int = 20) -> tuple[list[Frame], int | None]:
+        await self.settle()
         backend = self._live_backend("read the stack")
         self._require_state({SessionState.stopped}, "read the stack")
         tid = thread_id or self.selected_thread_id
@@ -521,6 +564,7 @@ class Session:
         return frame
 
     async def select_thread(self, thread_id: int, origin: Origin) -> None:
+        await self.settle()
         self._require_state({SessionState.stopped}, "select a thread")
         threads = await self.threads()
         if not any(t.id == thread_id for t in threads):
@@ -540,6 +584,7 @@ class Session:
         return cached
 
     async def variables(self, ref: int, start: int = 0, count: int = 0) -> list[Variable]:
+        await self.settle()
         backend = self._live_backend("read variables")
         self._require_state({SessionState.stopped}, "read variables")
         if start == 0 and count == 0:
@@ -551,6 +596,7 @@ class Session:
         return await backend.variables(ref, start, count)
 
     async def evaluate(self, expression: str, frame_index: int | None = None, context: str = "repl") -> EvalResult:
+        await self.settle()
         backend = self._live_backend("evaluate")
         frame_id = None
         if self.state == SessionState.stopped:
