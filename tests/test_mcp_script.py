@@ -225,3 +225,52 @@ def test_error_strings_match_the_node_implementation():
 
     assert script.TIMEOUT_MESSAGE == cdp_script.TIMEOUT_MESSAGE
     assert script.EXITED_MESSAGE == cdp_script.EXITED_MESSAGE
+
+
+# ============================================================================ moved breakpoints
+
+
+async def test_python_a_moved_breakpoint_reports_no_values_of_another_line(
+        mcp_env, tmp_path, no_leftover_processes):
+    # debugpy moves a breakpoint on a line without code to the next line with
+    # some; a stop there is not a hit of the requested line.
+    program = PROGRAMS / "py_basic.py"
+    length = len(program.read_text().splitlines())
+    async with in_process_client() as client:
+        for line in (length + 60, line_of(program, "@no-code"), 2):
+            answer = await script(client, f"python {program}", program, line, "1")
+            assert_seed_error(answer, "Process exited before breakpoint was hit")
+
+
+async def test_node_a_moved_breakpoint_reports_no_values_of_another_line(
+        mcp_env, node, tmp_path, no_leftover_processes):
+    program = write_program(tmp_path, "moved.js", """
+        function never(x) {
+          const doubled = x * 2;
+          return doubled;
+        }
+
+        function called(i) {
+          return i + 1;
+        }
+        for (let i = 0; i < 3; i++) called(i);
+    """)
+    async with in_process_client() as client:
+        for line in (2, 5, 40):  # in a function never called; blank; past the end
+            answer = await script(client, f"node --inspect-brk={free_port()} {program}",
+                                  program, line, "i")
+            assert_seed_error(answer, "Process exited before breakpoint was hit")
+        hits = assert_seed_success(await script(
+            client, f"node --inspect-brk={free_port()} {program}", program, 7, "i"))
+        assert hits == [{"type": "number", "value": v} for v in (0, 1, 2)]
+
+
+async def test_node_without_inspect_brk_falls_back_to_the_default_port(
+        mcp_env, node, no_leftover_processes):
+    # seeds/002: the port comes from --inspect-brk=PORT, else 9229.
+    line = line_of(SCRIPT_JS, "@mark visit")
+    async with in_process_client() as client:
+        for command in (f"node {SCRIPT_JS}", str(SCRIPT_JS)):
+            labels = assert_seed_success(await script(client, command, SCRIPT_JS, line, "label"))
+            assert labels == [{"type": "string", "value": f"item-{i}"} for i in (1, 2, 3)]
+

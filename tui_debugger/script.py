@@ -77,10 +77,11 @@ class ScriptTarget:
 
 
 async def run_debug_script(
-    command: str, file: str, line: int, expression: str, timeout_ms: int,
+    command: str, file: str, line: int, expression: str, timeout_ms: float,
     cwd: str | None = None,
 ) -> list[dict[str, Any]]:
-    """[{type, value}, ...], one per hit of file:line, in order."""
+    """[{type, value}, ...], one per hit of file:line, in order. `timeout_ms` is
+    any positive number (1000.5 is fine); 3000.0 is said as 3000."""
     if not command or not command.strip():
         raise InvalidInput("command is empty; pass e.g. 'python app.py' or 'node --inspect-brk=9229 app.js'.")
     if not expression or not expression.strip():
@@ -89,6 +90,8 @@ async def run_debug_script(
         raise InvalidInput(f"breakpoint.line must be 1 or more, not {line}.")
     if timeout_ms <= 0:
         raise InvalidInput(f"timeout must be a positive number of milliseconds, not {timeout_ms}.")
+    if float(timeout_ms).is_integer():
+        timeout_ms = int(timeout_ms)
     work_dir = os.path.abspath(cwd or os.getcwd())
     try:
         argv = shlex.split(command)
@@ -230,7 +233,7 @@ async def _run_session(target: ScriptTarget, path: str, line: int, expression: s
                 break
             if session.state == SessionState.terminated:
                 break
-            if _is_hit(session, breakpoint.id, path):
+            if _is_hit(session, breakpoint.id, path, line):
                 results.append(await evaluate_typed(session, target.kind, expression))
             try:
                 generation = await session.resume("continue", "mcp")
@@ -256,16 +259,21 @@ def _ended_on_its_own(exc: DebuggerError) -> bool:
     return isinstance(exc, BackendDied)
 
 
-def _is_hit(session: Session, breakpoint_id: int, path: str) -> bool:
+def _is_hit(session: Session, breakpoint_id: int, path: str, line: int) -> bool:
+    """A stop of our breakpoint ON the requested line. A debugger moves a
+    breakpoint on a line without code (blank, past the end of the file, in a
+    function never compiled) to the next line that has some: stops there are
+    no hits of the line asked for, so they are never reported as its values."""
     stop = session.stop
-    if stop is None:
+    if stop is None or stop.location is None or not stop.location.path:
+        return False
+    if stop.location.line != line or (
+            os.path.realpath(stop.location.path) != os.path.realpath(path)):
         return False
     if breakpoint_id in stop.breakpoint_ids:
         return True
     # Adapters that do not name the breakpoint they hit: the stop's place says it.
-    return (stop.reason == "breakpoint" and not stop.breakpoint_ids and stop.location is not None
-            and stop.location.path is not None
-            and os.path.realpath(stop.location.path) == os.path.realpath(path))
+    return stop.reason == "breakpoint" and not stop.breakpoint_ids
 
 
 async def evaluate_typed(session: Session, kind: str, expression: str) -> dict[str, Any]:

@@ -89,6 +89,44 @@ async def evaluate_typed(backend: CdpBackend, expression: str) -> dict[str, Any]
     return {"type": kind, "value": format_remote(value)}
 
 
+def _port_free(port: int) -> bool:
+    import socket
+
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def _with_default_inspector(argv: list[str]) -> list[str]:
+    """A node command without --inspect-brk gets the seed's default port (9229),
+    or any free port when 9229 is taken: the inspector's own "Debugger
+    listening on" line says which. `app.js` alone runs under `node`."""
+    if not argv:
+        raise InvalidInput("command is empty; pass e.g. 'node --inspect-brk=9229 app.js'.")
+    if os.path.basename(argv[0]) not in ("node", "nodejs"):
+        argv = ["node", *argv]
+    port = DEFAULT_PORT if _port_free(DEFAULT_PORT) else 0
+    return [argv[0], f"--inspect-brk={port}", *argv[1:]]
+
+
+async def _stopped_on(backend: CdpBackend, path: str, line: int) -> bool:
+    """Whether the pause is on the requested line. V8 moves a breakpoint on a
+    line without code (a blank line, a function never compiled) to the next
+    place it can stop, possibly in another function: that is no hit of the
+    line the caller asked for."""
+    try:
+        frames, _ = await backend.stack_trace(THREAD_ID, 0, 1)
+    except DebuggerError:
+        return False
+    loc = frames[0].location if frames else None
+    if loc is None or not loc.path or loc.line != line:
+        return False
+    return os.path.realpath(loc.path) == os.path.realpath(path)
+
+
 async def run_debug_script_node(
     command: str,
     file: str,
@@ -112,10 +150,7 @@ async def run_debug_script_node(
     except ValueError as exc:
         raise InvalidInput(f"Cannot split the command ({exc}); check its quoting.") from exc
     if not _INSPECT_FLAG.search(command):
-        raise InvalidInput(
-            "The command must start node with --inspect-brk=PORT, e.g. "
-            "'node --inspect-brk=9229 app.js'."
-        )
+        argv = _with_default_inspector(argv)
     if line < 1:
         raise InvalidInput(f"line must be 1 or more, not {line}.")
     if timeout_ms <= 0:
@@ -176,7 +211,8 @@ async def run_debug_script_node(
                     break
                 if not isinstance(event, StoppedEvent):
                     continue
-                if breakpoint_ids.intersection(event.hit_breakpoint_ids):
+                if (breakpoint_ids.intersection(event.hit_breakpoint_ids)
+                        and await _stopped_on(backend, path, line)):
                     try:
                         results.append(await evaluate_typed(backend, expression))
                     except DebuggerError as exc:
