@@ -85,7 +85,13 @@ async def spawn(
             f"Cannot start the {what}: {argv[0]} is not executable. {install_hint}".strip(),
             argv=argv,
         ) from exc
+    _spawned.add(proc.pid)
     return ChildProcess(proc, argv)
+
+
+#: pids started by `spawn`: asyncio's child watcher waits for those, so the
+#: orphan reaper leaves them alone.
+_spawned: set[int] = set()
 
 
 def signal_group(pid: int, sig: int) -> None:
@@ -169,3 +175,44 @@ async def end_descendants(grace: float = 0.5) -> None:
     """End every process below this one (a host's last act on exit)."""
     for pid in descendants(os.getpid()):
         await kill_tree(pid, grace)
+
+
+def _zombie_children(pid: int) -> set[int]:
+    found: set[int] = set()
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 1 and fields[0] == "Z" and fields[1] == str(pid):
+            found.add(int(entry))
+    return found
+
+
+def reap_orphans(seen_before: set[int]) -> set[int]:
+    """Reap the zombies among this process's children that nobody else waits
+    for: debuggees adopted as a subreaper once their adapter let go of them.
+    Only zombies already seen by the previous call (`seen_before`) are reaped,
+    so a child whose own parent code is about to wait for it (subprocess.run)
+    keeps its exit status. Returns the zombies to pass to the next call."""
+    zombies = _zombie_children(os.getpid()) - _spawned
+    for pid in zombies & seen_before:
+        with contextlib.suppress(ChildProcessError, OSError):
+            os.waitpid(pid, os.WNOHANG)
+    return zombies - seen_before
+
+
+async def reap_orphans_forever(interval: float = 1.0) -> None:
+    """A long-lived host's (daemon, MCP server) task: no zombie outlives two
+    intervals. Cancel it when the host ends."""
+    seen: set[int] = set()
+    while True:
+        await asyncio.sleep(interval)
+        seen = reap_orphans(seen)

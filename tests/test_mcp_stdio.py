@@ -225,3 +225,32 @@ async def test_sigterm_ends_what_the_server_launched(mcp_env, tmp_path, no_lefto
     assert set(pids) == {"host", "debuggee"}
     assert time.monotonic() - started < 20, "the server waited for its client to hang up"
     assert wait_gone(pids["host"], 1) and wait_gone(pids["debuggee"], 1)
+
+
+def zombie_children(pid: int) -> list[int]:
+    from backends.process import _zombie_children
+
+    return sorted(_zombie_children(pid))
+
+
+async def test_the_long_lived_server_reaps_the_programs_it_ran(mcp_env, no_leftover_processes):
+    """Debuggees that end under the server (it adopts them as a subreaper) must
+    not pile up as zombies over a long agent session."""
+    from mcp.client import Client
+
+    scale_line = line_of(PY_BASIC, "@scale")
+    async with Client(stdio_params()) as client:
+        host = (await call(client, "debug_launch", {"program": REL_BASIC, "sessionName": "keep",
+                                                     "stopOnEntry": True}))["hostPid"]
+        for i in range(1):
+            script = await client.call_tool("debug-script", {
+                "command": f"python {REL_BASIC}", "breakpoint": {"file": REL_BASIC, "line": scale_line},
+                "expression": "value", "timeout": 15_000})
+            assert not script.is_error
+            await call(client, "debug_launch", {"program": REL_BASIC, "sessionName": f"run{i}",
+                                                "stopOnEntry": True})
+            await call(client, "debug_terminate", {"debugSessionId": f"run{i}"})
+        deadline = time.monotonic() + 10
+        while zombie_children(host) and time.monotonic() < deadline:
+            await asyncio.sleep(0.1)
+        assert zombie_children(host) == []

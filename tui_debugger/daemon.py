@@ -18,7 +18,7 @@ import sys
 from typing import Any
 
 from backends.errors import DebuggerError, InternalError
-from backends.process import become_subreaper, end_descendants
+from backends.process import become_subreaper, end_descendants, reap_orphans_forever
 
 from .config import settings
 from .execute import execute
@@ -41,6 +41,7 @@ def _write_ready(message: dict[str, Any]) -> None:
 
 async def serve(spec: dict[str, Any]) -> int:
     become_subreaper()
+    reaper = asyncio.get_running_loop().create_task(reap_orphans_forever())
     hub = Hub(serve=True)
     stop_requested = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -78,6 +79,7 @@ async def serve(spec: dict[str, Any]) -> int:
                 session.output.append("console", "Ending the session: idle timeout.\n")
                 break
     finally:
+        reaper.cancel()
         await hub.close_all()
         await end_descendants()
     return 0

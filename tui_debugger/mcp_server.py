@@ -42,7 +42,7 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import ConfigDict
 
 from backends.errors import DebuggerError, ErrorCode, InternalError, InvalidInput
-from backends.process import become_subreaper, end_descendants
+from backends.process import become_subreaper, end_descendants, reap_orphans_forever
 
 from . import __version__, paths
 from .commands import registry
@@ -356,6 +356,7 @@ async def serve(session: str | None, transport: str, host: str, port: int) -> No
     become_subreaper()
     front = create_server(session)
     loop = asyncio.get_running_loop()
+    reaper = loop.create_task(reap_orphans_forever())
 
     async def stop_now() -> None:
         # The stdio transport reads stdin in a thread that no cancellation
@@ -376,6 +377,7 @@ async def serve(session: str | None, transport: str, host: str, port: int) -> No
         else:
             await front.server.run_streamable_http_async(host=host, port=port)
     finally:
+        reaper.cancel()
         await asyncio.shield(front.aclose())
         await end_descendants()
 
