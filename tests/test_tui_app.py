@@ -19,6 +19,7 @@ from tests.test_tui_helpers import (  # noqa: F401 - tui_isolation is an autouse
 from tui_debugger.hub import SessionLink
 from tui_debugger.tui.app import create_app
 from tui_debugger.tui.widgets.breakpoints_pane import BreakpointsPane
+from tui_debugger.tui.widgets.breakpoint_dialog import BreakpointDialog
 from tui_debugger.tui.widgets.command_form import CommandForm
 from tui_debugger.tui.widgets.console_pane import ConsoleInput, ConsolePane
 from tui_debugger.tui.widgets.help_screen import HelpScreen
@@ -196,9 +197,9 @@ async def test_breakpoints_gutter_pane_and_conditions():
         await pilot.press("space")
         await wait_until(pilot, lambda: app.breakpoints[0].spec.enabled, what="enabled")
         await pilot.press("e")
-        await wait_until(pilot, lambda: isinstance(app.screen, CommandForm), what="the edit form")
-        app.screen.query_one("#field-condition").value = "item.quantity < 3"
-        app.screen.query_one("#field-condition").focus()
+        await wait_until(pilot, lambda: isinstance(app.screen, BreakpointDialog), what="the edit form")
+        assert app.screen.focused.id == "bp-condition"  # typing goes to the condition
+        app.screen.focused.value = "item.quantity < 3"
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.breakpoints[0].spec.condition == "item.quantity < 3",
                          what="the condition")

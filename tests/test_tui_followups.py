@@ -39,6 +39,7 @@ from tui_debugger.tui.widgets.attach_dialog import (
     simulator_request,
 )
 from tui_debugger.tui.widgets.breakpoints_pane import BreakpointsPane
+from tui_debugger.tui.widgets.breakpoint_dialog import BreakpointDialog
 from tui_debugger.tui.widgets.command_form import CommandForm
 from tui_debugger.tui.widgets.console_pane import ConsoleInput
 from tui_debugger.tui.widgets.help_screen import HelpScreen
@@ -108,9 +109,9 @@ async def test_breakpoints_persist_from_one_tui_session_to_the_next(tmp_path, no
         tui.query_one("#nav-tabs").active = "tab-breakpoints"
         tui.query_one(BreakpointsPane).focus()
         await pilot.press("e")
-        await wait_until(pilot, lambda: isinstance(tui.screen, CommandForm), what="the edit form")
-        tui.screen.query_one("#field-condition").value = "step == 3"
-        tui.screen.query_one("#field-condition").focus()
+        await wait_until(pilot, lambda: isinstance(tui.screen, BreakpointDialog), what="the edit form")
+        assert tui.screen.focused.id == "bp-condition"  # typing goes to the condition
+        tui.screen.focused.value = "step == 3"
         await pilot.press("enter")
         await wait_until(pilot, lambda: tui.breakpoints[0].spec.condition == "step == 3",
                          what="the condition")

@@ -109,6 +109,7 @@ class Session:
         self.exit_code: int | None = None
         self.terminated_reason: str | None = None
         self.selected_thread_id: int | None = None
+        self._all_threads_stopped = True
         self.selected_frame_index = 0
         self.activity: deque[ActivityEntry] = deque(maxlen=500)
         self.clients: dict[str, ClientInfo] = {}
@@ -327,6 +328,7 @@ class Session:
                 threads = await self.backend.threads() if self.backend else []
                 thread_id = threads[0].id if threads else None
         session_bp_ids = self._session_ids_for(event.hit_breakpoint_ids)
+        self._all_threads_stopped = event.all_threads_stopped
         reason = event.reason
         entry = self.entry_breakpoint_id
         if entry is not None and (entry in session_bp_ids or (
@@ -520,7 +522,14 @@ class Session:
     async def threads(self) -> list[Thread]:
         await self.settle()
         backend = self._live_backend("list threads")
-        return await backend.threads()
+        threads = await backend.threads()
+        if self.state == SessionState.stopped and self.stop is not None:
+            # DAP's threads carry no state; the stop says which stopped, or that all did.
+            for thread in threads:
+                if thread.stopped is None and (self._all_threads_stopped
+                                               or thread.id == self.stop.thread_id):
+                    thread.stopped = True
+        return threads
 
     async def _frames_for(self, thread_id: int) -> tuple[list[Frame], int | None]:
         cached = self._frames.get(thread_id)
@@ -572,7 +581,19 @@ class Session:
             raise InvalidInput(f"No thread {thread_id}. Threads: {ids}.")
         self.selected_thread_id = thread_id
         self.selected_frame_index = 0
-        self.publish("selection", {"thread_id": thread_id, "frame_index": 0}, origin=origin)
+        # The thread's top frame goes with the event, so every front end's source pane
+        # moves to where that thread is, not only its stack and variables.
+        data: dict[str, Any] = {"thread_id": thread_id, "frame_index": 0}
+        try:
+            frames, _ = await self._frames_for(thread_id)
+        except DebuggerError:
+            frames = []
+        if frames:
+            top = _first_with_source(frames) or frames[0]
+            self.selected_frame_index = data["frame_index"] = top.index
+            data["location"] = top.location.model_dump() if top.location else None
+            data["function"] = top.name
+        self.publish("selection", data, origin=origin)
 
     async def scopes(self, frame_index: int | None = None) -> list[Scope]:
         frame = await self.frame(frame_index)

@@ -30,18 +30,21 @@ from ..execute import execute
 from ..hub import Hub, SessionLink
 from ..models import ActivityEntry, ClientInfo, StopInfo
 from ..session import Session
-from .format import breakpoint_detail, breakpoint_glyph, display_path, who
+from .format import breakpoint_detail, breakpoint_glyph, display_path, who_proper
 from .keymap import app_bindings, bindable_ids, user_keymap
 from .messages import (EditBreakpoint, Evaluate, LoadChildren, RunCommand, StartSession,
                        ToggleBreakpoint, WatchesChanged)
 from .palette import RegistryCommands
 from .widgets.activity_pane import ActivityPane
 from .widgets.attach_dialog import AttachDialog
+from .widgets.breakpoint_dialog import BreakpointDialog
 from .widgets.breakpoints_pane import BreakpointsPane
 from .widgets.command_form import CommandForm, needs_form
 from .widgets.console_pane import ConsolePane
 from .widgets.help_screen import HelpScreen, binding_rows
 from .widgets.output_pane import OutputPane
+from .widgets.open_file_dialog import OpenFileDialog, program_files
+from .widgets.source_prompt import SourcePrompt
 from .widgets.source_view import GutterMark, SourceView
 from .widgets.stack_pane import StackPane
 from .widgets.status_bar import StatusBar
@@ -66,6 +69,8 @@ class DebuggerApp(App[int]):
     TITLE = "tui-debugger"
     COMMANDS = App.COMMANDS | {RegistryCommands}
     BINDINGS = app_bindings()
+    #: Under 100 columns the side panes give the source room (its code keeps ~60 columns).
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     NOTIFICATION_TIMEOUT = 4
     #: Tests and screenshots turn blinking off so every capture is the same.
     CURSOR_BLINK = True
@@ -92,6 +97,7 @@ class DebuggerApp(App[int]):
         self.watch_expressions: list[str] = []
         self.output_cursor = 0
         self.error_message: str | None = None
+        self.program: str | None = None
         self._seen_activity: set[tuple[float, str, str]] = set()
         self._last_resume: tuple[str, str] | None = None  # (origin, how) of the last resume
         self._bindings_state: str | None = None  # the state the footer was last drawn for
@@ -108,6 +114,7 @@ class DebuggerApp(App[int]):
         with Horizontal(id="main"):
             with Vertical(id="left"):
                 yield SourceView(id="source", cwd=self.cwd)
+                yield SourcePrompt(id="source-prompt")
                 with TabbedContent(id="io-tabs"):
                     with TabPane("Output", id="tab-output"):
                         yield OutputPane(id="output")
@@ -243,6 +250,7 @@ class DebuggerApp(App[int]):
             self.notify(exc.message, severity="error")
             return
         self.status.adapter = status.adapter
+        self.program = status.program
         self.status.session_name = status.session
         self.status.set_clients(status.clients)
         self.status.exit_code = status.exit_code
@@ -404,11 +412,23 @@ class DebuggerApp(App[int]):
             self.status.exit_code = data.get("exit_code", self.status.exit_code)
             self.status.message = data.get("reason") or ""
             self.query_one(OutputPane).flush_partial()
+            self._clear_stop()
             code = data.get("exit_code")
             self.notify("The program ended" + (f" with exit code {code}." if code is not None else "."),
                         title="Session over")
         elif kind == "clients":
             self.status.set_clients([ClientInfo.model_validate(c) for c in data.get("clients", [])])
+
+    def _clear_stop(self) -> None:
+        """The program ended: no current line, no stack, no threads. Variables and
+        watches keep their last values (dimmed) to read what the program left."""
+        self.stop_info = None
+        self.status.stop = None
+        self.source.clear_location()
+        self.query_one(StackPane).show_frames([], 0)
+        self.query_one(ThreadsPane).show_threads([])
+        for pane in (self.variables, self.query_one(WatchesPane)):
+            pane.add_class("-stale")
 
     def watch_state(self, state: str) -> None:
         self.status.state = state
@@ -444,20 +464,22 @@ class DebuggerApp(App[int]):
         self.source.remove_class("-stale")
         self.status.stop = stop
         self.status.state = "stopped"
+        self._show_hits()
         resumed_by, how = self._last_resume or (origin, "")
         if resumed_by not in ("tui", "session", "user") and resumed_by == origin:
             where = f" → {display_path(loc.path, self.cwd)}:{loc.line}" if loc and loc.path else ""
-            self.notify(f"The {who(origin)} {VERBS.get(how, 'resumed')}{where}",
-                        title=f"{who(origin).capitalize()} is driving")
+            self.notify(f"{who_proper(origin, capital=True)} {VERBS.get(how, 'resumed')}{where}",
+                        title=f"{who_proper(origin, capital=True)} is driving")
         self._last_resume = None
         self.run_worker(self._refresh(), group="refresh", exclusive=True)
 
     def _on_selection(self, data: dict[str, Any], origin: str) -> None:
         self.selected_frame = int(data.get("frame_index") or 0)
-        loc = data.get("location")
-        if loc:
+        if "location" in data:  # a thread's or a frame's place, even one with no source
+            loc = data.get("location") or {}
             self.source.show_location(loc.get("path"), int(loc.get("line") or 0),
-                                      top=self.selected_frame == 0, name=loc.get("name"))
+                                      top=self.selected_frame == 0 or "frame_index" not in data,
+                                      name=loc.get("name") or data.get("function"))
         self.run_worker(self._refresh(), group="refresh", exclusive=True)
 
     # ================================================================== filling panes
@@ -483,7 +505,9 @@ class DebuggerApp(App[int]):
         await self._refresh_watches()
         with contextlib.suppress(DebuggerError):
             threads = await link.call("threads")
-            self.query_one(ThreadsPane).show_threads(threads.threads)
+            stop = self.stop_info
+            self.query_one(ThreadsPane).show_threads(
+                threads.threads, (stop.thread_id, stop.reason) if stop else None)
 
     async def _refresh_variables(self, frame_index: int) -> None:
         link = self.link
@@ -558,6 +582,12 @@ class DebuggerApp(App[int]):
                 verified=bp.verified, detail=breakpoint_detail(bp))
         self.source.set_breakpoints(marks)
         self.query_one(BreakpointsPane).show_breakpoints(breakpoints)
+        self._show_hits()
+
+    def _show_hits(self) -> None:
+        stop = self.stop_info
+        ids = set(stop.breakpoint_ids) if stop else set()
+        self.status.hits = max((bp.hits for bp in self.breakpoints if bp.id in ids), default=0)
 
     # ================================================================== person's actions
 
@@ -630,27 +660,39 @@ class DebuggerApp(App[int]):
     def action_frame_offset(self, offset: int) -> None:
         self._run("frame", {"offset": offset})
 
+    def action_edit_breakpoint(self) -> None:
+        self.source.action_edit_breakpoint()
+
     def on_edit_breakpoint(self, message: EditBreakpoint) -> None:
         message.stop()
-        bp = next((b for b in self.breakpoints if b.id == message.breakpoint_id), None)
-        if bp is None:
+        if message.breakpoint_id is not None:
+            bp = next((b for b in self.breakpoints if b.id == message.breakpoint_id), None)
+        else:
+            bp = next((b for b in self.breakpoints if b.spec.path == message.path
+                       and message.line in (b.line, b.spec.line)), None)
+        if bp is None and message.path is None:
             return
-        initial = {"breakpoint_id": bp.id, "enabled": bp.spec.enabled,
-                   "condition": bp.spec.condition or "", "hit_condition": bp.spec.hit_condition or "",
-                   "log_message": bp.spec.log_message or ""}
+        if bp is not None:
+            initial = {"enabled": bp.spec.enabled, "condition": bp.spec.condition,
+                       "hit_condition": bp.spec.hit_condition, "log_message": bp.spec.log_message}
+            where = bp.spec.function or \
+                f"{display_path(bp.spec.path, self.cwd)}:{bp.line or bp.spec.line}"
+        else:
+            initial = {}
+            where = f"{display_path(message.path, self.cwd)}:{message.line}"
 
         def done(values: dict[str, Any] | None) -> None:
             if values is None:
                 return
-            if values.get("__button__") == "remove":
+            if bp is None:
+                args = {k: v for k, v in values.items() if v != ""}
+                self._run("breakpoint_add", {"file": message.path, "line": message.line, **args})
+            elif values.get("__remove__"):
                 self._run("breakpoint_remove", {"breakpoint_id": bp.id})
-            else:
-                self._run("breakpoint_update", values)
+            elif values:
+                self._run("breakpoint_update", {"breakpoint_id": bp.id, **values})
 
-        where = bp.spec.function or f"{display_path(bp.spec.path, self.cwd)}:{bp.line or bp.spec.line}"
-        self.push_screen(CommandForm(registry.get("breakpoint_update"), initial,
-                                     title=f"Breakpoint {bp.id} at {where}",
-                                     extra_buttons=[("remove", "Remove")]), done)
+        self.push_screen(BreakpointDialog(where, initial, existing=bp is not None), done)
 
     def on_load_children(self, message: LoadChildren) -> None:
         message.stop()
@@ -714,15 +756,84 @@ class DebuggerApp(App[int]):
         ]
         self.push_screen(HelpScreen(sections))
 
+    #: Each pane: the tabs that hold it (None for the source), its tab, what gets focus.
+    PANES = {
+        "source": (None, None, "#source"),
+        "output": ("#io-tabs", "tab-output", "#output-log"),
+        "console": ("#io-tabs", "tab-console", "#console-input"),
+        "activity": ("#io-tabs", "tab-activity", "#activity"),
+        "variables": ("#data-tabs", "tab-variables", "#variables"),
+        "watches": ("#data-tabs", "tab-watches", "#watch-table"),
+        "stack": ("#nav-tabs", "tab-stack", "#stack"),
+        "threads": ("#nav-tabs", "tab-threads", "#threads"),
+        "breakpoints": ("#nav-tabs", "tab-breakpoints", "#breakpoints"),
+    }
+
     def action_focus_pane(self, name: str) -> None:
-        tabs = {"variables": ("#data-tabs", "tab-variables"), "output": ("#io-tabs", "tab-output"),
-                "console": ("#io-tabs", "tab-console")}
-        if name in tabs:
-            selector, pane = tabs[name]
-            self.query_one(selector, TabbedContent).active = pane
-        target = {"source": "#source", "variables": "#variables", "output": "#output-log",
-                  "console": "#console-input"}[name]
+        tabs, pane, target = self.PANES[name]
+        if self.screen.maximized is not None:
+            self.screen.minimize()  # a maximized pane would hide the one asked for
+        if tabs is not None:
+            self.query_one(tabs, TabbedContent).active = pane
         self.query_one(target).focus()
+
+    # ------------------------------------------------------------------ find, go to, open
+
+    def action_find(self) -> None:
+        self.action_focus_pane("source")
+        self.query_one(SourcePrompt).ask("find", self.source.find_text)
+        self._find_origin = self.source.cursor_line
+
+    def action_go_to_line(self) -> None:
+        if self.source.file is None:
+            self.notify("No file is open in the source pane.", severity="warning")
+            return
+        self.action_focus_pane("source")
+        self.query_one(SourcePrompt).ask("line")
+
+    def on_source_prompt_changed(self, message: SourcePrompt.Changed) -> None:
+        message.stop()
+        source = self.source
+        if message.mode == "line":
+            if not message.cancelled and message.value.isdigit():
+                source.go_to_line(int(message.value))
+        elif message.cancelled:
+            source.clear_find()
+            source.go_to_line(getattr(self, "_find_origin", source.cursor_line))
+        elif not message.value:
+            source.clear_find()
+        else:
+            # As you type, search from where the find began, so the match does not run away.
+            count = source.find(message.value, getattr(self, "_find_origin", None))
+            if message.done and not count:
+                self.notify(f"No match for {message.value!r} in this file.", severity="warning")
+        if message.done:
+            source.focus()
+
+    def action_open_file(self) -> None:
+        seen: set[str] = set()
+        candidates: list[tuple[str, str]] = []
+
+        def offer(path: str, note: str = "") -> None:
+            if path not in seen and os.path.isfile(path):
+                seen.add(path)
+                candidates.append((path, display_path(path, self.cwd) + note))
+
+        for frame in self.query_one(StackPane).frames:
+            if frame.file:
+                offer(frame.file, f"  (frame {frame.index}: {frame.name})")
+        root = os.path.dirname(os.path.abspath(self.program)) if self.program and \
+            os.path.isfile(self.program) else self.cwd
+        for path in program_files(root):
+            offer(path)
+
+        def chosen(path: str | None) -> None:
+            if path:
+                if self.source.open_file(path):
+                    self.source.go_to_line(1)
+                self.source.focus()
+
+        self.push_screen(OpenFileDialog(candidates), chosen)
 
     def action_toggle_maximize(self) -> None:
         if self.screen.maximized is not None:

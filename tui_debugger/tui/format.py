@@ -18,6 +18,15 @@ def who(origin: str | None) -> str:
     return WHO.get(origin or "session", origin or "session")
 
 
+#: Front ends as a sentence names them ("The CLI stepped over").
+WHO_PROPER = {"cli": "the CLI", "mcp": "the agent", "tui": "you", "user": "you"}
+
+
+def who_proper(origin: str | None, capital: bool = False) -> str:
+    name = WHO_PROPER.get(origin or "session", f"the {who(origin)}")
+    return name[0].upper() + name[1:] if capital else name
+
+
 def display_path(path: str | None, cwd: str | None = None) -> str:
     """Paths relative to the working directory when they are under it: shorter, and
     the same on every machine (snapshots and screenshots depend on it)."""

@@ -20,17 +20,32 @@ FOOTER = ("continue", "next", "step", "finish", "toggle_breakpoint", "help")
 #: The TUI's own bindable actions: (id, default keys, action, description).
 TUI_ACTIONS = [
     ("toggle_breakpoint", "f9", "toggle_breakpoint", "Break"),
+    ("edit_breakpoint", "shift+f9", "edit_breakpoint",
+     "Breakpoint condition / hit count / log message on the cursor line"),
     ("help", "question_mark", "help", "Keys"),
     ("quit", "ctrl+q", "quit", "Quit"),
     ("attach_dialog", "ctrl+a", "attach_dialog", "Attach / launch (a new session)"),
-    ("focus_source", "f2", "focus_pane('source')", "Source"),
-    ("focus_variables", "f3", "focus_pane('variables')", "Variables"),
-    ("focus_output", "f4", "focus_pane('output')", "Output"),
-    ("focus_console", "f7", "focus_pane('console')", "Console"),
+    # Every pane has a key: Alt+1..9 in screen order (left column, then right),
+    # and the F keys people already know for the four most used.
+    ("focus_source", "f2,alt+1", "focus_pane('source')", "Go to the Source pane"),
+    ("focus_output", "f4,alt+2", "focus_pane('output')", "Go to the Output pane"),
+    ("focus_console", "f7,alt+3", "focus_pane('console')", "Go to the Console pane"),
+    ("focus_activity", "alt+4", "focus_pane('activity')", "Go to the Activity pane"),
+    ("focus_variables", "f3,alt+5", "focus_pane('variables')", "Go to the Variables pane"),
+    ("focus_watches", "alt+6", "focus_pane('watches')", "Go to the Watches pane"),
+    ("focus_stack", "alt+7", "focus_pane('stack')", "Go to the Stack pane"),
+    ("focus_threads", "alt+8", "focus_pane('threads')", "Go to the Threads pane"),
+    ("focus_breakpoints", "alt+9", "focus_pane('breakpoints')", "Go to the Breakpoints pane"),
+    ("go_to_line", "ctrl+g", "go_to_line", "Go to line in the source"),
+    ("open_file", "ctrl+o", "open_file", "Open a file in the source"),
     ("maximize", "f8", "toggle_maximize", "Maximize pane"),
     ("frame_up", "ctrl+up", "frame_offset(1)", "Frame up (caller)"),
     ("frame_down", "ctrl+down", "frame_offset(-1)", "Frame down"),
 ]
+
+#: TUI actions the palette lists too (the rest are registry commands already there).
+PALETTE_ACTIONS = {binding_id for binding_id, *_ in TUI_ACTIONS} - {"toggle_breakpoint", "help",
+                                                                    "quit", "attach_dialog"}
 
 
 def command_bindings() -> list[Binding]:

@@ -25,9 +25,15 @@ class ToggleBreakpoint(Message):
 
 
 class EditBreakpoint(Message):
-    def __init__(self, breakpoint_id: int) -> None:
+    """Edit a breakpoint's condition, hit count and log message: by id, or the one on
+    a source line (a new one when the line has none)."""
+
+    def __init__(self, breakpoint_id: int | None = None, path: str | None = None,
+                 line: int | None = None) -> None:
         super().__init__()
         self.breakpoint_id = breakpoint_id
+        self.path = path
+        self.line = line
 
 
 class LoadChildren(Message):

@@ -10,7 +10,7 @@ from functools import partial
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from ..commands import registry
-from .keymap import display_key
+from .keymap import PALETTE_ACTIONS, TUI_ACTIONS, display_key
 
 ATTACH_HELP = "Attach to a PID, HOST:PORT or simulator app, or launch a program, in a new session."
 
@@ -30,6 +30,13 @@ class RegistryCommands(Provider):
                 partial(self.app.invoke_command, cmd.id), cmd.help
         yield f"attach / launch…{self._keys('attach_dialog', 'ctrl+a')}", \
             self.app.action_attach_dialog, ATTACH_HELP
+        yield "Find in the source  (/, then n / N)", self.app.action_find, \
+            "Find text in the file shown; n / N go to the next / previous match."
+        # The TUI's own actions (pane keys, find, go to line…), so no key is only in `?`.
+        for binding_id, keys, action, description in TUI_ACTIONS:
+            if binding_id in PALETTE_ACTIONS:
+                yield f"{description}{self._keys(binding_id, keys)}", \
+                    partial(self.app.run_action, action), description
         for name in self.app.other_sessions():
             yield f"switch to session {name}", partial(self._switch, name), \
                 "Show this session; the one on screen keeps running."

@@ -55,6 +55,7 @@ class ConsolePane(Vertical):
 
     def show_result(self, value: str, type_name: str | None = None, error: bool = False) -> None:
         text = Text(value, style="red" if error else "")
-        if type_name and not error:
+        # lldb's results already start with their type: "(double) $0 = 7".
+        if type_name and not error and f"({type_name})" not in value:
             text.append(f"  ({type_name})", style="dim")
         self.query_one(RichLog).write(text)

@@ -24,7 +24,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ..format import WHO_LETTER, display_path
-from ..messages import RunCommand, ToggleBreakpoint
+from ..messages import EditBreakpoint, RunCommand, ToggleBreakpoint
 
 HIGHLIGHT_BLOCK = 200  # lines lexed together: enough context for multi-line strings
 HIGHLIGHT_CACHE_BLOCKS = 64
@@ -74,6 +74,14 @@ class SourceView(ScrollView, can_focus=True):
         Binding("home", "cursor_to(1)", "first line", show=False),
         Binding("end", "cursor_to(-1)", "last line", show=False),
         Binding("period", "cursor_to_location", "back to the current line", show=False),
+        Binding("slash", "app.find", "find in this file (n / N: next / previous match)",
+                show=False, id="src.find"),
+        # While a find is active n / N move between matches (as in less and vim);
+        # Escape ends the find and n is "next" (step over) again.
+        Binding("n", "find_next(1)", "next match (while finding)", show=False, id="src.find_next"),
+        Binding("N", "find_next(-1)", "previous match (while finding)", show=False,
+                id="src.find_previous"),
+        Binding("escape", "clear_find", "end the find", show=False, id="src.find_clear"),
         Binding("n", "app.run_command('next')", "next (step over)", show=False, id="src.next"),
         Binding("s", "app.run_command('step')", "step into", show=False, id="src.step"),
         Binding("c", "app.run_command('continue')", "continue", show=False, id="src.continue"),
@@ -92,6 +100,8 @@ class SourceView(ScrollView, can_focus=True):
         "source--breakpoint",
         "source--breakpoint-disabled",
         "source--origin",
+        "source--match",
+        "source--match-current",
     }
 
     cursor_line: reactive[int] = reactive(1, always_update=True, repaint=True)
@@ -102,6 +112,8 @@ class SourceView(ScrollView, can_focus=True):
         self.file: LoadedFile | None = None
         self.location_line: int | None = None  # the selected frame's line in this file
         self.location_is_top = True  # innermost frame (▶) or a caller (▷)
+        #: (path, line) of the selected frame, kept while another file is shown
+        self.location: tuple[str, int] | None = None
         self.marks: dict[int, GutterMark] = {}
         self._all_marks: dict[str, dict[int, GutterMark]] = {}
         self._files: dict[str, LoadedFile] = {}
@@ -111,6 +123,12 @@ class SourceView(ScrollView, can_focus=True):
         #: the current line as last painted: what a person sees (the benchmark reads it)
         self.painted_location: tuple[str, int] | None = None
         self.message = "No program stopped yet."
+        #: the text being found (case-insensitive unless it has a capital, like vim's
+        #: smartcase) and its matches in the open file: line -> [(start, end)]
+        self.find_text = ""
+        self.matches: dict[int, list[tuple[int, int]]] = {}
+        self._match_order: list[tuple[int, int, int]] = []  # (line, start, end), in file order
+        self.current_match: tuple[int, int, int] | None = None
 
     # ------------------------------------------------------------------ inputs from the app
 
@@ -139,7 +157,9 @@ class SourceView(ScrollView, can_focus=True):
         self._blocks.clear()
         self._lexer = _lexer_for(path)
         self.marks = self._all_marks.get(path, {})
-        self.location_line = None
+        here = self.location is not None and self.location[0] == path
+        self.location_line = self.location[1] if here else None
+        self._find_matches()
         self.border_title = display_path(path, self.cwd)
         self.virtual_size = Size(loaded.width + self.gutter_width + 1, len(loaded.lines))
         self.refresh()
@@ -152,6 +172,7 @@ class SourceView(ScrollView, can_focus=True):
         if not path:
             self.file = None
             self.location_line = None
+            self.location = None
             where = f"{name}:{line}" if name and line else name
             self.message = (f"No source file for {where} (the runtime's own or generated code)."
                             if where else "No source for this frame (library or generated code).")
@@ -159,6 +180,7 @@ class SourceView(ScrollView, can_focus=True):
             self.virtual_size = Size(0, 0)
             self.refresh()
             return
+        self.location = (path, line)
         if not self.open_file(path):
             return
         self.location_line = line
@@ -168,6 +190,94 @@ class SourceView(ScrollView, can_focus=True):
         # The virtual size of a newly opened file is applied at the next layout.
         self.call_after_refresh(self.center_line, line)
         self.refresh()
+
+    def go_to_line(self, line: int) -> None:
+        """Put the cursor on `line` (clamped to the file) and show it."""
+        self._move_cursor(line)
+        self.center_line(self.cursor_line)
+
+    # ------------------------------------------------------------------ find
+
+    def find(self, text: str, forward_from: int | None = None) -> int:
+        """Highlight every match of `text` and put the cursor on the first one at or
+        after `forward_from` (the cursor line by default). Answers the number of matches."""
+        self.find_text = text
+        self._find_matches()
+        if self._match_order:
+            start = self.cursor_line if forward_from is None else forward_from
+            following = [m for m in self._match_order if m[0] >= start]
+            self._go_to_match((following or self._match_order)[0])
+        else:
+            self.current_match = None
+            self._show_find_status()
+        self.refresh()
+        return len(self._match_order)
+
+    def clear_find(self) -> None:
+        self.find_text = ""
+        self._find_matches()
+        self.refresh()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("find_next", "clear_find"):
+            return bool(self.find_text)  # else the key's other binding (n: step over) runs
+        return True
+
+    def action_find_next(self, direction: int) -> None:
+        if not self._match_order:
+            self.notify(f"No match for {self.find_text!r} in this file.", severity="warning")
+            return
+        current = self.current_match or (self.cursor_line, -1, -1)
+        if direction > 0:
+            later = [m for m in self._match_order if m > current]
+            self._go_to_match(later[0] if later else self._match_order[0])
+        else:
+            earlier = [m for m in self._match_order if m < current]
+            self._go_to_match(earlier[-1] if earlier else self._match_order[-1])
+
+    def action_clear_find(self) -> None:
+        self.clear_find()
+
+    def _find_matches(self) -> None:
+        self.matches = {}
+        self._match_order = []
+        self.current_match = None
+        text = self.find_text
+        if text and self.file is not None:
+            fold = text == text.lower()
+            needle = text.lower() if fold else text
+            for number, line in enumerate(self.file.lines, 1):
+                hay = line.lower() if fold else line
+                start = hay.find(needle)
+                while start >= 0:
+                    end = start + len(needle)
+                    self.matches.setdefault(number, []).append((start, end))
+                    self._match_order.append((number, start, end))
+                    start = hay.find(needle, end)
+        self._show_find_status()
+
+    def _go_to_match(self, match: tuple[int, int, int]) -> None:
+        self.current_match = match
+        line, start, end = match
+        self._move_cursor(line)
+        self.center_line(line)
+        code_width = max(1, self.scrollable_content_region.width - self.gutter_width)
+        x = self.scroll_offset.x
+        if start < x or end > x + code_width:
+            self.scroll_to(x=max(0, end - code_width + 4) if end > code_width else 0,
+                           animate=False, immediate=True, force=True)
+        self._show_find_status()
+        self.refresh()
+
+    def _show_find_status(self) -> None:
+        if not self.find_text:
+            self.border_subtitle = ""
+        elif not self._match_order:
+            self.border_subtitle = f"/{self.find_text}: no match"
+        else:
+            index = self._match_order.index(self.current_match) + 1 if self.current_match else 0
+            self.border_subtitle = (f"/{self.find_text}: {index} of {len(self._match_order)}"
+                                    "  n/N next/previous, Esc ends")
 
     def set_breakpoints(self, marks_by_path: dict[str, dict[int, GutterMark]]) -> None:
         self._all_marks = marks_by_path
@@ -190,9 +300,10 @@ class SourceView(ScrollView, can_focus=True):
         self.scroll_to(y=max(0, line - 1 - height // 3), animate=False, immediate=True, force=True)
 
     def on_resize(self) -> None:
-        # A smaller terminal must not leave the current line off screen.
-        if self.location_line:
-            self.call_after_refresh(self.center_line, self.location_line)
+        # A smaller pane (terminal resized, the find prompt shown) must not leave the
+        # cursor off screen; it is on the current line unless the person moved it.
+        if self.file is not None:
+            self.call_after_refresh(self._ensure_cursor_visible)
 
     def _ensure_cursor_visible(self) -> None:
         height = self.scrollable_content_region.height or self.size.height
@@ -220,8 +331,17 @@ class SourceView(ScrollView, can_focus=True):
         self._move_cursor(total if line < 0 else line)
 
     def action_cursor_to_location(self) -> None:
+        if self.location is not None and (self.file is None or self.file.path != self.location[0]):
+            self.open_file(self.location[0])  # back from a file opened with Ctrl+O
         if self.location_line:
             self._move_cursor(self.location_line)
+            self.center_line(self.location_line)
+
+    def clear_location(self) -> None:
+        """The program ended: no current line any more (the file stays open)."""
+        self.location = None
+        self.location_line = None
+        self.refresh()
 
     def _move_cursor(self, line: int) -> None:
         total = len(self.file.lines) if self.file else 1
@@ -231,6 +351,10 @@ class SourceView(ScrollView, can_focus=True):
     def action_toggle_breakpoint(self) -> None:
         if self.file is not None:
             self.post_message(ToggleBreakpoint(self.file.path, self.cursor_line))
+
+    def action_edit_breakpoint(self) -> None:
+        if self.file is not None:
+            self.post_message(EditBreakpoint(path=self.file.path, line=self.cursor_line))
 
     def action_run_to_cursor(self) -> None:
         if self.file is not None:
@@ -267,6 +391,14 @@ class SourceView(ScrollView, can_focus=True):
         gutter = self._gutter(number, is_current, is_cursor)
         code_width = max(0, width - gutter.cell_length)
         text = self._highlighted(index)
+        found = self.matches.get(number)
+        if found:
+            text = text.copy()
+            for start, end in found:
+                current = self.current_match == (number, start, end)
+                text.stylize(self.get_component_rich_style(
+                    "source--match-current" if current else "source--match", partial=True),
+                    start, end)
         code = Strip(text.render(self.app.console), text.cell_len)
         code = code.crop_extend(scroll_x, scroll_x + code_width, None)
         if is_current:

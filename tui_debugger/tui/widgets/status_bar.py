@@ -23,6 +23,9 @@ class StatusBar(Widget):
     clients: reactive[tuple[str, ...]] = reactive(())
     exit_code: reactive[int | None] = reactive(None)
     message: reactive[str] = reactive("")
+    #: how many times the breakpoint of this stop has been hit: a second stop at the
+    #: same line reads differently from the first
+    hits: reactive[int] = reactive(0)
 
     def __init__(self, *, cwd: str | None = None, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -42,6 +45,8 @@ class StatusBar(Widget):
             if stop.location and stop.location.path:
                 where = f" at {display_path(stop.location.path, self.cwd)}:{stop.location.line}"
             text.append(f" {stop.reason}{where}")
+            if self.hits > 1:
+                text.append(f" (hit {self.hits})", "bold")
             if stop.function:
                 text.append(f" in {stop.function}", "dim")
             detail = stop.text or (stop.description if stop.reason == "exception" else None)

@@ -18,13 +18,18 @@ class ThreadsPane(DataTable):
     def on_mount(self) -> None:
         refill(self, HEADERS, [])
 
-    def show_threads(self, threads: list[ThreadView]) -> None:
+    def show_threads(self, threads: list[ThreadView],
+                     stopped: tuple[int | None, str] | None = None) -> None:
+        """`stopped` is (thread id, reason) of the stop: that thread's state says why."""
         rows = []
         selected_row = 0
         for row, thread in enumerate(threads):
             if thread.selected:
                 selected_row = row
-            state = "" if thread.stopped is None else ("stopped" if thread.stopped else "running")
+            if stopped is not None and thread.id == stopped[0]:
+                state = f"stopped: {stopped[1]}"
+            else:
+                state = {None: "", True: "stopped", False: "running"}[thread.stopped]
             rows.append((str(thread.id), [("▶" if thread.selected else " ") + str(thread.id),
                                           thread.name, state]))
         refill(self, HEADERS, rows)

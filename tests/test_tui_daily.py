@@ -1,0 +1,201 @@
+"""The TUI as a daily driver (Pilot, real debugpy): a key for every pane, find /
+go to line / open file in the source, the breakpoint dialog, thread selection
+moving the source, the status line on a repeated hit, and an ended program
+leaving no current line."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from tests.test_tui_helpers import (  # noqa: F401 - tui_isolation is an autouse fixture
+    example_line,
+    screen_text,
+    source_row,
+    tui_isolation,
+    wait_until,
+)
+from tui_debugger.tui.app import create_app
+from tui_debugger.tui.widgets.breakpoint_dialog import BreakpointDialog
+from tui_debugger.tui.widgets.breakpoints_pane import BreakpointsPane
+from tui_debugger.tui.widgets.help_screen import HelpScreen
+from tui_debugger.tui.widgets.open_file_dialog import OpenFileDialog
+from tui_debugger.tui.widgets.source_prompt import SourcePrompt
+from tui_debugger.tui.widgets.stack_pane import StackPane
+from tui_debugger.tui.widgets.threads_pane import ThreadsPane
+
+pytestmark = pytest.mark.usefixtures("no_leftover_processes")
+
+CALL_RESTOCK = example_line("added = restock(item")
+IF_ADDED = example_line("if added:")
+DEF_RESTOCK = example_line("def restock(")
+MISSING = example_line("missing = minimum - item.quantity")
+
+
+async def stopped_at(pilot, line: int, what: str = "") -> None:
+    app = pilot.app
+    await wait_until(pilot, lambda: app.state == "stopped" and app.source.location_line == line,
+                     what=what or f"a stop at line {line}")
+
+
+async def test_pane_keys_find_goto_open_and_breakpoint_dialog():
+    app = create_app("launch", {"program": "examples/inventory.py",
+                                "breakpoints": [f"examples/inventory.py:{CALL_RESTOCK}"]})
+    async with app.run_test(size=(120, 40)) as pilot:
+        await stopped_at(pilot, CALL_RESTOCK)
+
+        # Every pane has a key; a tabbed one comes to the front.
+        for key, pane_id, widget_id in [("alt+9", "tab-breakpoints", "breakpoints"),
+                                        ("alt+8", "tab-threads", "threads"),
+                                        ("alt+7", "tab-stack", "stack"),
+                                        ("alt+6", "tab-watches", "watch-table"),
+                                        ("alt+5", "tab-variables", "variables"),
+                                        ("alt+4", "tab-activity", "activity"),
+                                        ("alt+3", "tab-console", "console-input"),
+                                        ("alt+2", "tab-output", "output-log"),
+                                        ("alt+1", None, "source")]:
+            await pilot.press(key)
+            assert app.focused is not None and app.focused.id == widget_id, (key, app.focused)
+            if pane_id:
+                assert pane_id in {t.active for t in app.query("TabbedContent")}, key
+        await pilot.press("question_mark")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), what="help")
+        shown = screen_text(app)
+        assert "Go to the Breakpoints pane" in shown and "Alt+9" in shown
+        await pilot.press("escape")
+
+        # The same breakpoint hit again says so on the status line.
+        assert "(hit" not in app.status.render().plain
+        await pilot.press("f5")
+        await wait_until(pilot, lambda: "(hit 2)" in app.status.render().plain, what="hit 2")
+
+        # `/` finds as you type, from the cursor; n / N walk the matches; a find is not a step.
+        source = app.source
+        await pilot.press("slash")
+        prompt = app.query_one(SourcePrompt)
+        assert app.focused is prompt
+        await pilot.press(*"restock")
+        await wait_until(pilot, lambda: source.find_text == "restock", what="the find")
+        assert source.cursor_line == CALL_RESTOCK  # the first match at or after the cursor
+        assert "1 of" not in (source.border_subtitle or "") or source.cursor_line >= CALL_RESTOCK
+        await pilot.press("enter")
+        assert app.focused is source
+        matches = [m[0] for m in source._match_order]  # noqa: SLF001
+        assert DEF_RESTOCK in matches and CALL_RESTOCK in matches
+        await pilot.press("n")
+        after = matches[matches.index(CALL_RESTOCK) + 1]
+        assert source.cursor_line == after
+        assert app.state == "stopped" and source.location_line == CALL_RESTOCK  # no step
+        await pilot.press("N", "N")
+        assert source.cursor_line == matches[matches.index(CALL_RESTOCK) - 1]
+        assert "restock" in source.border_subtitle
+        row = source.render_line(source.cursor_line - 1 - source.scroll_offset.y)
+        assert any(seg.style and seg.style.bgcolor for seg in row if "restock" in seg.text)
+        await pilot.press("escape")  # ends the find: n steps over again
+        assert not source.find_text and not source.border_subtitle
+        await pilot.press("n")
+        await stopped_at(pilot, IF_ADDED, "n to step over after the find")
+
+        # Ctrl+G goes to a line.
+        await pilot.press("ctrl+g", *str(DEF_RESTOCK), "enter")
+        assert source.cursor_line == DEF_RESTOCK and app.focused is source
+
+        # Shift+F9 on a line with no breakpoint: a new one, the condition focused.
+        await pilot.press("ctrl+g", *str(MISSING), "enter", "shift+f9")
+        await wait_until(pilot, lambda: isinstance(app.screen, BreakpointDialog), what="the dialog")
+        dialog = app.screen
+        assert app.screen.focused.id == "bp-condition"
+        text = screen_text(app)
+        assert "New breakpoint at examples/inventory.py" in text
+        assert "debug_breakpoint_list" not in text and "breakpoint id" not in text
+        await pilot.press(*"x", "backspace")
+        dialog.focused.value = "item.quantity < 3"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: any(b.spec.condition == "item.quantity < 3"
+                                            for b in app.breakpoints), what="the new breakpoint")
+        assert "◆" in source_row(app, MISSING)
+        # Shift+F9 again edits it (and can remove it).
+        await pilot.press("shift+f9")
+        await wait_until(pilot, lambda: isinstance(app.screen, BreakpointDialog), what="the edit")
+        assert app.screen.focused.value == "item.quantity < 3"
+        await pilot.click("#bp-remove")
+        await wait_until(pilot, lambda: len(app.breakpoints) == 1, what="the removal")
+
+        # `e` in the Breakpoints pane opens the same dialog.
+        await pilot.press("alt+9", "e")
+        await wait_until(pilot, lambda: isinstance(app.screen, BreakpointDialog), what="e")
+        assert app.screen.focused.id == "bp-condition"
+        await pilot.press("escape")
+
+        # Ctrl+O: a fuzzy opener over the program's directory and the stack's files.
+        await pilot.press("alt+1", "ctrl+o")
+        await wait_until(pilot, lambda: isinstance(app.screen, OpenFileDialog), what="the opener")
+        await pilot.press(*"invc")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: source.file and source.file.path.endswith("inventory.c"),
+                         what="inventory.c")
+        assert source.location_line is None
+        await pilot.press("period")  # back to where the program is
+        assert source.file.path.endswith("inventory.py") and source.location_line == IF_ADDED
+
+        # The program ends: no current line, no stack, no threads left on screen.
+        await app.link.call("breakpoint_remove", {"all": True})
+        await pilot.press("f5")
+        await wait_until(pilot, lambda: app.state == "terminated", what="the end")
+        await wait_until(pilot, lambda: app.source.location_line is None, what="no ▶")
+        assert app.query_one(StackPane).row_count == 0
+        assert app.query_one(ThreadsPane).row_count == 0
+        rows = ["".join(seg.text for seg in source.render_line(y)) for y in range(source.size.height)]
+        assert not any("▶" in row for row in rows)
+        await app.action_quit()
+
+
+THREADS = textwrap.dedent("""\
+    import threading
+    import time
+
+    ready = threading.Event()
+
+
+    def worker():
+        ready.set()
+        while True:
+            time.sleep(0.05)  # the worker waits here
+
+
+    threading.Thread(target=worker, name="bg-worker", daemon=True).start()
+    ready.wait()
+    print("main here")  # break
+""")
+
+
+async def test_selecting_a_thread_moves_the_source(tmp_path):
+    program = tmp_path / "threads.py"
+    program.write_text(THREADS)
+    lines = THREADS.splitlines()
+    brk = next(i for i, t in enumerate(lines, 1) if "# break" in t)
+    wait_line = next(i for i, t in enumerate(lines, 1) if "the worker waits" in t)
+    app = create_app("launch", {"program": str(program), "breakpoints": [f"{program}:{brk}"]},
+                     cwd=str(tmp_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await stopped_at(pilot, brk)
+        threads = app.query_one(ThreadsPane)
+        await wait_until(pilot, lambda: threads.row_count >= 2, what="two threads")
+        states = {str(threads.get_row_at(r)[1]): str(threads.get_row_at(r)[2])
+                  for r in range(threads.row_count)}
+        assert states["MainThread"] == "stopped: breakpoint", states
+        assert states["bg-worker"] == "stopped", states
+        row = next(r for r in range(threads.row_count) if str(threads.get_row_at(r)[1]) == "bg-worker")
+        await pilot.press("alt+8")
+        threads.move_cursor(row=row)
+        await pilot.press("enter")
+        # The worker is in its loop: on the `while` or the sleep.
+        await wait_until(pilot, lambda: app.source.location_line in (wait_line - 1, wait_line),
+                         what="the source at the worker's line")
+        assert "▶" in source_row(app, app.source.location_line)
+        stack = app.query_one(StackPane)
+        await wait_until(pilot, lambda: stack.frames and stack.frames[0].name == "worker",
+                         what="the worker's stack")
+        assert stack.frames[0].line == app.source.location_line
+        await app.action_quit()
