@@ -16,6 +16,7 @@ from tui_debugger.execute import execute
 from tui_debugger.hub import Hub
 
 
+@pytest.mark.slow
 def test_program_types_pick_their_adapter(tmp_path):
     require(shutil.which("gcc") is not None, "gcc")
     require(shutil.which("go") is not None, "go")

@@ -41,6 +41,7 @@ def tdb_json(workdir: Path, *args: str) -> dict:
     return json.loads(tdb(workdir, *args, "--json").stdout)
 
 
+@pytest.mark.slow
 def test_walkthrough(no_leftover_daemons, workdir):
     program = workdir / "py_basic.py"
     loop = marker_line(program, "@loop-body")
@@ -94,6 +95,7 @@ def test_walkthrough(no_leftover_daemons, workdir):
     assert "No live sessions" in tdb(workdir, "sessions").stdout
 
 
+@pytest.mark.slow
 def test_socket_permissions_and_json(no_leftover_daemons, workdir, isolated_runtime):
     tdb(workdir, "start", "--session", "perm", "--stop-on-entry", "py_basic.py")
     run_dir = Path(os.environ["TUI_DEBUGGER_RUNTIME_DIR"])
@@ -107,6 +109,7 @@ def test_socket_permissions_and_json(no_leftover_daemons, workdir, isolated_runt
     tdb(workdir, "stop", "--session", "perm")
 
 
+@pytest.mark.slow
 def test_bad_input_gets_one_clear_line(no_leftover_daemons, workdir):
     missing = tdb(workdir, "start", "nope.py", check=False)
     assert missing.returncode != 0
@@ -158,6 +161,7 @@ def test_dead_daemon_is_detected_and_cleaned(no_leftover_daemons, workdir):
         os.kill(pid, signal.SIGKILL)
 
 
+@pytest.mark.slow
 def test_exception_and_threads_from_the_cli(no_leftover_daemons, workdir):
     tdb(workdir, "start", "--session", "boom", "py_raise.py")
     stop = tdb(workdir, "await").stdout
@@ -173,6 +177,7 @@ def test_exception_and_threads_from_the_cli(no_leftover_daemons, workdir):
     tdb(workdir, "stop")
 
 
+@pytest.mark.slow
 def test_idle_daemon_ends_its_session(no_leftover_daemons, workdir, monkeypatch):
     monkeypatch.setenv("TUI_DEBUGGER_IDLE_TIMEOUT_S", "2")
     spin = workdir / "spin.py"

@@ -360,6 +360,7 @@ async def test_detach_leaves_the_program_running_until_dispose(dbg):
     assert not pid_alive(pid)  # and it ends with its session
 
 
+@pytest.mark.slow
 async def test_attach_to_a_listening_program_then_detach(no_orphans):
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -459,6 +460,7 @@ async def step_round_ms(nodelay: bool, rounds: int = 6) -> float:
         await harness.backend.dispose()
 
 
+@pytest.mark.slow
 async def test_nodelay_makes_a_step_round_fast(no_orphans):
     fast = await step_round_ms(nodelay=True)
     slow = await step_round_ms(nodelay=False, rounds=3)

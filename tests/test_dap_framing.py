@@ -45,6 +45,7 @@ def decode_all(decoder: Decoder, chunks: list[bytes]) -> list[dict]:
 
 @settings(max_examples=100, deadline=None)
 @given(st.lists(messages, max_size=8), st.lists(st.integers(0, 10**6), max_size=20))
+@pytest.mark.slow
 def test_random_chunking_round_trips(msgs, cuts):
     stream = b"".join(encode(m) for m in msgs)
     decoder = Decoder()

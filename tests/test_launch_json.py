@@ -272,6 +272,7 @@ def test_unknown_type_and_bad_request(tmp_path: Path):
 # ============================================================================ through the CLI, with debugpy
 
 
+@pytest.mark.slow
 def test_launch_through_the_cli_honours_the_configuration(tmp_path: Path, capsys, monkeypatch,
                                                           no_leftover_processes):
     from tui_debugger.cli import main

@@ -131,3 +131,17 @@ def test_the_cycle_finder_finds_a_cycle_and_the_graph_has_edges():
     graph = import_graph()
     assert "tui_debugger.commands.registry" in graph["tui_debugger.execute"]
     assert "tui_debugger.session" in graph["tui_debugger.commands.context"]
+
+
+def test_backends_import_no_front_end_library():
+    # Textual, the MCP SDK and the CLI belong to the front ends; a backend that
+    # needed one would drag it into every other front end's process.
+    offenders = []
+    for path in sorted((ROOT / "backends").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level
+                     else [])
+            offenders += [f"{path.relative_to(ROOT)} imports {n}" for n in names
+                          if n.split(".")[0] in ("textual", "rich", "mcp")]
+    assert not offenders, "backends/ must not depend on front-end libraries:\n" + "\n".join(offenders)

@@ -61,6 +61,7 @@ def assert_seed_error(answer: Answer, message: str) -> None:
 # ============================================================================ Python
 
 
+@pytest.mark.slow
 async def test_python_values_with_python_type_names(mcp_env, tmp_path, no_leftover_processes):
     program = write_program(tmp_path, "values.py", """
         class Thing:
@@ -92,6 +93,7 @@ async def test_python_values_with_python_type_names(mcp_env, tmp_path, no_leftov
     ]
 
 
+@pytest.mark.slow
 async def test_python_relative_paths_bare_script_and_expression_errors(mcp_env, monkeypatch,
                                                                        no_leftover_processes):
     """`app.py ARGS` without the interpreter; relative paths from the server's
@@ -107,6 +109,7 @@ async def test_python_relative_paths_bare_script_and_expression_errors(mcp_env, 
         assert errors[0] == {"type": "error", "value": "NameError: name 'undefined_name' is not defined"}
 
 
+@pytest.mark.slow
 async def test_python_the_two_errors(mcp_env, tmp_path, no_leftover_processes):
     program = write_program(tmp_path, "never.py", """
         import sys, time
@@ -138,6 +141,7 @@ async def test_python_the_two_errors(mcp_env, tmp_path, no_leftover_processes):
 # ============================================================================ native
 
 
+@pytest.mark.slow
 async def test_native_values_with_c_type_names(mcp_env, no_leftover_processes):
     from backends.adapters import find_lldb_dap
 

@@ -77,6 +77,7 @@ async def test_tools_are_generated_from_the_registry(mcp_env):
         "#/$defs/StackResult", "#/$defs/ToolError"]
 
 
+@pytest.mark.slow
 async def test_a_whole_session(mcp_env, no_leftover_processes):
     scale_line = line_of(PY_BASIC, "@scale")
     count_line = line_of(PY_BASIC, "@count")

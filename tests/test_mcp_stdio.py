@@ -55,6 +55,7 @@ def wait_gone(pid: int, timeout: float = 10.0) -> bool:
     return False
 
 
+@pytest.mark.slow
 async def test_stdio_server_session_and_script(mcp_env, no_leftover_processes):
     from mcp.client import Client
 
@@ -79,6 +80,7 @@ async def test_stdio_server_session_and_script(mcp_env, no_leftover_processes):
         # The client leaves with the program still stopped: the server must end it.
 
 
+@pytest.mark.slow
 async def test_join_a_headless_session_driven_in_turns_with_the_cli(mcp_env, no_leftover_processes):
     """The person (here: the CLI) and the agent (the MCP server, joined through
     the session's socket) take turns; each sees the other's moves."""
@@ -168,6 +170,7 @@ def run_inspector(binary: Path, *args: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_mcp_inspector_cli_lists_and_calls_tools(mcp_env, inspector, no_leftover_processes):
     listed = run_inspector(inspector, "--method", "tools/list", "--strict")
     assert listed.returncode == 0, listed.stderr

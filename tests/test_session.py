@@ -211,6 +211,7 @@ async def test_running_program_refuses_inspection_and_pause_stops_it(no_leftover
     await link.call("terminate", {})
 
 
+@pytest.mark.slow
 async def test_two_named_sessions_and_socket_join(no_leftover_processes, hub, workdir):
     a = await launch(hub, workdir, "py_basic.py", stopOnEntry=True, sessionName="alpha")
     b = await launch(hub, workdir, "py_output.py", sessionName="beta")

@@ -47,6 +47,7 @@ async def test_attach_sim_command_stops_at_a_breakpoint_and_detaches(sims, app, 
     assert tracer == 0 and state != "t"
 
 
+@pytest.mark.slow
 def test_cli_attach_sim_headless(sims, app, tmp_path):
     proc = app.start()
     sims.set_app(IPHONE_15, BUNDLE, proc.pid, appPath=str(app.bundle))

@@ -60,6 +60,7 @@ async def quit_app(pilot):
 # ---------------------------------------------------------------------------- source, stack, variables
 
 
+@pytest.mark.slow
 async def test_stop_paints_source_stack_and_variables():
     app, size = launch(CALL_RESTOCK)
     async with app.run_test(size=size) as pilot:
@@ -117,6 +118,7 @@ async def test_stop_paints_source_stack_and_variables():
         await quit_app(pilot)
 
 
+@pytest.mark.slow
 async def test_run_state_greys_out_actions(tmp_path):
     program = tmp_path / "spin.py"
     program.write_text("import time\n\nwhile True:\n    time.sleep(0.02)\n")
@@ -145,6 +147,7 @@ async def test_run_state_greys_out_actions(tmp_path):
         await quit_app(pilot)
 
 
+@pytest.mark.slow
 async def test_exception_stop_shows_its_text(tmp_path):
     program = tmp_path / "boom.py"
     program.write_text("def explode(n):\n    raise ValueError(f'boom {n}')\n\n\nexplode(7)\n")
@@ -161,6 +164,7 @@ async def test_exception_stop_shows_its_text(tmp_path):
 # ---------------------------------------------------------------------------- breakpoints
 
 
+@pytest.mark.slow
 async def test_breakpoints_gutter_pane_and_conditions():
     app, size = launch(extra={"stop_on_entry": True})
     async with app.run_test(size=size) as pilot:
@@ -228,6 +232,7 @@ async def test_breakpoints_gutter_pane_and_conditions():
 # ---------------------------------------------------------------------------- console, watches, output
 
 
+@pytest.mark.slow
 async def test_console_watches_and_output():
     app, size = launch(AFTER_LOOP)
     async with app.run_test(size=size) as pilot:
@@ -286,6 +291,7 @@ async def test_console_watches_and_output():
 # ---------------------------------------------------------------------------- frames and threads
 
 
+@pytest.mark.slow
 async def test_frames_threads_and_mouse():
     app, size = launch(MISSING)
     async with app.run_test(size=size) as pilot:
@@ -325,6 +331,7 @@ async def test_frames_threads_and_mouse():
 # ---------------------------------------------------------------------------- pairing
 
 
+@pytest.mark.slow
 async def test_agent_actions_appear_as_they_happen():
     app, size = launch(CALL_RESTOCK)
     async with app.run_test(size=size) as pilot:
@@ -362,6 +369,7 @@ async def test_agent_actions_appear_as_they_happen():
 # ---------------------------------------------------------------------------- keys, help, palette
 
 
+@pytest.mark.slow
 async def test_keymap_help_and_palette():
     from tui_debugger.commands import registry
     from tui_debugger.tui.palette import palette_commands
@@ -428,6 +436,7 @@ print(work())
 '''
 
 
+@pytest.mark.slow
 async def test_huge_values_and_long_files_stay_fast(tmp_path):
     body = "".join(f"pad_{i} = {i}\n" for i in range(99_990))
     (tmp_path / "long_module.py").write_text(

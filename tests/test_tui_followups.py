@@ -92,6 +92,7 @@ main()
 LOOP_BODY = 4
 
 
+@pytest.mark.slow
 async def test_breakpoints_persist_from_one_tui_session_to_the_next(tmp_path, no_leftover_processes):
     program = tmp_path / "counter.py"
     program.write_text(COUNTER)
@@ -180,6 +181,7 @@ def js_line(marker: str) -> int:
     return next(n for n, text in enumerate(ORDERS_JS.splitlines(), 1) if f"@{marker}" in text)
 
 
+@pytest.mark.slow
 async def test_node_session_through_the_tui(tmp_path, node, no_leftover_processes):
     program = tmp_path / "orders.js"
     program.write_text(ORDERS_JS)
@@ -360,6 +362,7 @@ def contextlib_suppress():
     return contextlib.suppress(OSError)
 
 
+@pytest.mark.slow
 async def test_attach_dialog_switches_to_a_new_session_and_the_old_one_keeps_running(
         tmp_path, no_leftover_processes):
     worker = tmp_path / "worker.py"

@@ -123,6 +123,7 @@ SCENES = {
 
 
 @pytest.mark.parametrize("size", SIZES)
+@pytest.mark.slow
 def test_whole_screen(live_session, snap_compare, size):
     assert snap_compare(joined(), terminal_size=size, run_before=loaded)
 
@@ -143,6 +144,7 @@ def test_help_screen(live_session, snap_compare):
 
 # Last: these evaluate in the shared session (and so add to its activity log).
 @pytest.mark.parametrize("size", SIZES)
+@pytest.mark.slow
 def test_watches_and_console(live_session, snap_compare, size):
     watches = maximized("watches", ("data-tabs", "tab-watches"), before=add_watches)
     console = maximized("console", ("io-tabs", "tab-console"), before=evaluate_some)

@@ -9,6 +9,8 @@ import time
 import uuid
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import require_executable
 from tests.test_tui_helpers import ROOT, TUI_ENV, example_line, tui_isolation  # noqa: F401
 
@@ -61,6 +63,7 @@ def processes_with(marker: str) -> list[int]:
     return found
 
 
+@pytest.mark.slow
 def test_installed_executable_in_tmux(tmp_path):
     exe = require_executable("tui-debugger")
     tmux = Tmux(require_executable("tmux"), tmp_path / "tmux.sock")
