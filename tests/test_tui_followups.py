@@ -469,7 +469,10 @@ async def test_ui_without_a_session_attaches_to_a_simulator_app(sims, app):
         dialog = tui.screen
         await pilot.click("#attach-tabs Tab#--content-tab-attach-sim")
         await wait_until(pilot, lambda: dialog.active_tab == "simulator", what="the simulator tab")
-        assert tui.focused is dialog.query_one("#sim-device")
+        # The tab's activation message focuses its first field after the click
+        # focused the tab strip: the order of the two is the event loop's.
+        await wait_until(pilot, lambda: tui.focused is dialog.query_one("#sim-device"),
+                         what="the simulator field focused")
         await pilot.press(*"iPhone 15", "tab")
         dialog.query_one("#sim-app").value = BUNDLE
         await pilot.click("#attach-ok")
