@@ -105,7 +105,7 @@ def test_socket_permissions_and_json(no_leftover_daemons, workdir, isolated_runt
     assert [s["name"] for s in sessions] == ["perm"]
     waited = tdb_json(workdir, "await", "--session", "perm")
     assert waited["status"] == "stopped" and waited["stop"]["reason"] == "entry"
-    assert waited["nextSteps"] and waited["nextSteps"][0]["tool"].startswith("debug_")
+    assert waited["nextSteps"] and waited["nextSteps"][0].startswith("debug_")
     tdb(workdir, "stop", "--session", "perm")
 
 

@@ -122,11 +122,8 @@ def input_schema(cmd: Command) -> dict[str, Any]:
     if takes_session_arg(cmd):
         schema["properties"][SESSION_ARG] = {
             "type": "string",
-            "description": (
-                "Session to act on (a name from debug_sessions). Default: the current session."
-                if cmd.needs_session else
-                "Accepted for uniformity with the other tools; this one does not depend on a session."
-            ),
+            "description": "Session name (default: the current one)." if cmd.needs_session
+            else "Ignored: this tool needs no session.",
         }
     return schema
 
@@ -156,10 +153,19 @@ def error_schema(cmd: Command) -> dict[str, Any]:
             "additionalProperties": False}
 
 
+#: Every tool but debug-script: structuredContent is a JSON object (the result
+#: model, or the error shape). The full models cost 88 KB of tools/list, paid in
+#: context by every agent session, for a shape the text and the docs already say.
+COMPACT_OUTPUT_SCHEMA: dict[str, Any] = {"type": "object"}
+
+
 def output_schema(cmd: Command) -> dict[str, Any]:
-    """The result model, or the error shape. Clients built on the TypeScript SDK
-    check structuredContent against this schema on errors too, so a schema
-    that allowed only the result would turn every tool error into a client error."""
+    """debug-script keeps its contract's full schema (the result, or the error
+    shape: clients built on the TypeScript SDK check structuredContent against
+    the output schema on errors too). Every other tool shares one compact
+    schema (see docs/mcp.md, "Lean answers")."""
+    if cmd.mcp != SCRIPT_TOOL:
+        return dict(COMPACT_OUTPUT_SCHEMA)
     schema = cmd.result.model_json_schema(by_alias=True, mode="serialization")
     schema = _walk_schema(schema, lambda n: _explicit_any(_drop_titles(n)))
     defs = schema.pop("$defs", {})
@@ -206,8 +212,39 @@ def success_result(cmd: Command, result: Result) -> CallToolResult:
     text = render(result) or _empty_text(cmd)
     return CallToolResult(
         content=[TextContent(type="text", text=text)],
-        structured_content=result.model_dump(mode="json", by_alias=True),
+        structured_content=lean_dump(result),
     )
+
+
+def lean_dump(result: Result) -> dict[str, Any]:
+    """The result model without the fields left at their defaults (None, false,
+    0, []): an agent pays for every byte it reads, and an absent field means
+    its default, as the model documents."""
+    return _lean(result.model_dump(mode="json", by_alias=True, exclude_defaults=True))
+
+
+def _lean(node: Any, key: str | None = None) -> Any:
+    """What repeats is said once: a variable's path when it is its name, a
+    stop's clock time and column, and inside an answer that carries the stop
+    (a step's `context`) the session, state, thread and innermost frame."""
+    if isinstance(node, list):
+        return [_lean(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _lean(v, k) for k, v in node.items()}
+    if "path" in out and out.get("path") == out.get("name"):
+        del out["path"]
+    if key == "stop":
+        out.pop("at", None)
+        if isinstance(out.get("location"), dict):
+            out["location"].pop("column", None)
+    if key == "context":
+        for repeated in ("session", "state", "threadId"):
+            out.pop(repeated, None)
+        frame = out.get("frame")
+        if isinstance(frame, dict) and frame.get("index", 0) == 0:
+            del out["frame"]  # the innermost frame: the stop's own place
+    return out
 
 
 def _empty_text(cmd: Command) -> str:

@@ -193,9 +193,13 @@ def others_activity(session: Session, origin: str | None, limit: int = 5,
 
 
 async def build_context(session: Session, lines: int | None = None, frame_index: int | None = None,
-                        with_locals: bool = True, origin: str | None = None) -> ContextResult:
+                        with_locals: bool = True, origin: str | None = None,
+                        embedded: bool = False) -> ContextResult:
+    """Where the program is. `embedded`: inside an answer that carries the stop
+    itself (a step's, a launch's), so the stop is not said twice."""
     lines = settings().context_lines if lines is None else lines
-    result = ContextResult(session=session.name, state=session.state.value, stop=session.stop,
+    result = ContextResult(session=session.name, state=session.state.value,
+                           stop=None if embedded else session.stop,
                            exit_code=session.exit_code, thread_id=session.selected_thread_id,
                            others=others_activity(session, origin))
     if session.state != SessionState.stopped:
@@ -270,7 +274,7 @@ def parse_location(text: str) -> tuple[str, int]:
 def after_stop(result: Any) -> list[str]:
     status = getattr(result, "status", None) or getattr(result, "state", None)
     if status == "stopped":
-        return ["context", "variables", "next", "step", "continue"]
+        return ["variables", "next", "continue"]
     if status == "running":
         return ["await", "pause", "output"]
     if status in ("terminated",):

@@ -48,7 +48,7 @@ async def run_result(session: Session, label: str, started: float,
     waited = int((time.monotonic() - started) * 1000)
     others = others_activity(session, origin)
     if session.state == SessionState.stopped and session.stop is not None:
-        context = await build_context(session, lines=3)
+        context = await build_context(session, lines=3, embedded=True)
         return RunResult(status="stopped", command=label, waited_ms=waited, stop=session.stop,
                          context=context, others=others)
     if session.state == SessionState.terminated:

@@ -15,13 +15,25 @@ from backends.models import AttachRequest, BreakpointSpec, LaunchRequest
 
 from .. import paths, persist
 from ..persist import add_note
-from .context import LIVE, abs_path, parse_location, session_of, status_of
+from ..config import settings
+from ..models import SessionState
+from ..session import Session
+from .context import LIVE, abs_path, build_context, parse_location, session_of, status_of
+from .render import breakpoint_line
 from .registry import Args, CliSpec, Command, CommandContext, NoArgs, register
 from .views import SessionList, SessionListEntry, SessionStatus
 
 
 #: Where "stop on entry" stops in a native program: its main function.
 ENTRY_FUNCTIONS = {"lldb-dap": "main", "lldb-cli": "main", "dlv": "main.main"}
+
+
+class LaunchBreakpoint(Args):
+    file: str
+    line: int = Field(ge=1)
+    condition: str | None = None
+    hit_condition: str | None = None
+    log_message: str | None = None
 
 
 class LaunchArgs(Args):
@@ -34,7 +46,13 @@ class LaunchArgs(Args):
     stop_on_entry: bool = Field(False, description="Stop at the program's first line (native programs: at main).")
     launch_config: str | None = Field(None, description="Name of a configuration in .vscode/launch.json.")
     session_name: str | None = Field(None, description="Name for the new session (default: from the program).")
-    breakpoints: list[str] = Field(default_factory=list, description="Breakpoints to set before start, as FILE:LINE.")
+    breakpoints: list[str | LaunchBreakpoint] = Field(
+        default_factory=list,
+        description="Breakpoints set before the program starts: \"FILE:LINE\", or {file, line, "
+        "condition, hitCondition, logMessage}. They win over saved ones on the same line.")
+    wait_ms: int | None = Field(None, ge=0, le=600_000,
+                                description="With stopOnEntry or breakpoints: how long to wait for "
+                                "the first stop (default 10 s).")
 
 
 async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
@@ -100,22 +118,30 @@ async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
     program_path = os.path.normpath(program_path)
     adapter = adapters.select_adapter(adapter_hint, program_path)
     specs: list[BreakpointSpec] = []
-    for text in args.breakpoints:
-        file, line = parse_location(text)
+    for given in args.breakpoints:
+        extra: dict[str, Any] = {}
+        if isinstance(given, str):
+            file, line = parse_location(given)
+        else:
+            file, line = given.file, given.line
+            extra = {"condition": given.condition, "hit_condition": given.hit_condition,
+                     "log_message": given.log_message}
         path = file if os.path.isabs(file) else os.path.join(caller_base, file)
-        specs.append(BreakpointSpec(path=os.path.normpath(path), line=line))
+        spec = BreakpointSpec(path=os.path.normpath(path), line=line, **extra)
+        specs = [s for s in specs if not (s.path == spec.path and s.line == spec.line)] + [spec]
     session = await ctx.hub.create_session(args.session_name, hint=program_path)
     ctx.session = session
     session.cwd = base
     try:
         for note in notes:
             add_note(session, note)
-        # Breakpoints saved by the last session of this program (persist.py).
-        await persist.track(session, program_path, base)
+        # The breakpoints asked for now come first: a saved one on the same
+        # line (persist.py restores them after) does not replace them.
         for spec in specs:
-            if not any(bp.spec.path == spec.path and bp.spec.line == spec.line
-                       for bp in session.breakpoints.values()):
-                await session.add_breakpoint(spec, ctx.origin)
+            await session.add_breakpoint(spec, ctx.origin)
+        report = await persist.track(session, program_path, base)
+        restored = [session.breakpoints[i] for i in (report.restored if report else [])
+                    if i in session.breakpoints]
         if stop_on_entry and adapter in ENTRY_FUNCTIONS:
             # A native program's entry point is the loader's _start, with no source:
             # stop at main instead, as gdb's `start` and cppdbg's stopAtEntry do.
@@ -127,22 +153,42 @@ async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
             program=program_path, args=prog_args, cwd=base, env=env,
             stop_on_entry=stop_on_entry, extra=request_extra,
         )
+        generation = session.run_generation
         await session.launch(request, adapter, ctx.origin)
     except BaseException:
         await ctx.hub.close_session(session.name)
         raise
     ctx.hub.update_meta(session)
-    return status_of(session)
+    will_stop = args.stop_on_entry or stop_on_entry or session.entry_breakpoint_id is not None or any(
+        not bp.spec.log_message for bp in session.breakpoints.values() if bp.set_by != "session")
+    if will_stop:
+        # Answer with the first stop (or the end), so the next call does not race it.
+        wait = settings().continue_wait_ms if args.wait_ms is None else args.wait_ms
+        await session.wait_for_stop(wait / 1000, generation)
+    return await launch_status(session, restored, ctx.origin)
+
+
+async def launch_status(session: Session, restored: list[Any], origin: str) -> SessionStatus:
+    status = status_of(session)
+    status.restored = [breakpoint_line(bp) for bp in restored]
+    if session.state == SessionState.stopped and session.stop is not None:
+        status.context = await build_context(session, lines=3, origin=origin, embedded=True)
+    elif session.state == SessionState.running:
+        status.message = ("Running; no stop yet. debug_wait waits for the first stop; "
+                          "debug_pause interrupts.")
+    return status
 
 
 register(Command(
     id="launch", help="Start a program under the debugger in a new session.",
     description="Launch a program under the debugger and make it the current session. "
-    "Picks the adapter by program type unless `adapter` is given. Returns the session status; "
-    "then add breakpoints and call debug_continue, or debug_wait for the first stop.",
+    "Picks the adapter by program type unless `adapter` is given. `breakpoints` (FILE:LINE, or "
+    "objects with condition, hitCondition, logMessage) are set before it starts. With "
+    "stopOnEntry or breakpoints, the answer waits for the first stop and shows it (source and "
+    "locals, as a step does), so debug_step_over or debug_continue can follow at once.",
     args=LaunchArgs, result=SessionStatus, handler=_launch, needs_session=False,
     creates_session=True, mcp="debug_launch", tui_action=False,
-    next_steps=lambda r: ["breakpoint_add", "await", "continue"],
+    next_steps=lambda r: [] if r.state == "stopped" else ["breakpoint_add", "await", "continue"],
 ))
 
 

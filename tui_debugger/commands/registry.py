@@ -35,14 +35,6 @@ class NoArgs(Args):
     pass
 
 
-class NextStep(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
-
-    tool: str  # MCP tool name
-    command: str  # CLI form
-    description: str
-
-
 class Result(BaseModel):
     # Built on first use: a CLI command needs two or three of these models, not all.
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, defer_build=True)
@@ -51,7 +43,9 @@ class Result(BaseModel):
 class ActionResult(Result):
     """Results of commands that change state carry what usually follows."""
 
-    next_steps: list[NextStep] = Field(default_factory=list)
+    next_steps: list[str] = Field(
+        default_factory=list,
+        description="tools that usually follow (MCP names), only where the next step is not obvious")
 
 
 @dataclass
@@ -157,16 +151,14 @@ def by_mcp_name(name: str) -> Command | None:
     return None
 
 
-def next_step_models(cmd: Command, result: Any) -> list[NextStep]:
+def next_step_models(cmd: Command, result: Any) -> list[str]:
+    """The MCP names of the tools that usually follow (at most three): a
+    compact hint, since its text rides on every answer."""
     if cmd.next_steps is None:
         return []
-    steps: list[NextStep] = []
+    steps: list[str] = []
     for target_id in cmd.next_steps(result):
         target = REGISTRY.get(target_id)
-        if target is None:
-            continue
-        cli = " ".join(target.cli[0].path) if target.cli else target.id
-        steps.append(
-            NextStep(tool=target.mcp or target.id, command=f"tui-debugger {cli}", description=target.help)
-        )
-    return steps
+        if target is not None:
+            steps.append(target.mcp or target.id)
+    return steps[:3]

@@ -40,14 +40,16 @@ def _short(path: str) -> str:
         return path
 
 
-def context(result: Any) -> str:
+def context(result: Any, stop: Any = None) -> str:
+    """`stop`: the stop, when the answer carries it beside this context."""
     lines: list[str] = []
+    stop = stop or result.stop
     if result.state != "stopped":
         lines.append(f"Session {result.session} is {result.state}"
                      + (f" (exit code {result.exit_code})" if result.exit_code is not None else "") + ".")
         return "\n".join(lines)
-    lines.append(stop_line(result.stop) or "Stopped.")
-    if result.frame is not None and result.stop and result.frame.index != 0:
+    lines.append(stop_line(stop) or "Stopped.")
+    if result.frame is not None and stop and result.frame.index != 0:
         lines.append(f"Frame {result.frame.index}: {result.frame.name}")
     if result.source:
         lines.append("")
@@ -100,7 +102,7 @@ def others(entries: list[Any]) -> list[str]:
 
 def run(result: Any) -> str:
     if result.status == "stopped" and result.context is not None:
-        text = context(result.context)
+        text = context(result.context, result.stop)
     elif result.status == "stopped":
         text = stop_line(result.stop)
     else:
@@ -116,16 +118,23 @@ def status(result: Any) -> str:
         lines.append(f"  program: {result.program}" + (f" (pid {result.pid})" if result.pid else ""))
     if result.adapter:
         lines.append(f"  adapter: {result.adapter}")
-    if result.stop is not None:
+    if result.stop is not None and getattr(result, "context", None) is None:
         lines.append("  " + stop_line(result.stop).replace("\n", "\n  "))
     if result.exit_code is not None:
         lines.append(f"  exit code: {result.exit_code}")
     if result.state == "terminated" and result.terminated_reason:
         lines.append(f"  ended: {result.terminated_reason}")
     lines.append(f"  breakpoints: {result.breakpoints}")
+    for restored in getattr(result, "restored", []):
+        lines.append(f"    restored {restored}")
     if result.clients:
         who = ", ".join(f"{c.origin}" for c in result.clients)
         lines.append(f"  connected: {who}")
+    if getattr(result, "context", None) is not None:
+        lines.append("")
+        lines.append(context(result.context, result.stop))
+    elif result.message:
+        lines.append(f"  {result.message}")
     return "\n".join(lines)
 
 

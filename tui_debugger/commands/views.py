@@ -57,6 +57,9 @@ class SessionStatus(ActionResult):
     selected_thread_id: int | None = None
     selected_frame_index: int = 0
     message: str | None = None
+    restored: list[str] = Field(default_factory=list,
+                                description="breakpoints brought back from the last run")
+    context: ContextResult | None = Field(None, description="where it stopped, after a launch that stopped")
 
 
 class SessionListEntry(Result):
