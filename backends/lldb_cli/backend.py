@@ -836,7 +836,9 @@ class LldbCliBackend(Backend):
         hit at the same moment must still be reported)."""
         for thread in info.get("threads", []):
             reason = thread.get("reason")
-            if reason and thread.get("signal") != "SIGSTOP":
+            # "step" here is lldb's own single-step past a breakpoint (stop reason
+            # "trace"), caught by our interrupt: nobody asked for a step while it ran.
+            if reason and reason not in ("step", "pause") and thread.get("signal") != "SIGSTOP":
                 return True
         return False
 
