@@ -25,6 +25,7 @@ from typing import Any
 from ..base import Backend, Configure, EventSink
 from ..errors import (
     BackendDied,
+    CommandDenied,
     CommandFailed,
     DebuggerError,
     InvalidInput,
@@ -57,6 +58,7 @@ from ..models import (
     ThreadEvent,
     Variable,
 )
+from ..lldb_commands import names_lldb_command, vet_lldb_command
 from ..process import kill_tree
 from .client import DapClient, Message
 
@@ -730,7 +732,34 @@ class DapBackend(Backend):
             self._require_stopped()
         else:
             self._require_session()
+        if self.profile.repl_is_command_language and context == "repl":
+            return await self._evaluate_command_repl(expression, frame_id)
         return await self._evaluate(expression, frame_id, context, self.profile.request_timeout)
+
+    async def _evaluate_command_repl(self, text: str, frame_id: int | None) -> EvalResult:
+        """An evaluate in a REPL that also runs the debugger's commands (lldb-dap's
+        runs any LLDB command, `platform shell` included). The text is evaluated as
+        an expression (the 'watch' context never runs a command); only when that
+        fails and the text is a command on the read-only allowlist does it run, spelled
+        out in full and forced to command mode with lldb-dap's backtick prefix.
+        Other commands need debug_lldb_command with allowUnsafe."""
+        timeout = self.profile.request_timeout
+        text = text.strip()
+        if text.startswith("`"):  # an explicit command
+            vetted = vet_lldb_command(text[1:])
+            return await self._evaluate("`" + vetted.text, frame_id, "repl", timeout)
+        try:
+            vetted, denied = vet_lldb_command(text), None
+        except (CommandDenied, InvalidInput) as exc:
+            vetted, denied = None, exc
+        try:
+            return await self._evaluate(text, frame_id, "watch", timeout)
+        except CommandFailed:
+            if vetted is not None:
+                return await self._evaluate("`" + vetted.text, frame_id, "repl", timeout)
+            if isinstance(denied, CommandDenied) and names_lldb_command(text):
+                raise denied from None
+            raise
 
     async def _evaluate(
         self, expression: str, frame_id: int | None, context: str, timeout: float
@@ -758,6 +787,9 @@ class DapBackend(Backend):
             with contextlib.suppress(DebuggerError):
                 frames, _ = await self.stack_trace(self._last_stopped_thread, 0, 1)
                 frame_id = frames[0].id if frames else None
+        if self.profile.repl_is_command_language:
+            # lldb-dap's backtick prefix: a command, even if a variable has its name.
+            command = "`" + command.lstrip("`")
         result = await self._evaluate(command, frame_id, "repl", timeout)
         return result.value
 

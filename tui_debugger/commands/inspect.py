@@ -307,23 +307,28 @@ register(Command(
 class RawCommandArgs(Args):
     command: str = Field(description="An LLDB command, e.g. 'register read' or 'memory read &x'.")
     timeout_ms: int = Field(30_000, ge=100, le=600_000, description="How long it may run.")
-    allow_unsafe: bool = Field(False, description="Bypass the denylist. Only with the user's explicit consent.")
+    allow_unsafe: bool = Field(False, description="Run a command that is not on the read-only allowlist. Only with the user's explicit consent.")
 
 
 async def _raw(ctx: CommandContext, args: RawCommandArgs) -> RawCommandResult:
-    from backends.denylist import check_lldb_command
+    from backends.lldb_commands import vet_lldb_command
 
     session = session_of(ctx)
     backend = session._live_backend("run a debugger command")
     if not args.command.strip():
         raise InvalidInput("Give a command, e.g. `thread backtrace`.")
-    unsafe = bool(check_lldb_command(args.command, args.allow_unsafe))
+    lldb = backend.capabilities.raw_commands or session.adapter in ("lldb-dap", "simctl")
+    command, unsafe = args.command, False
+    if lldb:
+        # Without allowUnsafe only the read-only allowlist runs, spelled out in full.
+        vetted = vet_lldb_command(args.command, args.allow_unsafe)
+        command, unsafe = vetted.text, vetted.unsafe
     if unsafe:
         session.record_activity(ctx.origin, "lldb_command", f"[UNSAFE] {args.command}")
-    if not backend.capabilities.raw_commands and session.adapter not in ("lldb-dap", "simctl"):
+    if not lldb:
         # DAP adapters without a command language evaluate in their REPL context.
         try:
-            text = await session.raw_command(args.command, args.timeout_ms / 1000)
+            text = await session.raw_command(command, args.timeout_ms / 1000)
         except NotSupported as exc:
             raise NotSupported(
                 f"{exc} This session uses {session.adapter}; raw LLDB commands need the lldb-cli "
@@ -340,17 +345,18 @@ async def _raw(ctx: CommandContext, args: RawCommandArgs) -> RawCommandResult:
                 adapter=session.adapter,
             ) from None
     else:
-        text = await session.raw_command(args.command, args.timeout_ms / 1000)
+        text = await session.raw_command(command, args.timeout_ms / 1000)
     text, truncated = cap(redact_text(text), settings().max_result_chars)
     return RawCommandResult(command=args.command, output=("[UNSAFE] " if unsafe else "") + text,
                             unsafe=unsafe, truncated=truncated)
 
 
 register(Command(
-    id="lldb_command", help="Run a raw LLDB command (denylisted commands need allowUnsafe).",
+    id="lldb_command", help="Run a raw LLDB command (commands off the read-only allowlist need allowUnsafe).",
     description="Run a raw LLDB command in an LLDB session (lldb-cli, lldb-dap, simulator). "
-    "Commands that mutate memory, kill the process or run shell/scripts are denied unless "
-    "allowUnsafe is true, which needs the user's explicit consent. On other adapters the command "
+    "Only read-only commands run (bt, frame variable, p, memory read, register read, "
+    "disassemble, image lookup, ...); any other needs allowUnsafe: true, which needs the "
+    "user's explicit consent. On other adapters the command "
     "is evaluated in the adapter's REPL.",
     args=RawCommandArgs, result=RawCommandResult, handler=_raw, mcp="debug_lldb_command",
     cli=[CliSpec(("lldb",), build=lambda p: (
