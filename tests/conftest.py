@@ -1,13 +1,15 @@
-"""Shared test set-up.
+"""The fixtures every test file shares. Helpers that are not fixtures live in
+tests/support/.
 
-`require(tool)` skips a test whose debugger is missing on a developer's machine,
-and fails it under CI=true: CI must prove every backend works.
+One isolation fixture (`isolated_runtime`, autouse) keeps a tester's own
+sessions, saved breakpoints, config and keymap out of every test.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import signal
 import sys
 import time
 from pathlib import Path
@@ -17,29 +19,62 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+from tests.support import (  # noqa: E402 - the checkout must be importable first
+    processes_tagged,
+    require,
+    require_executable,
+    runtime_dirs,
+    unavailable,
+)
+
+__all__ = ["processes_tagged", "require", "require_executable", "unavailable"]
 
 
-def unavailable(message: str) -> None:
-    """Something a test needs cannot be had: skip on a developer's machine, fail
-    under CI=true, where every backend must be proven."""
-    if IN_CI:
-        pytest.fail(message + "; CI must run every backend", pytrace=False)
-    pytest.skip(message)
+@pytest.fixture(autouse=True)
+def isolated_runtime(request, tmp_path_factory, monkeypatch):
+    """Each test gets its own session, state and config directories, none of
+    the tester's adapter or keymap choices, settings reloaded, the checkout as
+    its working directory and a steady cursor (for snapshots).
+
+    A test module whose tests share one live session, started by a module
+    fixture, names a base directory in SHARED_RUNTIME; its sockets are then
+    shared, and its saved state still starts empty at every test."""
+    # Whatever a test writes into TUI_DEBUGGER_* (apply_config exports adapter paths)
+    # must not reach the next test.
+    saved = {k: v for k, v in os.environ.items() if k.startswith("TUI_DEBUGGER_")}
+    shared = getattr(request.module, "SHARED_RUNTIME", None)
+    base = Path(shared) if shared else tmp_path_factory.mktemp("rt")
+    if shared:
+        shutil.rmtree(base / "state", ignore_errors=True)
+    for key, value in runtime_dirs(base).items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("TUI_DEBUGGER_ADAPTER", raising=False)
+    monkeypatch.delenv("TUI_DEBUGGER_KEYMAP", raising=False)
+    monkeypatch.chdir(ROOT)
+    tui_app = sys.modules.get("tui_debugger.tui.app")
+    if tui_app is not None:
+        monkeypatch.setattr(tui_app.DebuggerApp, "CURSOR_BLINK", False)
+    from tui_debugger.config import reload_settings
+
+    reload_settings()
+    yield base
+    for key in [k for k in os.environ if k.startswith("TUI_DEBUGGER_")]:
+        if key not in saved:
+            del os.environ[key]
+    os.environ.update(saved)
+    reload_settings()
 
 
-def require(available: bool, what: str) -> None:
-    if not available:
-        unavailable(f"{what} is not installed here (.ci/run installs it)")
+@pytest.fixture
+def mcp_env(isolated_runtime, monkeypatch):
+    """What the MCP tests add to the isolation: no saved breakpoints, and an
+    ended program's session lingers 2 s instead of the default."""
+    from tui_debugger.config import reload_settings
 
-
-def require_executable(*names: str) -> str:
-    for name in names:
-        found = shutil.which(name)
-        if found:
-            return found
-    require(False, " or ".join(names))
-    raise AssertionError("unreachable")
+    monkeypatch.setenv("TUI_DEBUGGER_PERSIST_BREAKPOINTS", "0")
+    monkeypatch.setenv("TUI_DEBUGGER_LINGER_S", "2")
+    reload_settings()
+    return isolated_runtime
 
 
 @pytest.fixture
@@ -68,54 +103,6 @@ def no_leftover_processes():
         pytest.fail("processes left running:\n" + "\n".join(cmdlines), pytrace=False)
 
 
-@pytest.fixture(autouse=True)
-def isolated_runtime(tmp_path_factory, monkeypatch):
-    """Each test gets its own session directory, state directory and no user
-    config, so live sessions of the tester (or of other tests) never leak in."""
-    # Whatever a test writes into TUI_DEBUGGER_* (apply_config exports adapter paths)
-    # must not reach the next test.
-    saved = {k: v for k, v in os.environ.items() if k.startswith("TUI_DEBUGGER_")}
-    base = tmp_path_factory.mktemp("rt")
-    monkeypatch.setenv("TUI_DEBUGGER_RUNTIME_DIR", str(base / "run"))
-    monkeypatch.setenv("TUI_DEBUGGER_STATE_DIR", str(base / "state"))
-    monkeypatch.setenv("TUI_DEBUGGER_CONFIG", str(base / "no-config.toml"))
-    monkeypatch.delenv("TUI_DEBUGGER_ADAPTER", raising=False)
-    try:
-        from tui_debugger.config import reload_settings
-
-        reload_settings()
-    except ImportError:
-        pass
-    yield base
-    for key in [k for k in os.environ if k.startswith("TUI_DEBUGGER_")]:
-        if key not in saved:
-            del os.environ[key]
-    os.environ.update(saved)
-
-
-def processes_tagged(value: str) -> list[tuple[int, str]]:
-    """Live processes whose environment mentions `value` (a per-test directory):
-    finds daemons and their debuggers even after they were re-parented to init."""
-    from backends.process import pid_alive
-
-    found = []
-    needle = value.encode()
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == os.getpid():
-            continue
-        try:
-            env = Path(f"/proc/{entry}/environ").read_bytes()
-        except OSError:
-            continue
-        if needle in env and pid_alive(int(entry)):
-            try:
-                cmd = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-            except OSError:
-                cmd = "?"
-            found.append((int(entry), cmd))
-    return found
-
-
 @pytest.fixture
 def no_leftover_daemons(isolated_runtime):
     """Fails the test if any process started under this test's runtime directory
@@ -128,8 +115,6 @@ def no_leftover_daemons(isolated_runtime):
         time.sleep(0.1)
         left = processes_tagged(tag)
     if left:
-        import signal
-
         for pid, _ in left:
             try:
                 os.kill(pid, signal.SIGKILL)
@@ -137,3 +122,46 @@ def no_leftover_daemons(isolated_runtime):
                 pass
         pytest.fail("processes left running:\n" + "\n".join(f"{p}: {c}" for p, c in left),
                     pytrace=False)
+
+
+# ------------------------------------------------------------------ debuggers and programs
+
+
+@pytest.fixture(scope="session")
+def node() -> str:
+    return require_executable("node", "nodejs")
+
+
+@pytest.fixture(scope="session")
+def ts_builds(node: str) -> dict[str, Path]:
+    """tests/programs/node/src/*.ts compiled with inline source maps and with .map files."""
+    from tests.support.node import build_typescript
+
+    return build_typescript()
+
+
+@pytest.fixture
+def sims(tmp_path, monkeypatch):
+    """Simulators and apps as tests/fake_xcrun reports them (tests/support/simctl.py)."""
+    from tests.support.simctl import FAKE_XCRUN, FakeSimulators
+
+    fake = FakeSimulators(tmp_path)
+    monkeypatch.setenv("FAKE_XCRUN_FIXTURE", str(fake.path))
+    monkeypatch.setenv("FAKE_XCRUN_LOG", str(fake.log))
+    monkeypatch.setenv("TUI_DEBUGGER_XCRUN", str(FAKE_XCRUN))
+    monkeypatch.setenv("TUI_DEBUGGER_STATE_DIR", str(fake.state_dir))
+    monkeypatch.delenv("TUI_DEBUGGER_SIM_BACKEND", raising=False)
+    return fake
+
+
+@pytest.fixture
+def sim_app(no_leftover_processes, tmp_path):
+    """A real local process standing in for a simulator app, in its bundle."""
+    from backends.adapters import find_lldb
+    from tests.support.simctl import SimulatorApp
+
+    require(find_lldb() is not None, "lldb")
+    require(shutil.which("gcc") is not None, "gcc")
+    simulated = SimulatorApp(tmp_path)
+    yield simulated
+    simulated.stop_all()

@@ -10,8 +10,8 @@ import pytest
 
 from backends.adapters import adapter_for_program, select_adapter
 from backends.errors import DebuggerError, ErrorCode, InvalidInput
-from tests.conftest import require
-from tests.native_build import c_program, go_program, line_of, source_path
+from tests.support import require
+from tests.support.native_build import c_program, go_program, line_of, source_path
 from tui_debugger.execute import execute
 from tui_debugger.hub import Hub
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_session import marker_line
+from tests.support import marker_line
 
 PROGRAMS = Path(__file__).parent / "programs"
 
@@ -155,7 +155,7 @@ def test_dead_daemon_is_detected_and_cleaned(no_leftover_daemons, workdir):
     assert not (Path(os.environ["TUI_DEBUGGER_RUNTIME_DIR"]) / "doomed.sock").exists()
     # The debugger processes the dead daemon left behind are found by the fixture;
     # end them here as a person would (they belong to no session any more).
-    from tests.conftest import processes_tagged
+    from tests.support import processes_tagged
 
     for pid, _ in processes_tagged(os.environ["TUI_DEBUGGER_RUNTIME_DIR"]):
         os.kill(pid, signal.SIGKILL)

@@ -11,8 +11,8 @@ from backends.adapters import create_backend, find_dlv, select_adapter
 from backends.dap.adapters import DelveBackend
 from backends.models import AttachRequest, BreakpointSpec, LaunchRequest
 from backends.process import pid_alive
-from tests.conftest import require
-from tests.native_build import EventLog, go_program, line_of, source_path, tracer_of
+from tests.support import require
+from tests.support.native_build import EventLog, go_program, line_of, source_path, tracer_of
 
 GO_DEMO = source_path("go_demo.go")
 

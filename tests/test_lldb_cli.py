@@ -23,8 +23,8 @@ from backends.lldb_cli.backend import LldbCliBackend, parse_hit_condition
 from backends.lldb_cli.protocol import lldb_quote, parse_json, sanitize
 from backends.models import AttachRequest, BreakpointSpec, LaunchRequest
 from backends.process import pid_alive
-from tests.conftest import require
-from tests.native_build import (
+from tests.support import require
+from tests.support.native_build import (
     EventLog,
     c_program,
     line_of,

@@ -11,8 +11,8 @@ from backends.adapters import create_backend, find_lldb_dap
 from backends.dap.adapters import LldbDapBackend
 from backends.models import AttachRequest, BreakpointSpec, LaunchRequest, ScopeKind
 from backends.process import pid_alive
-from tests.conftest import require
-from tests.native_build import (
+from tests.support import require
+from tests.support.native_build import (
     EventLog,
     c_program,
     line_of,

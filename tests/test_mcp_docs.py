@@ -154,7 +154,7 @@ for tick in range(600):
 async def generate(tmp: str) -> dict[str, list[str]]:
     from mcp.client import Client
 
-    from tests.native_build import c_program
+    from tests.support.native_build import c_program
     from tui_debugger.mcp_server import create_server
 
     app = os.path.join(tmp, "app.py")

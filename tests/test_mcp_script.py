@@ -9,19 +9,9 @@ import sys
 
 import pytest
 
-from tests.conftest import require, require_executable
-from tests.native_build import c_program
-from tests.test_mcp_support import (  # noqa: F401 - fixtures
-    PROGRAMS,
-    ROOT,
-    Answer,
-    call,
-    fails,
-    in_process_client,
-    line_of,
-    mcp_env,
-    write_program,
-)
+from tests.support import require, require_executable
+from tests.support.native_build import c_program
+from tests.support.mcp import PROGRAMS, Answer, fails, in_process_client, line_of, write_program
 
 SCRIPT_JS = PROGRAMS / "node" / "script_target.js"
 SPIN_JS = PROGRAMS / "node" / "spin.js"
@@ -172,7 +162,7 @@ async def test_native_without_lldb_dap_uses_the_lldb_cli(mcp_env, monkeypatch, n
 async def test_go_values_with_go_type_names(mcp_env, no_leftover_processes):
     from backends.adapters import find_dlv
 
-    from tests.native_build import go_program
+    from tests.support.native_build import go_program
 
     require(find_dlv() is not None, "dlv")
     binary = go_program("go_demo")

@@ -9,14 +9,14 @@ import os
 
 import pytest
 
-from tests.test_mcp_support import (  # noqa: F401 - fixtures
+from tests.support.mcp import (
     PY_BASIC,
+    Answer,
     PROGRAMS,
     call,
     fails,
     in_process_client,
     line_of,
-    mcp_env,
     write_program,
 )
 
@@ -315,8 +315,8 @@ async def test_uncaught_exception_stops_and_its_reason_stays(mcp_env, no_leftove
 async def test_lldb_command_behind_the_allowlist(mcp_env, no_leftover_processes):
     from backends.adapters import find_lldb_dap
 
-    from tests.conftest import require
-    from tests.native_build import c_program
+    from tests.support import require
+    from tests.support.native_build import c_program
 
     require(find_lldb_dap() is not None, "lldb-dap")
     binary = c_program("native_demo")
@@ -384,3 +384,12 @@ def test_values_named_like_secrets_are_redacted():
     assert redact_named("author", "'Jane'") == "'Jane'"
     assert redact_named("secrets", "{'a': 1}") == "{'a': 1}"  # containers: drill in to see
     assert redact_named("header", "Bearer abcdefghijklmnop") == "Bearer [REDACTED]"
+
+
+def test_answer_reads_errors_and_text():
+    from mcp.types import CallToolResult, TextContent
+
+    answer = Answer(CallToolResult(content=[TextContent(type="text", text="boom")],
+                                   structured_content={"error": "boom", "code": "timeout"},
+                                   is_error=True))
+    assert answer.is_error and answer["code"] == "timeout" and answer.text == "boom"

@@ -16,16 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import require, unavailable
-from tests.test_mcp_support import (  # noqa: F401 - fixtures
-    PY_BASIC,
-    ROOT,
-    call,
-    fails,
-    line_of,
-    mcp_env,
-    stdio_params,
-)
+from tests.support import require, unavailable
+from tests.support.mcp import PY_BASIC, ROOT, call, fails, line_of, stdio_params
 
 INSPECTOR_VERSION = "2.12.0"
 INSPECTOR_DIR = ROOT / "tests" / ".cache" / "mcp-inspector"

@@ -9,8 +9,8 @@ from backends.adapters import find_lldb, find_lldb_dap
 from backends.dap.adapters import LldbDapBackend
 from backends.lldb_cli.backend import LldbCliBackend
 from backends.models import LaunchRequest
-from tests.conftest import require
-from tests.native_build import EventLog, c_program, run_c_flow
+from tests.support import require
+from tests.support.native_build import EventLog, c_program, run_c_flow
 
 
 async def flow_on(backend_class) -> tuple[dict, EventLog]:

@@ -8,8 +8,8 @@ import shutil
 import pytest
 
 from backends.errors import DebuggerError
-from tests.conftest import require
-from tests.test_mcp_support import call, in_process_client, mcp_env  # noqa: F401 - fixture
+from tests.support import require
+from tests.support.mcp import call, in_process_client
 from tui_debugger.execute import execute
 from tui_debugger.hub import Hub
 

@@ -9,17 +9,11 @@ from pathlib import Path
 import pytest
 
 from backends.errors import DebuggerError, ErrorCode
+from tests.support import marker_line
 from tui_debugger.hub import Hub, SessionLink
 from tui_debugger.session import SessionState
 
 PROGRAMS = Path(__file__).parent / "programs"
-
-
-def marker_line(path: Path, marker: str) -> int:
-    for n, line in enumerate(path.read_text().splitlines(), 1):
-        if f"# {marker}" in line or f"#{marker}" in line.replace(" ", ""):
-            return n
-    raise AssertionError(f"no marker {marker} in {path}")
 
 
 @pytest.fixture

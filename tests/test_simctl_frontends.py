@@ -10,17 +10,15 @@ import sys
 import pytest
 
 from backends.process import pid_alive
-from tests.test_simctl import (  # noqa: F401 - fixtures
-    APP_SOURCE, BREAK_LINE, BUNDLE, IPHONE_15, app, sims, wait_until_released,
-)
+from tests.support.simctl import APP_SOURCE, BREAK_LINE, BUNDLE, IPHONE_15, wait_until_released
 from tui_debugger.execute import execute
 from tui_debugger.hub import Hub
 
 
 @pytest.mark.parametrize("kind", ["lldb-cli", "lldb-dap"])
-async def test_attach_sim_command_stops_at_a_breakpoint_and_detaches(sims, app, kind):
-    proc = app.start()
-    sims.set_app(IPHONE_15, BUNDLE, proc.pid, appPath=str(app.bundle))
+async def test_attach_sim_command_stops_at_a_breakpoint_and_detaches(sims, sim_app, kind):
+    proc = sim_app.start()
+    sims.set_app(IPHONE_15, BUNDLE, proc.pid, appPath=str(sim_app.bundle))
     hub = Hub(serve=True)
     try:
         status = await execute(hub, "attach_sim", {"simulatorName": "iPhone 15", "bundleId": BUNDLE,
@@ -48,9 +46,9 @@ async def test_attach_sim_command_stops_at_a_breakpoint_and_detaches(sims, app, 
 
 
 @pytest.mark.slow
-def test_cli_attach_sim_headless(sims, app, tmp_path):
-    proc = app.start()
-    sims.set_app(IPHONE_15, BUNDLE, proc.pid, appPath=str(app.bundle))
+def test_cli_attach_sim_headless(sims, sim_app, tmp_path):
+    proc = sim_app.start()
+    sims.set_app(IPHONE_15, BUNDLE, proc.pid, appPath=str(sim_app.bundle))
 
     def tdb(*args):
         return subprocess.run([sys.executable, "-m", "tui_debugger", *args], capture_output=True,

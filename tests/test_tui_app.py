@@ -7,15 +7,7 @@ import time
 
 import pytest
 
-from tests.test_tui_helpers import (  # noqa: F401 - tui_isolation is an autouse fixture
-    EXAMPLE,
-    find_node,
-    example_line,
-    source_row,
-    tree_labels,
-    tui_isolation,
-    wait_until,
-)
+from tests.support.tui import EXAMPLE, find_node, example_line, source_row, tree_labels, wait_until
 from tui_debugger.hub import SessionLink
 from tui_debugger.tui.app import create_app
 from tui_debugger.tui.widgets.breakpoints_pane import BreakpointsPane

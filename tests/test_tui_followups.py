@@ -17,18 +17,9 @@ from pathlib import Path
 import pytest
 
 from backends.process import pid_alive
-from tests.test_cdp import APP_TS, mark, node, ts_builds  # noqa: F401 - fixtures
-from tests.test_simctl import (  # noqa: F401 - fixtures
-    APP_SOURCE, BREAK_LINE, BUNDLE, IPHONE_15, app, sims, wait_until_released,
-)
-from tests.test_tui_helpers import (  # noqa: F401 - tui_isolation is an autouse fixture
-    find_node,
-    screen_text,
-    source_row,
-    tree_labels,
-    tui_isolation,
-    wait_until,
-)
+from tests.support.node import APP_TS, mark
+from tests.support.simctl import APP_SOURCE, BREAK_LINE, BUNDLE, IPHONE_15, wait_until_released
+from tests.support.tui import find_node, source_row, tree_labels, wait_until
 from tui_debugger import persist
 from tui_debugger.hub import SessionLink
 from tui_debugger.tui.app import create_app
@@ -458,9 +449,9 @@ async def test_attach_dialog_switches_to_a_new_session_and_the_old_one_keeps_run
         end_listener(listener, port)
 
 
-async def test_ui_without_a_session_attaches_to_a_simulator_app(sims, app):
-    proc = app.start()
-    sims.set_app(IPHONE_15, BUNDLE, proc.pid, appPath=str(app.bundle))
+async def test_ui_without_a_session_attaches_to_a_simulator_app(sims, sim_app):
+    proc = sim_app.start()
+    sims.set_app(IPHONE_15, BUNDLE, proc.pid, appPath=str(sim_app.bundle))
     tui = create_app("join", {}, None)
     async with tui.run_test(size=SIZE) as pilot:
         # Nothing to join: the dialog opens instead of a failure.

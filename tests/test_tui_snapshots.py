@@ -13,19 +13,18 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 
-from tests.test_tui_helpers import (  # noqa: F401 - tui_isolation is an autouse fixture
-    ROOT,
-    TUI_ENV,
-    example_line,
-    find_node,
-    tui_isolation,
-    wait_until,
-)
+from tests.support import runtime_dirs
+from tests.support.tui import ROOT, example_line, find_node, wait_until
 from tui_debugger.tui.app import create_app
 
+# The scenes share one live session, started before any of them: one runtime
+# directory for the module (tests/conftest.py's isolation honours it).
+SHARED_RUNTIME = Path(tempfile.mkdtemp(prefix="tuid-"))
 SESSION = "inventory"
 STOP_LINE = example_line('summary["after"] =')
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((160, 45), id="160x45")]
@@ -34,7 +33,7 @@ SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((160, 45), id="160x45"
 @pytest.fixture(scope="module")
 def live_session():
     """A headless session stopped at STOP_LINE, after the loop printed its lines."""
-    env = {**os.environ, **TUI_ENV}
+    env = {**os.environ, **runtime_dirs(SHARED_RUNTIME)}
     cli = [sys.executable, "-m", "tui_debugger"]
     subprocess.run([*cli, "stop", "--session", SESSION], env=env, cwd=ROOT,
                    capture_output=True, timeout=30)
@@ -154,7 +153,7 @@ def test_watches_and_console(live_session, snap_compare, size):
 
 def test_the_session_outlived_every_scene(live_session):
     """Joining and leaving never ends the session the scenes shared."""
-    env = {**os.environ, **TUI_ENV}
+    env = {**os.environ, **runtime_dirs(SHARED_RUNTIME)}
     status = subprocess.run([sys.executable, "-m", "tui_debugger", "status", "--session", SESSION],
                             env=env, cwd=ROOT, capture_output=True, text=True, timeout=30)
     assert "stopped" in status.stdout.lower(), status.stdout + status.stderr

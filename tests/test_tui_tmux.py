@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import require_executable
-from tests.test_tui_helpers import ROOT, TUI_ENV, example_line, tui_isolation  # noqa: F401
+from tests.support import require_executable, runtime_env
+from tests.support.tui import ROOT, example_line
 
 CALL_RESTOCK = example_line("added = restock(item")
 IF_ADDED = example_line("if added:")
@@ -68,7 +68,7 @@ def test_installed_executable_in_tmux(tmp_path):
     exe = require_executable("tui-debugger")
     tmux = Tmux(require_executable("tmux"), tmp_path / "tmux.sock")
     marker = f"TUI_TMUX_TEST={uuid.uuid4().hex}"
-    env_args = [arg for key, value in TUI_ENV.items() for arg in ("-e", f"{key}={value}")]
+    env_args = [arg for key, value in runtime_env().items() for arg in ("-e", f"{key}={value}")]
     tmux.run("new-session", "-d", "-s", "tui", "-x", "110", "-y", "32", "-c", str(ROOT),
              "-e", marker, "-e", "TERM=xterm-256color", *env_args,
              exe, "run", "--stop-on-entry", "examples/inventory.py")

@@ -1,29 +1,14 @@
-"""Shared set-up for the TUI tests (imported by tests/test_tui_*.py; holds no tests).
-
-Every TUI test runs with the tester's own config, saved breakpoints and live
-sessions out of the way, and with cursor blink off so snapshots are stable."""
+"""Helpers of the TUI tests: read the screen, a pane's rows and a tree's labels
+as a person sees them, and wait on the pilot for a condition."""
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
 import time
 from pathlib import Path
 
-import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "inventory.py"
-
-# One short runtime directory per test process: socket paths must stay under ~100 bytes.
-_BASE = Path(tempfile.mkdtemp(prefix="tuid-"))
-TUI_ENV = {
-    "TUI_DEBUGGER_RUNTIME_DIR": str(_BASE / "rt"),
-    "TUI_DEBUGGER_STATE_DIR": str(_BASE / "state"),
-    "TUI_DEBUGGER_CONFIG": str(_BASE / "no-config.toml"),
-}
-
 
 def example_line(marker: str) -> int:
     """Line number of the first line of examples/inventory.py containing `marker`."""
@@ -31,24 +16,6 @@ def example_line(marker: str) -> int:
         if marker in text:
             return number
     raise AssertionError(f"{marker!r} not in {EXAMPLE}")
-
-
-@pytest.fixture(autouse=True)
-def tui_isolation(monkeypatch):
-    from tui_debugger import config
-    from tui_debugger.tui.app import DebuggerApp
-
-    for key, value in TUI_ENV.items():
-        monkeypatch.setenv(key, value)
-    monkeypatch.delenv("TUI_DEBUGGER_KEYMAP", raising=False)
-    monkeypatch.delenv("TUI_DEBUGGER_ADAPTER", raising=False)
-    # Saved breakpoints of one test must not come back in the next.
-    shutil.rmtree(TUI_ENV["TUI_DEBUGGER_STATE_DIR"], ignore_errors=True)
-    monkeypatch.setattr(DebuggerApp, "CURSOR_BLINK", False)
-    monkeypatch.chdir(ROOT)
-    config.reload_settings()
-    yield
-    config.reload_settings()
 
 
 async def wait_until(pilot, predicate, timeout: float = 15.0, what: str = "condition") -> float:

@@ -1,6 +1,6 @@
-"""Shared set-up for the MCP tests (test_mcp_*.py): an isolated runtime and
-state directory per test, an in-process client on a fresh server, and call
-helpers that read answers the way an agent does (structuredContent + text).
+"""Helpers of the MCP tests (test_mcp_*.py): an in-process client on a fresh
+server, and call helpers that read answers the way an agent does
+(structuredContent + text). The `mcp_env` fixture is in tests/conftest.py.
 
 Every call goes through the SDK's own client, which also checks each
 structuredContent against the tool's declared output schema.
@@ -11,16 +11,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 import sys
-import tempfile
 import textwrap
 from pathlib import Path
 from typing import Any
 
-import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PROGRAMS = ROOT / "tests" / "programs"
 PY_BASIC = PROGRAMS / "py_basic.py"
 
@@ -30,26 +27,6 @@ def line_of(path: Path, marker: str) -> int:
         if marker in text:
             return number
     raise KeyError(f"no {marker!r} in {path}")
-
-
-@pytest.fixture
-def mcp_env(monkeypatch):
-    """A runtime directory of our own (short: it holds Unix sockets), no saved
-    breakpoints, no user config; settings reloaded so they take effect."""
-    from tui_debugger.config import reload_settings
-
-    base = tempfile.mkdtemp(prefix="tdmcp-", dir="/tmp")
-    monkeypatch.setenv("TUI_DEBUGGER_RUNTIME_DIR", os.path.join(base, "rt"))
-    monkeypatch.setenv("TUI_DEBUGGER_STATE_DIR", os.path.join(base, "state"))
-    monkeypatch.setenv("TUI_DEBUGGER_PERSIST_BREAKPOINTS", "0")
-    monkeypatch.setenv("TUI_DEBUGGER_CONFIG", os.path.join(base, "no-config.toml"))
-    monkeypatch.setenv("TUI_DEBUGGER_LINGER_S", "2")
-    monkeypatch.delenv("TUI_DEBUGGER_ADAPTER", raising=False)
-    reload_settings()
-    yield Path(base)
-    monkeypatch.undo()
-    reload_settings()
-    shutil.rmtree(base, ignore_errors=True)
 
 
 def write_program(directory: Path, name: str, source: str) -> Path:
@@ -118,11 +95,3 @@ def stdio_params(*extra: str, cwd: Path = ROOT):
         env=dict(os.environ), cwd=str(cwd),
     )
 
-
-def test_answer_reads_errors_and_text():
-    from mcp.types import CallToolResult, TextContent
-
-    answer = Answer(CallToolResult(content=[TextContent(type="text", text="boom")],
-                                   structured_content={"error": "boom", "code": "timeout"},
-                                   is_error=True))
-    assert answer.is_error and answer["code"] == "timeout" and answer.text == "boom"

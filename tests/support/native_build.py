@@ -14,7 +14,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-PROGRAMS = Path(__file__).resolve().parent / "programs"
+PROGRAMS = Path(__file__).resolve().parents[1] / "programs"
 BUILD = PROGRAMS / "build"
 
 
