@@ -11,8 +11,8 @@ from backends.dap.adapters import DebugpyBackend, DelveBackend, LldbDapBackend
 from backends.errors import DebuggerError, NotSupported
 from backends.lldb_cli.backend import LldbCliBackend
 from backends.models import BreakpointSpec, DataBreakpointSpec, LaunchRequest
-from tests.conftest import require
-from tests.native_build import (
+from tests.support import require
+from tests.support.native_build import (
     EventLog,
     c_program,
     crash_core,
