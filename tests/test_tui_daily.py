@@ -9,13 +9,7 @@ import textwrap
 
 import pytest
 
-from tests.test_tui_helpers import (  # noqa: F401 - tui_isolation is an autouse fixture
-    example_line,
-    screen_text,
-    source_row,
-    tui_isolation,
-    wait_until,
-)
+from tests.support.tui import example_line, screen_text, source_row, wait_until
 from tui_debugger.tui.app import create_app
 from tui_debugger.tui.widgets.breakpoint_dialog import BreakpointDialog
 from tui_debugger.tui.widgets.breakpoints_pane import BreakpointsPane
