@@ -14,15 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import require
+from tests.support import require
 from tests.test_lldb_allowlist import ESCAPES
-from tests.test_mcp_support import (  # noqa: F401 - fixtures
-    PROGRAMS,
-    call,
-    in_process_client,
-    line_of,
-    mcp_env,
-)
+from tests.support.mcp import PROGRAMS, call, in_process_client, line_of
 
 
 def _with_marker(command: str, marker: Path) -> str:
@@ -33,7 +27,7 @@ def _with_marker(command: str, marker: Path) -> str:
 async def test_no_escape_runs(adapter, mcp_env, no_leftover_processes):
     from backends.adapters import find_lldb, find_lldb_dap
 
-    from tests.native_build import c_program
+    from tests.support.native_build import c_program
 
     require((find_lldb_dap() if adapter == "lldb-dap" else find_lldb()) is not None, adapter)
     binary = c_program("native_demo")
