@@ -268,3 +268,19 @@ async def test_node_without_inspect_brk_falls_back_to_the_default_port(
             labels = assert_seed_success(await script(client, command, SCRIPT_JS, line, "label"))
             assert labels == [{"type": "string", "value": f"item-{i}"} for i in (1, 2, 3)]
 
+
+
+async def test_timeout_is_a_number(mcp_env, tmp_path, no_leftover_processes):
+    program = write_program(tmp_path, "quick.py", """
+        total = 0
+        for i in range(2):
+            total += i  # @here
+    """)
+    line = line_of(program, "@here")
+    async with in_process_client() as client:
+        hits = assert_seed_success(await script(client, f"python {program}", program, line, "i",
+                                                timeout=15_000.5))
+        assert hits == [{"type": "int", "value": 0}, {"type": "int", "value": 1}]
+        await fails(client, "debug-script", {
+            "command": f"python {program}", "breakpoint": {"file": str(program), "line": line},
+            "expression": "i", "timeout": "3000"}, "invalid_input", "timeout")

@@ -31,11 +31,37 @@ def redact_value(name: str, text: str) -> str:
     return redact_named(name, text) if settings().redact else text
 
 
-def cap(text: str, limit: int | None = None) -> tuple[str, bool]:
+def cap(text: str, limit: int | None = None, true_length: int | None = None) -> tuple[str, bool]:
+    """`text` cut at `limit`, with a note of the length cut. `true_length`: the
+    value's real length when the debugger's rendering was itself cut (debugpy
+    renders at most ~64 KB of a string), so the note tells the truth."""
     limit = limit or settings().max_value_chars
     if len(text) <= limit:
         return text, False
+    if true_length is not None and true_length > len(text) - 2:
+        return text[:limit] + f"… ({true_length:,} chars in all)", True
     return text[:limit] + f"… ({len(text) - limit} more chars)", True
+
+
+_PLAIN_PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*|\[[^\[\]()]*\])*")
+_SIZED_TYPES = {"str", "bytes", "list", "dict", "set", "frozenset", "tuple", "deque",
+                "OrderedDict", "defaultdict", "Counter", "bytearray"}
+
+
+async def true_length(session: Session, expression: str, type_name: str | None,
+                      frame_index: int | None = None) -> int | None:
+    """len(expression) in the program, for Python values whose rendering or
+    children list the debugger cut; only for plain paths, which have no side
+    effects when evaluated again. None when unknown."""
+    if session.adapter != "debugpy" or type_name not in _SIZED_TYPES:
+        return None
+    if not _PLAIN_PATH.fullmatch(expression.strip()):
+        return None
+    try:
+        result = await session.evaluate(f"len({expression})", frame_index, "watch")
+        return int(result.value)
+    except (DebuggerError, ValueError):
+        return None
 
 
 def status_of(session: Session) -> SessionStatus:
@@ -67,8 +93,9 @@ def frame_view(frame, selected: bool = False) -> FrameView:
     )
 
 
-def variable_view(session: Session, var: Variable, path: str) -> VariableView:
-    value, truncated = cap(redact_value(var.name, var.value))
+def variable_view(session: Session, var: Variable, path: str, limit: int | None = None,
+                  length: int | None = None) -> VariableView:
+    value, truncated = cap(redact_value(var.name, var.value), limit, length)
     changed = session.note_value(path, var.value)
     count = None
     if var.named_count or var.indexed_count:
@@ -237,10 +264,22 @@ async def build_context(session: Session, lines: int | None = None, frame_index:
         try:
             scope, _ = await pick_scope(session, idx, None)
             children = await session.variables(scope.ref)
-            limit = 40
-            result.locals = [variable_view(session, v, v.name) for v in children[:limit]]
-            if len(children) > limit:
-                result.locals_note = f"{len(children) - limit} more locals; use `locals` to list them."
+            # An answer that carries a stop stays small: short values, and as
+            # many locals as fit; debug_variables has the rest.
+            value_limit, budget = (160, 1_200) if embedded else (None, 6_000)
+            used = 0
+            for var in children[:40]:
+                # A rendering this long was probably cut by the debugger itself.
+                length = await true_length(session, var.name, var.type, idx) if len(
+                    var.value) > 10_000 else None
+                view = variable_view(session, var, var.name, value_limit, length)
+                used += len(view.name) + len(view.value) + len(view.type or "") + 10
+                if result.locals and used > budget:
+                    break
+                result.locals.append(view)
+            if len(children) > len(result.locals):
+                result.locals_note = (f"{len(children) - len(result.locals)} more locals; "
+                                      "debug_variables (`locals`) lists them.")
         except DebuggerError as exc:
             result.locals_note = str(exc)
     return result

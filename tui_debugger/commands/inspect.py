@@ -3,6 +3,8 @@ threads, frames, output, raw debugger commands and the activity log."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import Field, model_validator
 
 from backends.errors import CommandFailed, DebuggerError, InvalidInput, NotSupported
@@ -10,6 +12,7 @@ from backends.errors import CommandFailed, DebuggerError, InvalidInput, NotSuppo
 from ..config import settings
 from ..models import SessionState
 from .context import (
+    true_length,
     STOPPED,
     build_context,
     cap,
@@ -101,7 +104,9 @@ async def _variables(ctx: CommandContext, args: VariablesArgs) -> VariablesResul
         ref, var = await resolve_path(session, scope.ref, args.path)
         base_path = args.path
         if ref <= 0:
-            view = variable_view(session, var, args.path)
+            length = await true_length(session, args.path, var.type, frame_index) if len(
+                var.value) > settings().max_value_chars else None
+            view = variable_view(session, var, args.path, length=length)
             return VariablesResult(frame_index=frame_index, scope=scope.name, path=args.path,
                                    scopes=[s.name for s in scopes], variables=[view], total=1)
     children = await session.variables(ref)
@@ -113,13 +118,22 @@ async def _variables(ctx: CommandContext, args: VariablesArgs) -> VariablesResul
         wanted = set(args.names)
         children = [c for c in children if c.name in wanted or c.name.strip("'\"") in wanted]
     total = len(children)
+    if args.path and not args.names:
+        # debugpy lists at most a few hundred children of a big container.
+        length = await true_length(session, args.path, var.type, frame_index)
+        if length is not None:
+            total = max(total, length)
     limit = args.max_items or settings().max_items
     window = children[args.start: args.start + limit]
     views: list[VariableView] = []
     chars = 0
     cut_for_size = False
     for child in window:
-        view = variable_view(session, child, join_path(base_path, child.name))
+        child_path = join_path(base_path, child.name)
+        length = None
+        if len(child.value) > settings().max_value_chars and not base_path:
+            length = await true_length(session, child_path, child.type, frame_index)
+        view = variable_view(session, child, child_path, length=length)
         chars += len(view.value) + len(view.name) + 40
         if views and chars > settings().max_result_chars:
             cut_for_size = True
@@ -129,8 +143,11 @@ async def _variables(ctx: CommandContext, args: VariablesArgs) -> VariablesResul
     note = None
     if shown_end < total:
         why = "the answer size cap" if cut_for_size else f"maxItems={limit}"
-        note = (f"Showing {args.start + 1}-{shown_end} of {total} ({why}). "
+        note = (f"Showing {args.start + 1}-{shown_end} of {total:,} ({why}). "
                 f"Pass start={shown_end} for more, or names/path to narrow it.")
+        if total > len(children):
+            note += (f" The debugger lists only the first {len(children)}; evaluate an item "
+                     f"(e.g. {args.path}[KEY]) for the others.")
     return VariablesResult(frame_index=frame_index, scope=scope.name, path=base_path,
                            scopes=[s.name for s in scopes], variables=views, total=total,
                            truncated=shown_end < total, note=note)
@@ -160,6 +177,8 @@ class EvaluateArgs(Args):
     expression: str = Field(description="Expression in the program's language.")
     frame_index: int | None = Field(None, ge=0, description="Frame to evaluate in (default: selected).")
     context: str = Field("repl", description="repl (default), watch or hover.")
+    children: int = Field(0, ge=0, le=200, description="List this many of the value's children "
+                          "(default none: evaluate `expr[i]` or `expr.attr` to drill down).")
 
 
 async def _evaluate(ctx: CommandContext, args: EvaluateArgs) -> EvaluateResult:
@@ -167,16 +186,26 @@ async def _evaluate(ctx: CommandContext, args: EvaluateArgs) -> EvaluateResult:
     if not args.expression.strip():
         raise InvalidInput("Give an expression to evaluate, e.g. `print len(items)`.")
     result = await session.evaluate(args.expression, args.frame_index, args.context)
-    value, truncated = cap(redact_value(args.expression, result.value), settings().max_value_chars * 4)
+    limit = EVALUATE_CHARS if args.context == "repl" else settings().max_value_chars * 4
+    length = None
+    if len(result.value) > limit and args.context == "repl":
+        length = await true_length(session, args.expression, result.type, args.frame_index)
+    value, truncated = cap(redact_value(args.expression, result.value), limit, length)
     children: list[VariableView] = []
-    if result.ref > 0 and args.context == "repl":
+    if result.ref > 0 and args.context == "repl" and args.children:
         try:
             kids = await session.variables(result.ref)
-            children = [variable_view(session, k, join_path(args.expression, k.name)) for k in kids[:20]]
+            children = [variable_view(session, k, join_path(args.expression, k.name), 200)
+                        for k in kids[:args.children]]
         except DebuggerError:
             pass
     return EvaluateResult(expression=args.expression, value=value, type=result.type,
                           has_children=result.ref > 0, children=children, value_truncated=truncated)
+
+
+#: An evaluation answers within an agent's 4 KB budget (the value travels as
+#: text and as structured content); drill down with a narrower expression.
+EVALUATE_CHARS = 1_500
 
 
 register(Command(
@@ -274,31 +303,63 @@ register(Command(
 ))
 
 
+#: The default answer (the newest lines) stays well inside an agent's 4 KB
+#: answer budget: the lines travel twice, as text and as structured entries.
+TAIL_CHARS = 1_600
+
+
 class OutputArgs(Args):
-    since: int = Field(0, ge=0, description="Cursor from a previous answer's nextCursor (0 = from the start).")
-    limit: int = Field(200, ge=1, le=5000, description="At most this many entries.")
-    tail: int | None = Field(None, ge=1, description="Only the last N entries.")
+    since: int | None = Field(None, ge=0, description="Read forward from this cursor (a previous "
+                              "answer's nextCursor; 0 = the oldest kept). Default: the newest lines.")
+    limit: int = Field(200, ge=1, le=5000, description="With since: at most this many entries.")
+    tail: int | None = Field(None, ge=1, le=5000, description="The last N lines.")
+
+    @model_validator(mode="after")
+    def _one_way(self) -> "OutputArgs":
+        if self.since is not None and self.tail is not None:
+            raise ValueError("give since (read forward) or tail (the newest lines), not both")
+        return self
 
 
 async def _output(ctx: CommandContext, args: OutputArgs) -> OutputResult:
     session = session_of(ctx)
-    chunk = session.output.tail(args.tail) if args.tail else session.output.read(
-        args.since, args.limit, settings().max_result_chars)
-    entries = [e.model_copy(update={"text": redact_text(e.text)}) for e in chunk.entries]
-    return OutputResult(entries=entries, next_cursor=chunk.next_cursor, dropped=chunk.dropped,
-                        truncated=chunk.truncated)
+    if args.since is not None:
+        chunk = session.output.read(args.since, args.limit, settings().max_result_chars)
+        entries = [e.model_copy(update={"text": redact_text(e.text)}) for e in chunk.entries]
+        return OutputResult(entries=entries, next_cursor=chunk.next_cursor, dropped=chunk.dropped,
+                            truncated=chunk.truncated)
+    tail = session.output.tail_lines(args.tail, TAIL_CHARS if args.tail is None else
+                                     settings().max_result_chars)
+    # Consecutive lines of one stream travel as one entry: per-line entries
+    # would cost more than the lines themselves.
+    lines: list[Any] = []
+    for line in tail.lines:
+        if lines and lines[-1].category == line.category:
+            lines[-1].text += line.text
+        else:
+            lines.append(line.model_copy())
+    lines = [e.model_copy(update={"text": redact_text(e.text)}) for e in lines]
+    note = None
+    if tail.earlier_lines:
+        note = (f"{tail.earlier_lines} earlier line(s) not shown"
+                + (f" ({tail.dropped} older entries already dropped)" if tail.dropped else "")
+                + f"; read them forward with since={tail.first_cursor}, "
+                f"or new output with since={tail.next_cursor}.")
+    return OutputResult(entries=lines, next_cursor=tail.next_cursor, dropped=0,
+                        truncated=False, earlier_lines=tail.earlier_lines, note=note)
 
 
 register(Command(
     id="output", help="Read the program's output (stdout, stderr, debugger messages).",
-    description="Program output since a cursor. Pass the answer's nextCursor as `since` next "
-    "time to read only new output; `dropped` says how much was evicted before you read it.",
+    description="Program output. By default the newest whole lines (about 1.6 KB; `tail: N` for "
+    "N lines), with a note of how much came before. To page, pass a cursor as `since` (the "
+    "answer's nextCursor reads only newer output); `dropped` counts entries evicted unread.",
     args=OutputArgs, result=OutputResult, handler=_output, read_only=True, mcp="debug_output",
     cli=[CliSpec(("output",), build=lambda p: (
         p.add_argument("--tail", type=int, metavar="N"),
-        p.add_argument("--since", type=int, default=0),
+        p.add_argument("--since", type=int, default=None),
         p.add_argument("--follow", "-f", action="store_true", help="keep printing new output")),
-        adapt=lambda ns: {k: v for k, v in {"tail": ns.tail, "since": ns.since or None}.items()
+        adapt=lambda ns: {k: v for k, v in {"tail": ns.tail, "since": ns.since}.items()
                           if v is not None})],
     tui_action=False, log_activity=False,
 ))

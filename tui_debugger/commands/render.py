@@ -201,6 +201,8 @@ def _output(result: Any) -> str:
     text = "".join(e.text for e in result.entries)
     if result.dropped:
         text = f"[{result.dropped} earlier entries were dropped]\n" + text
+    if getattr(result, "note", None):
+        text = f"[{result.note}]\n" + text
     return text.rstrip("\n")
 
 

@@ -43,7 +43,8 @@ class ScriptArgs(Args):
     command: str = Field(description="Command that starts the program, e.g. 'node --inspect-brk=9229 app.js' or 'python app.py'.")
     breakpoint: ScriptBreakpoint = Field(description="Where to evaluate: {file, line}.")
     expression: str = Field(description="Expression evaluated at every hit.")
-    timeout: int = Field(description="Milliseconds to wait for the program to finish.")
+    # seeds/002: a number of milliseconds (1000.5 too); a string such as "3000" is refused.
+    timeout: float = Field(strict=True, description="Milliseconds to wait for the program to finish.")
 
 
 async def _script(ctx: CommandContext, args: ScriptArgs) -> ScriptResult:

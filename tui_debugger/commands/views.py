@@ -171,6 +171,8 @@ class OutputResult(Result):
     next_cursor: int = Field(description="pass as `since` to read only newer output")
     dropped: int = Field(description="entries evicted from the buffer before you read them")
     truncated: bool = Field(description="more output is waiting after next_cursor")
+    earlier_lines: int = Field(0, description="lines kept before the ones shown (a tail)")
+    note: str | None = Field(None, description="what came before and how to page, for a tail")
 
 
 class RawCommandResult(ActionResult):

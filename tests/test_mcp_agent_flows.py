@@ -1,0 +1,76 @@
+"""The calls an agent makes first, back to back with no sleeps, each decided by
+the last answer: a launch that will stop answers with the stop, the calls that
+follow never race it, and every answer stays lean (measured in bytes)."""
+
+from __future__ import annotations
+
+import json
+
+from tests.test_mcp_support import (  # noqa: F401 - fixtures
+    PY_BASIC,
+    Answer,
+    call,
+    fails,
+    in_process_client,
+    line_of,
+    mcp_env,
+    write_program,
+)
+
+BUDGET = 4096  # bytes of one answer, text and structured content together
+
+
+def size(answer: Answer) -> int:
+    return len(json.dumps(answer.raw.model_dump(mode="json", by_alias=True, exclude_none=True),
+                          separators=(",", ":")))
+
+
+async def test_output_defaults_to_the_newest_whole_lines(mcp_env, tmp_path, no_leftover_processes):
+    program = write_program(tmp_path, "chatty.py", """
+        for i in range(100_000):
+            print(f"line {i} of the chatty program")
+    """)
+    async with in_process_client() as client:
+        await call(client, "debug_launch", {"program": str(program)})
+        ended = await call(client, "debug_wait", {"timeoutMs": 30_000})
+        assert ended["status"] == "terminated"
+        newest = await call(client, "debug_output", {})
+        assert size(newest) <= BUDGET
+        lines = newest.text.splitlines()
+        assert lines[-1] == "line 99999 of the chatty program"
+        assert all(line.startswith("line ") and line.endswith(" program") for line in lines[1:])
+        assert "earlier line(s) not shown" in lines[0] and "since=" in lines[0]
+        assert newest["earlierLines"] > 90_000 or newest.text.count("dropped")
+        five = await call(client, "debug_output", {"tail": 5})
+        assert "".join(e["text"] for e in five["entries"]) == "".join(
+            f"line {i} of the chatty program\n" for i in range(99_995, 100_000))
+        assert five.text.splitlines()[-5:] == [
+            f"line {i} of the chatty program" for i in range(99_995, 100_000)]
+        forward = await call(client, "debug_output", {"since": five["nextCursor"]})
+        assert forward["entries"] == []
+        await fails(client, "debug_output", {"since": 1, "tail": 3}, "invalid_input", "not both")
+
+
+async def test_truncation_notes_give_true_lengths(mcp_env, tmp_path, no_leftover_processes):
+    program = write_program(tmp_path, "big.py", """
+        big = "x" * 1_000_000
+        table = {i: i for i in range(200_000)}
+        items = [{"id": i, "name": f"item number {i}"} for i in range(50)]
+        print(len(big))  # @stop
+    """)
+    async with in_process_client() as client:
+        stopped = await call(client, "debug_launch", {
+            "program": str(program), "breakpoints": [f"{program}:{line_of(program, '@stop')}"]})
+        assert stopped["state"] == "stopped" and size(stopped) <= BUDGET
+        assert "(1,000,000 chars in all)" in stopped.text  # not the debugger's own cut
+        table = await call(client, "debug_variables", {"path": "table", "maxItems": 3})
+        assert table["total"] == 200_000 and "of 200,000" in table.text
+        big = await call(client, "debug_evaluate", {"expression": "big"})
+        assert "(1,000,000 chars in all)" in big.text and size(big) <= BUDGET
+        # A list answers with its value; children only on request, by path.
+        listed = await call(client, "debug_evaluate", {"expression": "items"})
+        assert listed["hasChildren"] and "children" not in listed.data and size(listed) <= BUDGET
+        some = await call(client, "debug_evaluate", {"expression": "items", "children": 3})
+        assert len(some["children"]) == 3
+        one = await call(client, "debug_evaluate", {"expression": "items[2]['name']"})
+        assert one["value"] == "'item number 2'"
