@@ -173,6 +173,9 @@ class DataBreakpointSpec(Model):
     expression: str
     access: AccessType = "write"
     frame_id: int | None = None
+    #: once known, the watched bytes themselves: re-sent after the frame is gone
+    address: str | None = None
+    size: int | None = None
 
 
 class DataBreakpointState(Model):

@@ -154,7 +154,7 @@ for tick in range(600):
 async def generate(tmp: str) -> dict[str, list[str]]:
     from mcp.client import Client
 
-    from tests.support.native_build import c_program
+    from tests.support.native_build import c_program, crash_core
     from tui_debugger.mcp_server import create_server
 
     app = os.path.join(tmp, "app.py")
@@ -211,7 +211,24 @@ async def generate(tmp: str) -> dict[str, list[str]]:
             await rec("debug_wait", {"timeoutMs": 10000})
             await rec("debug_lldb_command", {"command": "frame variable origin"})
             await rec("debug_lldb_command", {"command": "memory write &i 0x1"}, "denied")
+            await rec("debug_disassemble", {"count": 8}, "around the pc, source interleaved")
+            await rec("debug_disassemble", {"function": "square", "count": 4})
+            await rec("debug_stepi", {})
+            await rec("debug_nexti", {})
+            await rec("debug_memory_read", {"expression": "origin.label", "count": 16},
+                      "what a pointer points to")
+            await rec("debug_watch", {"expression": "global_counter"})
+            await rec("debug_breakpoint_remove", {"all": True})
+            await rec("debug_continue", {"waitMs": 10000},
+                      "the watchpoint stops it: which value changed, old and new")
             await rec("debug_detach", {})
+
+            crash = c_program("native_segfault")
+            core = crash_core(crash, Path(tmp) / "crash")
+            await rec("debug_launch", {"program": str(crash), "coreFile": str(core)},
+                      "a core dump, post-mortem")
+            await rec("debug_step_over", {}, "a core dump does not run")
+            await rec("debug_terminate", {})
 
             port = _free_port()
             listener = subprocess.Popen(

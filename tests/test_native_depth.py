@@ -69,6 +69,9 @@ async def test_disassemble_step_instruction_and_watch(lldb_backend, no_leftover_
         here = await backend.disassemble(frame.instruction_pointer, 3)
         assert int(here[0].address, 16) == int(frame.instruction_pointer, 16)
         assert here[0].location and here[0].location.line == frame.location.line
+        # Before the pc too: decoded from the function's start, so on instruction bounds.
+        around = await backend.disassemble(frame.instruction_pointer, 4, offset=-2)
+        assert [int(i.address, 16) for i in around[2:]] == [int(i.address, 16) for i in here[:2]]
 
         # stepi moves exactly one instruction, to the next one listed.
         await backend.step_instruction(stop.thread_id, over=False)

@@ -20,7 +20,7 @@ from .commands import registry
 from .commands.registry import CliSpec, Command
 from .commands.render import render
 
-ENTRY_POINTS = {"run", "attach", "ui", "start", "mcp", "daemon", "launches"}
+ENTRY_POINTS = {"run", "attach", "ui", "start", "mcp", "daemon", "launches", "core"}
 
 
 # ============================================================================ parser
@@ -41,6 +41,8 @@ def _add_launch_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE", help="environment variable (repeatable)")
     parser.add_argument("--launch", dest="launch_config", metavar="NAME",
                         help="use this configuration from .vscode/launch.json")
+    parser.add_argument("--core", dest="core_file", metavar="COREFILE",
+                        help="open a core dump of PROGRAM post-mortem")
     parser.add_argument("program", nargs="?", metavar="PROGRAM")
     parser.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS")
 
@@ -79,12 +81,22 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("start", help="start a headless session in the background")
     _add_launch_options(p)
     p.add_argument("--json", action="store_true")
+    p = sub.add_parser("core", help="open a core dump post-mortem in a headless session "
+                       "(stack, threads, locals, memory, disassembly)")
+    p.add_argument("program", metavar="PROGRAM")
+    p.add_argument("core_file", metavar="COREFILE")
+    p.add_argument("--session", metavar="NAME", help="name for the new session")
+    p.add_argument("--adapter", help="lldb-dap, lldb-cli or dlv (default: by program type)")
+    p.add_argument("--json", action="store_true")
     p = sub.add_parser("attach", help="open the TUI attached to PID, HOST:PORT or a simulator app")
     p.add_argument("target", nargs="?", metavar="PID|HOST:PORT")
     p.add_argument("--session", metavar="NAME")
     p.add_argument("--adapter")
     p.add_argument("--program", help="the executable, for symbols")
     p.add_argument("--wait-for", metavar="NAME", help="wait for a process with this name (lldb)")
+    p.add_argument("--path-map", action="append", default=[], metavar="REMOTE=LOCAL",
+                   help="source paths of a program built elsewhere: REMOTE prefix is LOCAL "
+                   "here (repeatable)")
     p.add_argument("--sim", metavar="NAME|UDID", help="iOS simulator (by name or UDID)")
     p.add_argument("--bundle-id", metavar="ID", help="app bundle id in the simulator")
     p.add_argument("--headless", action="store_true", help="no TUI: serve the session in the background")
@@ -163,6 +175,7 @@ def launch_args_from(ns: argparse.Namespace) -> dict[str, Any]:
         "args": args, "adapter": ns.adapter, "stop_on_entry": ns.stop_on_entry,
         "session_name": ns.session, "breakpoints": ns.breakpoints, "env": _env_pairs(ns.env),
         "cwd": ns.cwd, "launch_config": ns.launch_config,
+        "core_file": getattr(ns, "core_file", None),
     }
     # Only what was given, so the launch command's own defaults (and launch.json) apply.
     return {"program": ns.program or "", **{k: v for k, v in optional.items() if v}}
@@ -339,6 +352,22 @@ def cmd_start(ns: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_core(ns: argparse.Namespace) -> int:
+    as_json = getattr(ns, "json", False)
+    args = {"program": ns.program, "core_file": ns.core_file}
+    if ns.session:
+        args["session_name"] = ns.session
+    if ns.adapter:
+        args["adapter"] = ns.adapter
+    try:
+        raw = start_daemon("launch", args)
+    except DebuggerError as exc:
+        return emit_error(exc, as_json)
+    raw.pop("_log", None)
+    emit_result(registry.get("launch").result.model_validate(raw), as_json)
+    return 0
+
+
 def attach_args_from(ns: argparse.Namespace) -> tuple[str, dict[str, Any]]:
     if ns.sim or ns.bundle_id:
         out: dict[str, Any] = {"bundle_id": ns.bundle_id, "session_name": ns.session, "adapter": ns.adapter}
@@ -352,6 +381,14 @@ def attach_args_from(ns: argparse.Namespace) -> tuple[str, dict[str, Any]]:
         return "attach_sim", {k: v for k, v in out.items() if v is not None}
     out = {"session_name": ns.session, "adapter": ns.adapter, "program": ns.program,
            "wait_for": ns.wait_for}
+    if ns.path_map:
+        mapping = {}
+        for pair in ns.path_map:
+            remote, sep, local = pair.partition("=")
+            if not sep or not remote or not local:
+                raise InvalidInput(f"--path-map takes REMOTE=LOCAL, got {pair!r}.")
+            mapping[remote] = local
+        out["path_map"] = mapping
     target = ns.target or ""
     if target.isdigit():
         out["pid"] = int(target)
@@ -440,7 +477,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args = launch_args_from(ns)
             except DebuggerError as exc:
                 return emit_error(exc, False)
-            if not ns.breakpoints:
+            if not ns.breakpoints and not args.get("core_file"):
                 # With no breakpoint to run to, a person wants to start at the top
                 # (as pdb and pudb do), not watch the program run to its end.
                 args["stop_on_entry"] = True
@@ -449,6 +486,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_start(ns)
         if entry == "attach":
             return cmd_attach(ns)
+        if entry == "core":
+            return cmd_core(ns)
         if entry == "ui":
             return _run_tui(mode="join", args={}, session=ns.session)
         if entry == "mcp":

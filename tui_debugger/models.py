@@ -34,7 +34,33 @@ class StopInfo(BaseModel):
     function: str | None = None
     breakpoint_ids: list[int] = Field(default_factory=list)
     caused_by: Origin | None = None  # who resumed the program before this stop
+    #: at a watchpoint stop: each watched value that changed, old and new
+    watch_changes: list[WatchChange] = Field(default_factory=list)
     at: float = Field(default_factory=time.time)
+
+
+class WatchChange(BaseModel):
+    watch_id: int
+    expression: str
+    old: str | None = None
+    new: str | None = None
+
+
+class Watch(BaseModel):
+    """A watchpoint (data breakpoint) in the session: what is watched, where, and
+    the value it had at the last stop."""
+
+    id: int
+    expression: str
+    access: Literal["write", "read", "readWrite"] = "write"
+    verified: bool = False
+    message: str | None = None
+    address: str | None = None
+    size: int | None = None
+    type: str | None = None
+    value: str | None = None
+    hits: int = 0
+    set_by: Origin = "user"
 
 
 class ActivityEntry(BaseModel):
@@ -61,7 +87,10 @@ class SessionEvent(BaseModel):
     seq: int
     kind: Literal[
         "state", "stopped", "continued", "output", "breakpoints", "threads", "activity",
-        "selection", "exited", "terminated", "clients",
+        "selection", "exited", "terminated", "clients", "watches",
     ]
     origin: Origin = "session"
     data: dict[str, Any] = Field(default_factory=dict)
+
+
+StopInfo.model_rebuild()

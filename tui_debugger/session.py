@@ -28,9 +28,11 @@ from backends.models import (
     BreakpointChangedEvent,
     BreakpointSpec,
     ContinuedEvent,
+    DataBreakpointSpec,
     EvalResult,
     ExitedEvent,
     Frame,
+    Instruction,
     LaunchRequest,
     OutputEvent,
     Scope,
@@ -41,7 +43,16 @@ from backends.models import (
     Variable,
 )
 
-from .models import ActivityEntry, ClientInfo, Origin, SessionEvent, SessionState, StopInfo
+from .models import (
+    ActivityEntry,
+    ClientInfo,
+    Origin,
+    SessionEvent,
+    SessionState,
+    StopInfo,
+    Watch,
+    WatchChange,
+)
 from .output import OutputBuffer
 
 
@@ -138,6 +149,9 @@ class Session:
         #: a stop is on its way (stop on entry, a step, a pause): calls that need
         #: the program stopped wait for it instead of failing (see settle)
         self._stop_expected = False
+        #: watchpoints (data breakpoints), by the session's id
+        self.watches: dict[int, Watch] = {}
+        self._next_watch_id = 1
         # Values seen at this stop and at the previous one, by path (note_value).
         self._values_generation: int | None = None
         self._values_now: dict[str, str] = {}
@@ -218,7 +232,8 @@ class Session:
         self.program = request.program
         self.program_args = list(request.args)
         self.cwd = request.cwd or os.getcwd()
-        self._stop_expected = request.stop_on_entry or self.entry_breakpoint_id is not None
+        self._stop_expected = (request.stop_on_entry or self.entry_breakpoint_id is not None
+                               or bool(request.core_file))  # a core opens stopped where it died
         await self._start(lambda b: b.launch(request, self._configure), adapter, origin)
 
     async def attach(self, request: AttachRequest, adapter: str, origin: Origin = "user",
@@ -363,6 +378,20 @@ class Session:
                     info.function = chosen.name
             except DebuggerError:
                 pass
+        if self.watches and self.backend is not None:
+            frame_id = None
+            with contextlib.suppress(DebuggerError):
+                frames, _ = await self._frames_for(thread_id) if thread_id is not None else ([], 0)
+                frame_id = frames[0].id if frames else None
+            info.watch_changes = await self._watch_changes(frame_id)
+            if info.reason in ("data breakpoint", "breakpoint") and info.watch_changes and \
+                    not session_bp_ids:
+                info.reason = "data breakpoint"
+                first = info.watch_changes[0]
+                info.description = (f"watchpoint {first.watch_id}: {first.expression} "
+                                    f"changed from {first.old} to {first.new}")
+            if info.watch_changes:
+                self._publish_watches()
         self.stop = info
         self.last_stop = info
         self._stop_expected = False
@@ -463,6 +492,7 @@ class Session:
         generation to pass to wait_for_stop."""
         await self.settle()
         backend = self._live_backend(how)
+        self._refuse_post_mortem(how)
         self._require_state({SessionState.stopped}, how if how != "continue" else "continue")
         tid = thread_id or self.selected_thread_id
         if how != "continue" and tid is None:
@@ -486,6 +516,8 @@ class Session:
                 await backend.step_in(tid)  # type: ignore[arg-type]
             elif how == "step_out":
                 await backend.step_out(tid)  # type: ignore[arg-type]
+            elif how in ("stepi", "nexti"):
+                await backend.step_instruction(tid, over=how == "nexti")  # type: ignore[arg-type]
             else:
                 raise InvalidInput(f"Unknown run command {how!r}.")
         except DebuggerError:
@@ -498,10 +530,19 @@ class Session:
             raise
         return generation
 
+    def _refuse_post_mortem(self, what: str) -> None:
+        if self.backend is not None and self.backend.post_mortem:
+            raise InvalidInput(
+                f"Cannot {what.replace('_', ' ')}: this session is a core dump, a program that "
+                "has already died. Read its stack, threads, locals, memory and disassembly; "
+                "to run it, start the program itself (`tui-debugger start PROGRAM`)."
+            )
+
     async def pause(self, origin: Origin, thread_id: int | None = None) -> None:
         # A stop already on its way (the entry stop) is the pause asked for.
         await self.settle()
         backend = self._live_backend("pause")
+        self._refuse_post_mortem("pause")
         if self.state == SessionState.stopped:
             return
         self._require_state({SessionState.running}, "pause")
@@ -632,6 +673,143 @@ class Session:
     async def raw_command(self, command: str, timeout: float) -> str:
         backend = self._live_backend("run a debugger command")
         return await backend.raw_command(command, timeout)
+
+    # ================================================================= machine level
+
+    async def resolve_address(self, expression: str, frame_index: int | None = None) -> str:
+        """A function's start, a pointer's value, or an array's or object's own address."""
+        await self.settle()
+        backend = self._live_backend("read an address")
+        self._require_state({SessionState.stopped}, "read an address")
+        frame_id = (await self.frame(frame_index)).id
+        try:
+            return await backend.resolve_address(expression, frame_id)
+        except NotSupported:
+            raise
+        except DebuggerError as first:
+            # An array or a struct has no value that is an address; its own place is.
+            try:
+                return await backend.resolve_address(f"&({expression})", frame_id)
+            except DebuggerError:
+                raise first from None
+
+    async def disassemble(self, target: str | None, count: int, frame_index: int | None = None
+                          ) -> tuple[list[Instruction], str | None]:
+        """Instructions of `target` (a function or an address), or around the
+        frame's pc; and that pc, when the listing is around it."""
+        await self.settle()
+        backend = self._live_backend("disassemble")
+        self._require_state({SessionState.stopped}, "disassemble")
+        if target:
+            address = await self.resolve_address(target, frame_index)
+            return await backend.disassemble(address, count, 0), None
+        frame = await self.frame(frame_index)
+        if not frame.instruction_pointer:
+            raise InvalidInput(f"Frame {frame.index} ({frame.name}) has no instruction address; "
+                               "pick another frame, or give a function or an address.")
+        before = min(count // 3, 16)
+        return (await backend.disassemble(frame.instruction_pointer, count, -before),
+                frame.instruction_pointer)
+
+    async def read_memory(self, target: str, count: int, frame_index: int | None = None
+                          ) -> tuple[str, bytes]:
+        backend = self._live_backend("read memory")
+        self._require_state({SessionState.stopped}, "read memory")
+        address = await self.resolve_address(target, frame_index)
+        return address, await backend.read_memory(address, count)
+
+    # ================================================================= watchpoints
+
+    async def add_watch(self, expression: str, access: str, origin: Origin,
+                        frame_index: int | None = None) -> Watch:
+        await self.settle()
+        backend = self._live_backend("set a watchpoint")
+        self._refuse_post_mortem("set a watchpoint")
+        self._require_state({SessionState.stopped}, "set a watchpoint")
+        if not expression.strip():
+            raise InvalidInput("Give the expression to watch, e.g. `watch counter`.")
+        frame = await self.frame(frame_index)
+        watch = Watch(id=self._next_watch_id, expression=expression.strip(),
+                      access=access, set_by=origin)  # type: ignore[arg-type]
+        states = await backend.set_data_breakpoints(
+            self._watch_specs() + [DataBreakpointSpec(expression=watch.expression,
+                                                      access=watch.access, frame_id=frame.id)])
+        new = states[-1]
+        if not new.verified:
+            # Nothing changes: the adapter keeps the watchpoints it had.
+            with contextlib.suppress(DebuggerError):
+                await backend.set_data_breakpoints(self._watch_specs())
+            raise InvalidInput(
+                f"Cannot watch {watch.expression}: {new.message or 'the debugger refused it'}. "
+                "Watch a variable, a field or *pointer that lives in memory."
+            )
+        self._next_watch_id += 1
+        watch.verified, watch.address, watch.size = True, new.address, new.size
+        watch.type = new.type
+        watch.value = await self._watch_value(watch, frame.id, watch.expression)
+        self.watches[watch.id] = watch
+        self._publish_watches(origin)
+        return watch
+
+    async def remove_watches(self, ids: list[int] | None, origin: Origin) -> list[Watch]:
+        self._refuse_running_watch_change()
+        if ids is None:
+            removed = list(self.watches.values())
+        else:
+            unknown = [i for i in ids if i not in self.watches]
+            if unknown:
+                have = ", ".join(str(i) for i in self.watches) or "none"
+                raise InvalidInput(f"No watchpoint {unknown[0]}. Watchpoints: {have}.")
+            removed = [self.watches[i] for i in ids]
+        for watch in removed:
+            self.watches.pop(watch.id, None)
+        if self.backend is not None and self.state == SessionState.stopped:
+            await self.backend.set_data_breakpoints(self._watch_specs())
+        self._publish_watches(origin)
+        return removed
+
+    def _refuse_running_watch_change(self) -> None:
+        if self.state == SessionState.running:
+            raise InvalidInput("Watchpoints change only while the program is stopped; pause it "
+                               "first (`pause`, debug_pause).")
+
+    def _watch_specs(self) -> list[DataBreakpointSpec]:
+        return [DataBreakpointSpec(expression=w.expression, access=w.access, address=w.address,
+                                   size=w.size) for w in self.watches.values()]
+
+    def _publish_watches(self, origin: Origin = "session") -> None:
+        self.publish("watches", {"watches": [w.model_dump(mode="json")
+                                             for w in self.watches.values()]}, origin=origin)
+
+    async def _watch_value(self, watch: Watch, frame_id: int | None,
+                           expression: str | None = None) -> str | None:
+        """The watched value now: by its expression where it was set, else read back
+        through its address and type, else its bytes."""
+        assert self.backend is not None
+        attempts = []
+        if expression:
+            attempts.append(expression)
+        if watch.address and watch.type:
+            attempts.append(f"*({watch.type} *){watch.address}")
+        for text in attempts:
+            with contextlib.suppress(DebuggerError):
+                return (await self.backend.evaluate(text, frame_id, "watch")).value
+        if watch.address and watch.size:
+            with contextlib.suppress(DebuggerError):
+                data = await self.backend.read_memory(watch.address, watch.size)
+                return "bytes " + data.hex(" ")
+        return None
+
+    async def _watch_changes(self, frame_id: int | None) -> list[WatchChange]:
+        changes = []
+        for watch in self.watches.values():
+            new = await self._watch_value(watch, frame_id)
+            if new != watch.value:
+                changes.append(WatchChange(watch_id=watch.id, expression=watch.expression,
+                                           old=watch.value, new=new))
+                watch.value = new
+                watch.hits += 1
+        return changes
 
     # ================================================================= breakpoints
 

@@ -295,9 +295,35 @@ class LldbDapBackend(DapBackend):
             self._state = "running"
             self._events.put_nowait(ContinuedEvent(thread_id=thread_id))
 
+    async def disassemble(self, address: str, count: int = 32, offset: int = 0):
+        """lldb-dap 19 decodes a negative instructionOffset from a guessed byte
+        offset, mid-instruction: start at the enclosing function instead."""
+        if offset >= 0:
+            return await super().disassemble(address, count, offset)
+        self._require_stopped()
+        start = None
+        with contextlib.suppress(DebuggerError):
+            lookup = await self.raw_command(f"image lookup -a {address}",
+                                            self.profile.request_timeout)
+            found = re.search(r"Summary: \S+?`\S+(?: \+ (\d+))?", lookup)
+            if found:
+                start = int(address, 16) - int(found.group(1) or 0)
+        if start is None:
+            return await super().disassemble(address, count, 0)
+        pc = int(address, 16)
+        listing = await super().disassemble(hex(start), pc - start + count + 1, 0)
+        index = next((i for i, ins in enumerate(listing) if int(ins.address, 16) >= pc),
+                     len(listing))
+        first = max(0, index + offset)
+        return listing[first:first + count]
+
     async def _data_breakpoint_info(self, spec):
         # lldb-dap 19 reads `name` as an address when it is evaluated in a frame:
         # watch what the expression names, at its address, for its size.
+        if spec.address and spec.size:
+            # lldb-dap's own dataId form: hex address without 0x, a slash, the size
+            return {"dataId": f"{int(spec.address, 16):X}/{int(spec.size)}",
+                    "accessTypes": ["read", "write", "readWrite"]}
         if spec.frame_id is None:
             raise InvalidInput("A watchpoint on lldb-dap needs a frame to read the expression in.")
         info = await self._request(

@@ -818,6 +818,7 @@ class DapBackend(Backend):
             symbol = raw.get("symbol") or None
             if symbol and text.startswith(f"{symbol}:"):
                 text = text[len(symbol) + 1:].strip()  # lldb-dap labels a function's first
+            text = re.sub(r"\s+", " ", text, count=1)  # lldb-dap pads the mnemonic
             location = None
             if raw.get("line"):
                 location = _location({"source": raw.get("location") or {},
@@ -840,8 +841,9 @@ class DapBackend(Backend):
         try:
             result = await self._evaluate(text, frame_id, "watch", self.profile.request_timeout)
         except CommandFailed as exc:
+            said = exc.message.strip().splitlines()[0] if exc.message.strip() else "unknown"
             raise InvalidInput(
-                f"{expression!r} does not name a function or an address here: {exc.message}"
+                f"{expression!r} does not name a function or an address here: {said}"
             ) from None
         found = _HEX.search(result.value)
         if not found:
@@ -885,6 +887,8 @@ class DapBackend(Backend):
                 ))
                 continue
             address, _, size = str(data_id).partition("/")
+            if spec.address:
+                address, size = spec.address, str(spec.size or size)
             states.append(None)
             sent.append({"dataId": data_id, "accessType": spec.access})
             sent_details.append((address, size, info.get("type")))

@@ -603,8 +603,8 @@ class LldbCliBackend(Backend):
     ) -> list[DataBreakpointState]:
         async def apply() -> list[DataBreakpointState]:
             answer = await self._helper("set_watchpoints", _encode(
-                [{"expression": s.expression, "access": s.access, "frame_id": s.frame_id}
-                 for s in specs]))
+                [{"expression": s.expression, "access": s.access, "frame_id": s.frame_id,
+                  "address": s.address, "size": s.size} for s in specs]))
             return [DataBreakpointState(
                 verified=bool(raw.get("verified")), message=raw.get("message"),
                 address=raw.get("address"), size=raw.get("size"), type=raw.get("type"),

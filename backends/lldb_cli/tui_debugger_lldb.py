@@ -635,6 +635,19 @@ def set_watchpoints(encoded):
     target.DeleteAllWatchpoints()
     out = []
     for spec in _arg(encoded):
+        if spec.get("address") and spec.get("size"):
+            access = spec.get("access") or "write"
+            error = lldb.SBError()
+            watch = target.WatchAddress(int(spec["address"], 16), int(spec["size"]),
+                                        access in ("read", "readWrite"),
+                                        access in ("write", "readWrite"), error)
+            if error.Fail() or not watch.IsValid():
+                out.append({"verified": False,
+                            "message": error.GetCString() or "lldb could not set the watchpoint"})
+            else:
+                out.append({"verified": True, "id": watch.GetID(), "address": spec["address"],
+                            "size": int(spec["size"])})
+            continue
         frame_id = spec.get("frame_id")
         frame = _frame_by_id(frame_id) if frame_id is not None else \
             _process().GetSelectedThread().GetSelectedFrame()

@@ -81,6 +81,7 @@ def status_of(session: Session) -> SessionStatus:
         clients=list(session.clients.values()),
         selected_thread_id=session.selected_thread_id,
         selected_frame_index=session.selected_frame_index,
+        post_mortem=bool(backend and backend.post_mortem),
     )
 
 

@@ -84,6 +84,10 @@ _run_command("step", "step_in", "step", "debug_step_into",
              "Step into the call on the current line.", ("f11",), (("s",),))
 _run_command("finish", "step_out", "finish", "debug_step_out",
              "Step out: run until the current function returns.", ("shift+f11",), (("out",),))
+_run_command("stepi", "stepi", "stepi", "debug_stepi",
+             "Step one machine instruction, into calls.", ("alt+f11",), (("si",),))
+_run_command("nexti", "nexti", "nexti", "debug_nexti",
+             "Step one machine instruction, over calls.", ("alt+f10",), (("ni",),))
 
 
 async def _pause(ctx: CommandContext, args: RunArgs) -> RunResult:

@@ -53,6 +53,9 @@ class LaunchArgs(Args):
     wait_ms: int | None = Field(None, ge=0, le=600_000,
                                 description="With stopOnEntry or breakpoints: how long to wait for "
                                 "the first stop (default 10 s).")
+    core_file: str | None = Field(None, description="A core dump of the program: open it "
+                                  "post-mortem (stack, threads, locals, memory, disassembly; "
+                                  "no run control). lldb-dap, lldb-cli, dlv.")
 
 
 async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
@@ -142,6 +145,11 @@ async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
         report = await persist.track(session, program_path, base)
         restored = [session.breakpoints[i] for i in (report.restored if report else [])
                     if i in session.breakpoints]
+        core_file = abs_path(ctx, args.core_file) if args.core_file else None
+        if core_file and not os.path.isfile(core_file):
+            raise InvalidInput(f"There is no core file at {core_file}. Check the path.")
+        if core_file and stop_on_entry:
+            raise InvalidInput("A core dump is already stopped where it died; drop stopOnEntry.")
         if stop_on_entry and adapter in ENTRY_FUNCTIONS:
             # A native program's entry point is the loader's _start, with no source:
             # stop at main instead, as gdb's `start` and cppdbg's stopAtEntry do.
@@ -151,7 +159,7 @@ async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
             stop_on_entry = False
         request = LaunchRequest(
             program=program_path, args=prog_args, cwd=base, env=env,
-            stop_on_entry=stop_on_entry, extra=request_extra,
+            stop_on_entry=stop_on_entry, extra=request_extra, core_file=core_file,
         )
         generation = session.run_generation
         await session.launch(request, adapter, ctx.origin)
@@ -159,7 +167,9 @@ async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
         await ctx.hub.close_session(session.name)
         raise
     ctx.hub.update_meta(session)
-    will_stop = args.stop_on_entry or stop_on_entry or session.entry_breakpoint_id is not None or any(
+    # A core opens stopped where the program died: that stop is the first answer too.
+    will_stop = bool(core_file) or args.stop_on_entry or stop_on_entry or \
+        session.entry_breakpoint_id is not None or any(
         not bp.spec.log_message for bp in session.breakpoints.values() if bp.set_by != "session")
     if will_stop:
         # Answer with the first stop (or the end), so the next call does not race it.
@@ -185,10 +195,13 @@ register(Command(
     "Picks the adapter by program type unless `adapter` is given. `breakpoints` (FILE:LINE, or "
     "objects with condition, hitCondition, logMessage) are set before it starts. With "
     "stopOnEntry or breakpoints, the answer waits for the first stop and shows it (source and "
-    "locals, as a step does), so debug_step_over or debug_continue can follow at once.",
+    "locals, as a step does), so debug_step_over or debug_continue can follow at once. With "
+    "coreFile: open that core dump of the program post-mortem (it reads; it does not run).",
     args=LaunchArgs, result=SessionStatus, handler=_launch, needs_session=False,
     creates_session=True, mcp="debug_launch", tui_action=False,
-    next_steps=lambda r: [] if r.state == "stopped" else ["breakpoint_add", "await", "continue"],
+    next_steps=lambda r: (["stack", "memory_read", "disassemble"] if r.post_mortem
+                          else [] if r.state == "stopped"
+                          else ["breakpoint_add", "await", "continue"]),
 ))
 
 
@@ -200,6 +213,9 @@ class AttachArgs(Args):
     session_name: str | None = Field(None, description="Name for the new session.")
     program: str | None = Field(None, description="The executable, for symbols (native attach).")
     wait_for: str | None = Field(None, description="Wait for a process with this name to start (lldb).")
+    path_map: dict[str, str] = Field(default_factory=dict, description="Source paths as the "
+                                     "remote program knows them -> where they are here, "
+                                     "{remote: local}, for a program built elsewhere.")
 
     @model_validator(mode="after")
     def _one_target(self) -> "AttachArgs":
@@ -234,9 +250,10 @@ async def _attach(ctx: CommandContext, args: AttachArgs, extra: dict[str, Any] |
     try:
         for note in notes or []:
             add_note(session, note)
+        path_map = {remote: abs_path(ctx, local) for remote, local in args.path_map.items()}
         request = AttachRequest(pid=args.pid, host=host, port=args.port, wait_for=args.wait_for,
                                 program=abs_path(ctx, args.program) if args.program else None,
-                                extra=extra or {})
+                                path_map=path_map, extra=extra or {})
         await session.attach(request, adapter, ctx.origin)
     except BaseException:
         await ctx.hub.close_session(session.name)
@@ -267,8 +284,10 @@ async def _attach_from_launch_json(ctx: CommandContext, args: LaunchArgs, cfg: A
 
 register(Command(
     id="attach", help="Attach to a running process (PID) or a listening adapter (HOST:PORT).",
-    description="Attach the debugger to a running process by pid, or to a debug adapter or "
-    "Node inspector listening on host:port, in a new session.",
+    description="Attach the debugger to a running process by pid, or to a server listening "
+    "on host:port (a debug adapter, `dlv --headless`, `python -m debugpy --listen`, a Node "
+    "inspector, or `lldb-server gdbserver`/`gdbserver` with adapter lldb-dap or lldb-cli), "
+    "in a new session. pathMap maps the remote program's source paths to local ones.",
     args=AttachArgs, result=SessionStatus, handler=_attach, needs_session=False,
     creates_session=True, mcp="debug_attach", tui_action=False,
     next_steps=lambda r: ["breakpoint_add", "pause", "threads"],

@@ -29,6 +29,8 @@ def stop_line(stop: Any) -> str:
         text += f"\n  {stop.text}"
     elif stop.description and stop.reason == "exception":
         text += f"\n  {stop.description}"
+    for change in getattr(stop, "watch_changes", None) or []:
+        text += f"\n  watch #{change.watch_id} {change.expression}: {change.old} -> {change.new}"
     return text
 
 
@@ -239,6 +241,48 @@ _RENDERERS: dict[type, Callable[[Any], str]] = {
     views.RawCommandResult: lambda r: r.output, views.DoctorResult: _doctor,
     views.ActivityResult: _activity, views.ScriptResult: _script,
 }
+
+
+def disassembly_lines(result: Any) -> list[str]:
+    """Source lines interleaved with their instructions; `=>` marks the pc."""
+    lines: list[str] = []
+    for ins in result.instructions:
+        if ins.symbol:
+            lines.append(f"{ins.symbol}:")
+        if ins.line:
+            where = f"{os.path.basename(ins.file)}:{ins.line}" if ins.file else f"line {ins.line}"
+            lines.append(f"  {where}  {(ins.source or '').strip()}".rstrip())
+        marker = "=>" if ins.current else "  "
+        lines.append(f"{marker}   {ins.address}  {ins.instruction}")
+    return lines
+
+
+def _disassembly(result: Any) -> str:
+    if not result.instructions:
+        return f"No instructions at {result.target}."
+    return "\n".join(disassembly_lines(result))
+
+
+def _memory(result: Any) -> str:
+    return "\n".join([f"{result.count} bytes at {result.address} ({result.expression}):",
+                      *result.rows])
+
+
+def _watches(result: Any) -> str:
+    lines = [result.message] if result.message else []
+    for w in result.removed:
+        lines.append(f"Removed watch #{w.id} {w.expression}")
+    for w in result.watches:
+        where = f" at {w.address}, {w.size} bytes" if w.address else ""
+        lines.append(f"#{w.id} {w.expression} = {w.value} ({w.access}{where}, hits {w.hits})")
+    if not lines:
+        lines.append("No watchpoints.")
+    return "\n".join(lines)
+
+
+_RENDERERS[views.DisassemblyResult] = _disassembly
+_RENDERERS[views.MemoryResult] = _memory
+_RENDERERS[views.WatchResult] = _watches
 
 
 def render(result: Any) -> str:

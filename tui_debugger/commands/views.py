@@ -10,7 +10,7 @@ from pydantic import Field
 from backends.models import Breakpoint
 
 from ..output import OutputLine
-from ..models import ActivityEntry, ClientInfo, StopInfo
+from ..models import ActivityEntry, ClientInfo, StopInfo, Watch
 from .registry import ActionResult, Result
 
 
@@ -56,6 +56,7 @@ class SessionStatus(ActionResult):
     clients: list[ClientInfo] = Field(default_factory=list)
     selected_thread_id: int | None = None
     selected_frame_index: int = 0
+    post_mortem: bool = False  # a core dump: it reads, it does not run
     message: str | None = None
     restored: list[str] = Field(default_factory=list,
                                 description="breakpoints brought back from the last run")
@@ -208,3 +209,35 @@ class ScriptResult(Result):
 
 class ActivityResult(Result):
     entries: list[ActivityEntry]
+
+
+class InstructionView(Result):
+    address: str
+    instruction: str
+    bytes: str | None = None
+    symbol: str | None = None
+    current: bool = False  # the frame's pc
+    #: set on the first instruction of each source line: where it comes from
+    file: str | None = None
+    line: int | None = None
+    source: str | None = None  # that line's text, when the file is here
+
+
+class DisassemblyResult(Result):
+    target: str  # what was asked: a function, an address, or the frame
+    pc: str | None = None
+    instructions: list[InstructionView] = Field(default_factory=list)
+
+
+class MemoryResult(Result):
+    expression: str
+    address: str
+    count: int
+    hex: str  # the bytes as hex, two digits each
+    rows: list[str] = Field(default_factory=list)  # 16 bytes a row: address, hex, ASCII
+
+
+class WatchResult(ActionResult):
+    watches: list[Watch] = Field(default_factory=list)
+    removed: list[Watch] = Field(default_factory=list)
+    message: str | None = None

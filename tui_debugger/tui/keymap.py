@@ -13,6 +13,7 @@ from ..commands import registry
 LABELS = {
     "continue": "Continue", "next": "Over", "step": "Into", "finish": "Out",
     "pause": "Pause", "terminate": "Stop", "restart": "Restart", "until": "Run to cursor",
+    "stepi": "Into (instruction)", "nexti": "Over (instruction)",
 }
 #: What the footer shows at 80 columns; everything else is in `?` and the palette.
 FOOTER = ("continue", "next", "step", "finish", "toggle_breakpoint", "help")
