@@ -37,9 +37,9 @@ async def test_agent_disassembles_steps_reads_memory_and_watches(mcp_env, adapte
         assert stop["status"] == "stopped"
 
         around = await call(client, "debug_disassemble", {"count": 12})
-        current = [i for i in around["instructions"] if i["current"]]
+        current = [i for i in around["instructions"] if i.get("current")]
         assert len(current) == 1 and current[0]["address"] == around["pc"]
-        assert any(i["line"] == loop and "accumulator" in i["source"]
+        assert any(i.get("line") == loop and "accumulator" in i.get("source", "")
                    for i in around["instructions"])
         assert "=>" in around.text and f"native_demo.c:{loop}" in around.text
         listing = await call(client, "debug_disassemble", {"function": "square", "count": 3})
@@ -72,7 +72,7 @@ async def test_agent_disassembles_steps_reads_memory_and_watches(mcp_env, adapte
         listed = await call(client, "debug_watch", {})
         assert [w["expression"] for w in listed["watches"]] == ["global_counter"]
         removed = await call(client, "debug_watch", {"all": True})
-        assert removed["watches"] == [] and removed["removed"][0]["expression"] == "global_counter"
+        assert not removed.get("watches") and removed["removed"][0]["expression"] == "global_counter"
         ended = await call(client, "debug_continue", {"waitMs": 20000})
         assert ended["status"] == "terminated"
 
@@ -85,7 +85,7 @@ async def test_agent_opens_a_core_dump(mcp_env, adapter, tmp_path, no_leftover_p
                                                      "coreFile": str(core), "adapter": adapter})
         assert opened["postMortem"] and opened["state"] == "stopped"
         assert "SIGSEGV" in opened["stop"]["text"]
-        assert [s["tool"] for s in opened["nextSteps"]][:2] == ["debug_context", "debug_stack"]
+        assert opened["nextSteps"] == ["debug_stack", "debug_memory_read", "debug_disassemble"]
         stack = await call(client, "debug_stack", {})
         assert [f["name"] for f in stack["frames"][:2]] == ["read_next_value", "main"]
         local = await call(client, "debug_variables", {"frameIndex": 1, "path": "lonely"})
@@ -94,7 +94,7 @@ async def test_agent_opens_a_core_dump(mcp_env, adapter, tmp_path, no_leftover_p
                                                           "frameIndex": 1, "count": 4})
         assert memory["hex"] == "01000000"
         listing = await call(client, "debug_disassemble", {"count": 4})
-        assert any(i["current"] for i in listing["instructions"])
+        assert any(i.get("current") for i in listing["instructions"])
         for tool in ("debug_continue", "debug_step_over", "debug_stepi"):
             await fails(client, tool, {}, "invalid_input", "core dump")
         await fails(client, "debug_watch", {"expression": "lonely.value"}, "invalid_input",

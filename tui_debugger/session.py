@@ -642,6 +642,12 @@ class Session:
         if cached is None:
             assert self.backend is not None
             cached = await self.backend.scopes(frame.id)
+            refs = {s.ref for s in cached}
+            if any(s.ref in refs for other in self._scopes.values() for s in other):
+                # The adapter hands out the same references for every frame's scopes
+                # (lldb-dap): what was read through them for another frame is gone.
+                self._scopes.clear()
+                self._variables.clear()
             self._scopes[frame.id] = cached
         return cached
 
