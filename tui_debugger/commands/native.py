@@ -74,9 +74,8 @@ async def _disassemble(ctx: CommandContext, args: DisassembleArgs) -> Disassembl
 
 register(Command(
     id="disassemble", help="Disassemble around the pc, or a function or an address.",
-    description="Machine instructions with the source lines they come from. Without address "
-    "or function: around the selected frame's pc, which is marked current. Native programs "
-    "(lldb-dap, lldb-cli, dlv).",
+    description="Machine instructions with their source lines; without address or function, "
+    "around the selected frame's pc (marked current). lldb-dap, lldb-cli, dlv.",
     args=DisassembleArgs, result=DisassemblyResult, handler=_disassemble, read_only=True,
     mcp="debug_disassemble",
     cli=[CliSpec(("disassemble",), aliases=(("disas",),), build=lambda p: (
@@ -144,9 +143,8 @@ async def _memory(ctx: CommandContext, args: MemoryArgs) -> MemoryResult:
 
 register(Command(
     id="memory_read", help="Read memory as hex and ASCII.",
-    description="Read `count` bytes of the stopped program's memory at an address, or at what "
-    "an expression points to (a pointer, an array, &variable). Rows of 16 bytes: hex and "
-    "ASCII. Native programs (lldb-dap, lldb-cli).",
+    description="Read `count` bytes at an address, or where an expression points (a pointer, "
+    "an array, &variable): hex and ASCII rows. lldb-dap, lldb-cli.",
     args=MemoryArgs, result=MemoryResult, handler=_memory, read_only=True,
     mcp="debug_memory_read",
     cli=[CliSpec(("memory",), aliases=(("x",),), build=lambda p: (
@@ -211,10 +209,9 @@ def _watch_cli(ns) -> dict:
 
 register(Command(
     id="watch", help="Stop when a value changes (a watchpoint).",
-    description="Set a watchpoint (data breakpoint) on a variable, field or *pointer: the "
-    "program stops when it is written (or read), and the stop says which value changed, old "
-    "and new. Without an expression: list them; `remove` ids (or all) to drop them. "
-    "lldb-dap and lldb-cli.",
+    description="Watch a variable, field or *pointer: the program stops when it is written "
+    "(or read) and the stop says old and new value. No expression: list; remove ids or all. "
+    "lldb-dap, lldb-cli.",
     args=WatchArgs, result=WatchResult, handler=_watch, mcp="debug_watch",
     cli=[CliSpec(("watch",), build=lambda p: (
         p.add_argument("expression", nargs="*", metavar="EXPRESSION"),
