@@ -187,3 +187,13 @@ def test_idle_daemon_ends_its_session(no_leftover_daemons, workdir, monkeypatch)
     while time.monotonic() < deadline and "idle" in tdb(workdir, "sessions").stdout:
         time.sleep(0.5)
     assert "No live sessions" in tdb(workdir, "sessions").stdout
+
+
+def test_start_then_next_never_races_the_entry_stop(no_leftover_daemons, workdir):
+    # `start` returns with the first stop when one is coming, so `next` right
+    # after it steps instead of failing with "the program is running".
+    started = json.loads(tdb(workdir, "start", "--json", "--stop-on-entry", "py_basic.py").stdout)
+    assert started["state"] == "stopped" and started["stop"]["reason"] == "entry"
+    stepped = tdb_json(workdir, "next")
+    assert stepped["status"] == "stopped" and stepped["stop"]["reason"] == "step"
+    tdb(workdir, "stop")

@@ -6,14 +6,17 @@ from __future__ import annotations
 
 import json
 
-from tests.test_mcp_support import (  # noqa: F401 - fixtures
+import pytest
+
+from tests.support import require, require_executable
+from tests.support.mcp import (
+    PROGRAMS,
     PY_BASIC,
     Answer,
     call,
     fails,
     in_process_client,
     line_of,
-    mcp_env,
     write_program,
 )
 
@@ -74,3 +77,72 @@ async def test_truncation_notes_give_true_lengths(mcp_env, tmp_path, no_leftover
         assert len(some["children"]) == 3
         one = await call(client, "debug_evaluate", {"expression": "items[2]['name']"})
         assert one["value"] == "'item number 2'"
+
+
+# ============================================================================ first calls, every adapter
+
+
+def _target(adapter: str):
+    """(program, source, a line inside the loop) for each adapter's example."""
+    if adapter == "debugpy":
+        return PY_BASIC, PY_BASIC, line_of(PY_BASIC, "@loop-body")
+    if adapter in ("lldb-dap", "lldb-cli"):
+        from backends.adapters import find_lldb, find_lldb_dap
+        from tests.support.native_build import c_program
+
+        require((find_lldb_dap() if adapter == "lldb-dap" else find_lldb()) is not None, adapter)
+        source = PROGRAMS / "native_demo.c"
+        return c_program("native_demo"), source, line_of(source, "LINE:loop_body")
+    if adapter == "dlv":
+        from backends.adapters import find_dlv
+        from tests.support.native_build import go_program
+
+        require(find_dlv() is not None, "dlv")
+        source = PROGRAMS / "go_demo.go"
+        return go_program("go_demo"), source, line_of(source, "LINE:loop_body")
+    require_executable("node")
+    source = PROGRAMS / "node" / "script_target.js"
+    return source, source, line_of(source, "@mark visit")
+
+
+@pytest.mark.parametrize("adapter", ["debugpy", "lldb-dap", "lldb-cli", "dlv", "node"])
+async def test_the_natural_first_calls_never_race_the_program(adapter, mcp_env, no_leftover_processes):
+    program, source, line = _target(adapter)
+    async with in_process_client() as client:
+        # stopOnEntry: the answer is the entry stop, so a step can follow at once.
+        entry = await call(client, "debug_launch", {"program": str(program), "adapter": adapter,
+                                                     "stopOnEntry": True, "sessionName": "entry"})
+        assert entry["state"] == "stopped" and entry["stop"]["reason"] == "entry", entry.text
+        assert size(entry) <= BUDGET
+        stepped = await call(client, "debug_step_over", {})
+        assert stepped["status"] == "stopped" and stepped["stop"]["location"]["line"] > 0
+        assert size(stepped) <= BUDGET
+        await call(client, "debug_terminate", {})
+
+        # Breakpoints in the launch, one with a condition; continue right after.
+        hit = await call(client, "debug_launch", {
+            "program": str(program), "adapter": adapter, "sessionName": "bp",
+            "breakpoints": [{"file": str(source), "line": line,
+                             **({} if adapter == "dlv" else {"hitCondition": "2"})}]})
+        assert hit["state"] == "stopped" and hit["stop"]["reason"] == "breakpoint", hit.text
+        assert hit["stop"]["location"]["line"] == line
+        assert "debug_continue" not in hit.get("nextSteps", [])
+        again = await call(client, "debug_continue", {})
+        assert again["status"] in ("stopped", "terminated")
+
+        # A step that has not stopped yet: the next inspection waits for it.
+        await call(client, "debug_launch", {"program": str(program), "adapter": adapter,
+                                            "stopOnEntry": True, "sessionName": "late"})
+        await call(client, "debug_step_over", {"waitMs": 0})
+        context = await call(client, "debug_context", {})
+        assert context["state"] == "stopped" and context["stop"]["reason"] == "step"
+
+
+async def test_pause_never_reports_line_zero(mcp_env, no_leftover_processes):
+    async with in_process_client() as client:
+        await call(client, "debug_launch", {"program": str(PROGRAMS / "py_sleep.py")})
+        paused = await call(client, "debug_pause", {})
+        assert paused["status"] == "stopped"
+        location = paused["stop"].get("location")
+        assert location is None or location["line"] > 0
+        assert ":0" not in paused.text.splitlines()[0]

@@ -226,6 +226,7 @@ async def build_context(session: Session, lines: int | None = None, frame_index:
     """Where the program is. `embedded`: inside an answer that carries the stop
     itself (a step's, a launch's), so the stop is not said twice."""
     lines = settings().context_lines if lines is None else lines
+    await session.settle()  # a stop on its way (a step just sent) is the one to show
     result = ContextResult(session=session.name, state=session.state.value,
                            stop=None if embedded else session.stop,
                            exit_code=session.exit_code, thread_id=session.selected_thread_id,
