@@ -692,8 +692,9 @@ def test_the_registry_builds_this_backend(node):
     assert select_adapter(None, "node", ["node", "--inspect-brk=9229", "app.js"]) == "node"
     argv = CdpBackend.launch_argv(
         LaunchRequest(program="node", args=["--inspect=9230", "app.js", "x"]), "/usr/bin/node")
-    assert argv == ["node", "--inspect-brk=9230", "app.js", "x"]
+    assert argv == ["node", "--inspect-publish-uid=stderr", "--inspect-brk=9230", "app.js", "x"]
     argv = CdpBackend.launch_argv(
         LaunchRequest(program="app.js", args=["x"], extra={"runtimeArgs": ["--no-warnings"]}),
         "/usr/bin/node")
-    assert argv == ["/usr/bin/node", "--inspect-brk=127.0.0.1:0", "--no-warnings", "app.js", "x"]
+    assert argv == ["/usr/bin/node", "--inspect-brk=127.0.0.1:0", "--inspect-publish-uid=stderr",
+                    "--no-warnings", "app.js", "x"]

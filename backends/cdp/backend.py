@@ -76,6 +76,11 @@ INSPECTOR_START_TIMEOUT = 10.0
 EXIT_WAIT = 5.0
 NODE_INSTALL_HINT = "Install Node.js: sudo apt-get install nodejs (or from nodejs.org)."
 
+#: The inspector's websocket URL (its path is a random id) goes to stderr only,
+#: not to http://host:port/json/list, where any local user could read it and
+#: connect: whoever holds the URL runs code in the program.
+PUBLISH_UID = "--inspect-publish-uid=stderr"
+
 #: Lines Node's inspector writes to stderr about itself, not the program's output.
 _INSPECTOR_CHATTER = (
     "Debugger listening on ",
@@ -226,6 +231,8 @@ class CdpBackend(Backend):
             if not any(a.startswith("--inspect") for a in args):
                 args.insert(0, "--inspect-brk=127.0.0.1:0")
             args = [_as_inspect_brk(a) for a in args]
+            if not any(a.startswith("--inspect-publish-uid") for a in args):
+                args.insert(0, PUBLISH_UID)
             return [program, *runtime_args, *args]
         lower = program.lower()
         if lower.endswith((".ts", ".mts", ".cts", ".tsx")) and not runtime_args:
@@ -234,7 +241,8 @@ class CdpBackend(Backend):
                 "with source maps (tsc --sourceMap) and launch the .js file: breakpoints set "
                 "in the .ts file still bind. Or pass runtimeArgs such as ['-r', 'ts-node/register']."
             )
-        return [node, "--inspect-brk=127.0.0.1:0", *runtime_args, program, *request.args]
+        return [node, "--inspect-brk=127.0.0.1:0", PUBLISH_UID, *runtime_args, program,
+                *request.args]
 
     async def launch_command(
         self,

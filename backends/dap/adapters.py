@@ -409,7 +409,8 @@ class DelveProfile(AdapterProfile):
                 "go install github.com/go-delve/delve/cmd/dlv@latest",
                 adapter=self.name,
             )
-        return [path, "dap", "--listen", "127.0.0.1:0"]
+        # only our own uid may connect (delve checks the peer in /proc/net/tcp)
+        return [path, "dap", "--listen", "127.0.0.1:0", "--only-same-user=true"]
 
     async def start_adapter(self, request: LaunchRequest | AttachRequest) -> DapClient:
         if isinstance(request, AttachRequest) and request.pid is None and request.port:
