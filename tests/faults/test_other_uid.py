@@ -18,13 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import require, unavailable
-from tests.test_mcp_support import (  # noqa: F401 - fixtures
+from tests.support import require, unavailable
+from tests.support.mcp import (
     PROGRAMS,
     call,
     in_process_client,
     line_of,
-    mcp_env,
 )
 
 OTHER = "tdbg-other"
@@ -171,7 +170,7 @@ async def test_debugpy_ports_refuse_another_user(other_user, mcp_env, no_leftove
 async def test_delve_refuses_another_user(other_user, mcp_env, no_leftover_processes):
     from backends.adapters import find_dlv
 
-    from tests.native_build import go_program
+    from tests.support.native_build import go_program
 
     require(find_dlv() is not None, "dlv")
     binary = go_program("go_counter")
