@@ -341,34 +341,64 @@ async def test_lldb_command_behind_the_allowlist(mcp_env, no_leftover_processes)
         await call(client, "debug_terminate", {})
 
 
-@pytest.mark.parametrize("transport", ["http"])
-async def test_http_transport(mcp_env, transport, no_leftover_processes):
-    """`--transport http` serves the same tools (streamable HTTP)."""
+async def test_http_transport(mcp_env, no_leftover_processes):
+    """`--transport http` serves the same tools (streamable HTTP), only to a
+    client that sends the token it printed once and stored 0600."""
     import asyncio
+    import re
     import socket
+    import stat
     import sys
 
+    import httpx2
     from mcp.client import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    from tui_debugger.paths import runtime_dir
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "tui_debugger", "mcp", "--transport", transport, "--port", str(port),
+        sys.executable, "-m", "tui_debugger", "mcp", "--transport", "http", "--port", str(port),
         stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE, env=dict(os.environ))
     try:
+        banner = (await asyncio.wait_for(proc.stderr.readline(), 20)).decode()
+        token = re.search(r"Bearer (\S+)`", banner).group(1)
+        token_file = runtime_dir() / "mcp-http.token"
+        assert token_file.read_text().strip() == token
+        assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
         url = f"http://127.0.0.1:{port}/mcp"
-        for _ in range(100):
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                    break
-            except OSError:
-                await asyncio.sleep(0.1)
-        async with Client(url) as client:
-            names = {t.name for t in (await client.list_tools()).tools}
-            assert "debug-script" in names and "debug_launch" in names
-            doctor = await call(client, "debug_doctor", {})
-            assert any(a["name"] == "debugpy" and a["available"] for a in doctor["adapters"])
+        initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "probe", "version": "0"}}}
+        accept = {"accept": "application/json, text/event-stream"}
+        async with httpx2.AsyncClient(timeout=10) as raw:
+            for headers in ({}, {"authorization": "Bearer wrong"}, {"authorization": token},
+                            {"authorization": f"Basic {token}"}):
+                answer = await raw.post(url, json=initialize, headers={**accept, **headers})
+                assert answer.status_code == 401 and "Bearer" in answer.json()["error"], headers
+            # a web page's request (DNS rebinding, or a cross-origin POST) is refused too
+            for headers in ({"host": "evil.example:80"}, {"origin": "http://evil.example"}):
+                answer = await raw.post(url, json=initialize, headers={
+                    **accept, "authorization": f"Bearer {token}", **headers})
+                assert answer.status_code in (400, 403, 421), headers
+        async with httpx2.AsyncClient(headers={"authorization": f"Bearer {token}"}) as http:
+            async with Client(streamable_http_client(url, http_client=http)) as client:
+                names = {t.name for t in (await client.list_tools()).tools}
+                assert "debug-script" in names and "debug_launch" in names
+                doctor = await call(client, "debug_doctor", {})
+                assert any(a["name"] == "debugpy" and a["available"] for a in doctor["adapters"])
+    finally:
+        proc.terminate()
+        await asyncio.wait_for(proc.wait(), 10)
+    # a second start keeps the token (clients stay configured) and does not show it again
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tui_debugger", "mcp", "--transport", "http", "--port", str(port),
+        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE, env=dict(os.environ))
+    try:
+        banner = (await asyncio.wait_for(proc.stderr.readline(), 20)).decode()
+        assert token not in banner and str(token_file) in banner
     finally:
         proc.terminate()
         await asyncio.wait_for(proc.wait(), 10)

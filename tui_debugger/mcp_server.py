@@ -384,6 +384,100 @@ def create_server(session: str | None = None, **options: Any) -> McpFrontEnd:
     return McpFrontEnd(session, **options)
 
 
+# ============================================================================ HTTP transport
+
+#: Who may use the HTTP transport: whoever holds this token. Any local user can
+#: reach a loopback port, and a tool call runs code as us (debug_evaluate,
+#: debug_launch), so every request must carry it.
+TOKEN_FILE = "mcp-http.token"
+
+
+def http_token() -> tuple[str, str, bool]:
+    """(token, file, new): the bearer token of the HTTP transport, kept in the
+    per-user runtime directory (0700) in a 0600 file, made on first use."""
+    import secrets
+
+    path = paths.runtime_dir() / TOKEN_FILE
+    try:
+        st = path.stat()
+        if st.st_uid == os.getuid() and not st.st_mode & 0o077:
+            token = path.read_text().strip()
+            if len(token) >= 32:
+                return token, str(path), False
+    except OSError:
+        pass
+    token = secrets.token_urlsafe(32)
+    with contextlib.suppress(OSError):
+        path.unlink()
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as out:
+        out.write(token + "\n")
+    return token, str(path), True
+
+
+class BearerAuth:
+    """ASGI middleware: an HTTP request without `Authorization: Bearer <token>`
+    is answered 401 before it reaches the MCP app."""
+
+    def __init__(self, app: Any, token: str) -> None:
+        self.app = app
+        self.token = token.encode()
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            import hmac
+
+            given = b""
+            for key, value in scope.get("headers", []):
+                if key == b"authorization":
+                    scheme, _, given = value.partition(b" ")
+                    if scheme.lower() != b"bearer":
+                        given = b""
+                    break
+            if not hmac.compare_digest(given.strip(), self.token):
+                body = json.dumps({"error": "Send the token of this server as `Authorization: "
+                                            "Bearer TOKEN`; it is in the file the server named "
+                                            "when it started.", "code": "invalid_input"}).encode()
+                await send({"type": "http.response.start", "status": 401, "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"www-authenticate", b'Bearer realm="tui-debugger"'),
+                    (b"content-length", str(len(body)).encode())]})
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)
+
+
+async def serve_http(front: Any, host: str, port: int) -> None:
+    """Streamable HTTP with a bearer token, and the Host/Origin checks against
+    DNS rebinding (a web page in the user's browser posting to localhost)."""
+    import uvicorn
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    token, token_file, new = http_token()
+    bound = f"[{host}]" if ":" in host else host
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=sorted({f"{bound}:*", "127.0.0.1:*", "localhost:*", "[::1]:*"}),
+        allowed_origins=sorted({f"http://{bound}:*", "http://127.0.0.1:*", "http://localhost:*",
+                                "http://[::1]:*"}),
+    )
+    app = BearerAuth(front.server.streamable_http_app(transport_security=security, host=host),
+                     token)
+    url = f"http://{bound}:{port}/mcp"
+    if new:
+        print(f"MCP over HTTP at {url}. Send `Authorization: Bearer {token}` with every "
+              f"request (shown once; kept in {token_file}, readable by you only).",
+              file=sys.stderr, flush=True)
+    else:
+        print(f"MCP over HTTP at {url}. Send `Authorization: Bearer TOKEN`, TOKEN from "
+              f"{token_file}.", file=sys.stderr, flush=True)
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"warning: listening on {host}, not loopback only: anyone who can reach it and "
+              "holds the token runs code as you.", file=sys.stderr, flush=True)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning")
+    await uvicorn.Server(config).serve()
+
+
 # ============================================================================ entry point
 
 
@@ -412,7 +506,7 @@ async def serve(session: str | None, transport: str, host: str, port: int) -> No
         if transport == "stdio":
             await front.server.run_stdio_async()
         else:
-            await front.server.run_streamable_http_async(host=host, port=port)
+            await serve_http(front, host, port)
     finally:
         reaper.cancel()
         await asyncio.shield(front.aclose())
