@@ -163,6 +163,7 @@ def run_inspector(binary: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(400)  # a fresh checkout downloads the Inspector first (npm, up to 300 s)
 def test_mcp_inspector_cli_lists_and_calls_tools(mcp_env, inspector, no_leftover_processes):
     listed = run_inspector(inspector, "--method", "tools/list", "--strict")
     assert listed.returncode == 0, listed.stderr
