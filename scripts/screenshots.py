@@ -113,7 +113,7 @@ async def python_scene() -> Path:
 
 
 async def pairing_scene() -> Path:
-    from tui_debugger.hub import SessionLink
+    from tui_debugger.router import join
     from tui_debugger.tui.app import create_app
 
     program = ROOT / "examples" / "inventory.py"
@@ -125,7 +125,7 @@ async def pairing_scene() -> Path:
                                 "breakpoints": [f"examples/inventory.py:{line}"]}, None, cwd=str(ROOT))
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await stopped(pilot, line)
-        agent = await SessionLink.join(None, "mcp")
+        agent = await join(None, "mcp")
         try:
             await agent.call("breakpoint_add", {"file": "examples/inventory.py", "line": watched_line,
                                                 "condition": "missing > 0"})

@@ -153,14 +153,14 @@ async def test_a_whole_session(mcp_env, no_leftover_processes):
 async def test_sessions_launched_here_can_be_joined(mcp_env, no_leftover_processes):
     """A person opens the agent's session (`tui-debugger ui` joins through the
     socket) and sees what the agent does, attributed to it."""
-    from tui_debugger.hub import SessionLink
+    from tui_debugger.router import join
 
     async with in_process_client(session="shared") as client:
         # --session NAME: the first launch without a sessionName creates NAME.
         launched = await call(client, "debug_launch", {"program": str(PY_BASIC), "stopOnEntry": True})
         assert launched["session"] == "shared"
         await call(client, "debug_wait", {"timeoutMs": 10_000})
-        person = await SessionLink.join("shared", "tui")
+        person = await join("shared", "tui")
         try:
             events = person.events()
             await call(client, "debug_step_over", {})

@@ -10,7 +10,8 @@ import pytest
 
 from backends.errors import DebuggerError, ErrorCode
 from tests.support import marker_line
-from tui_debugger.hub import Hub, SessionLink
+from tui_debugger.hub import Hub
+from tui_debugger.router import LocalHandle, join
 from tui_debugger.session import SessionState
 
 PROGRAMS = Path(__file__).parent / "programs"
@@ -30,10 +31,10 @@ async def hub():
     await hub.close_all()
 
 
-async def launch(hub: Hub, workdir: Path, program: str, **args) -> SessionLink:
+async def launch(hub: Hub, workdir: Path, program: str, **args) -> LocalHandle:
     result = await _call(hub, "launch", {"program": str(workdir / program), **args}, cwd=str(workdir))
     session = hub.sessions[result.session]
-    return SessionLink.local(hub, session, "tui")
+    return LocalHandle(hub, session, "tui")
 
 
 async def _call(hub: Hub, command: str, args: dict, cwd: str | None = None, session=None):
@@ -216,7 +217,7 @@ async def test_two_named_sessions_and_socket_join(no_leftover_processes, hub, wo
     # stdout and stderr are separate pipes: their relative order is not guaranteed.
     assert sorted(e.category for e in out.entries if "hello" in e.text) == ["stderr", "stdout"]
     # A second front end joins alpha through its socket and sees a move made here.
-    joined = await SessionLink.join("alpha", "mcp")
+    joined = await join("alpha", "mcp")
     try:
         await a.call("await", {"timeoutMs": 15000})
         events = joined.events()

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from tests.support.tui import EXAMPLE, find_node, example_line, source_row, tree_labels, wait_until
-from tui_debugger.hub import SessionLink
+from tui_debugger.router import join
 from tui_debugger.tui.app import create_app
 from tui_debugger.tui.widgets.breakpoints_pane import BreakpointsPane
 from tui_debugger.tui.widgets.breakpoint_dialog import BreakpointDialog
@@ -328,7 +328,7 @@ async def test_agent_actions_appear_as_they_happen():
     app, size = launch(CALL_RESTOCK)
     async with app.run_test(size=size) as pilot:
         await stopped_at(pilot, CALL_RESTOCK, filled_after=0)
-        agent = await SessionLink.join(None, "mcp")
+        agent = await join(None, "mcp")
         try:
             await wait_until(pilot, lambda: "agent" in app.status.clients, what="the agent")
             assert "you + agent" in app.status.render().plain

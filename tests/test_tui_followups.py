@@ -21,7 +21,7 @@ from tests.support.node import APP_TS, mark
 from tests.support.simctl import APP_SOURCE, BREAK_LINE, BUNDLE, IPHONE_15, wait_until_released
 from tests.support.tui import find_node, source_row, tree_labels, wait_until
 from tui_debugger import persist
-from tui_debugger.hub import SessionLink
+from tui_debugger.router import join
 from tui_debugger.tui.app import create_app
 from tui_debugger.tui.widgets.attach_dialog import (
     AttachDialog,
@@ -414,7 +414,7 @@ async def test_attach_dialog_switches_to_a_new_session_and_the_old_one_keeps_run
 
             # The first session keeps running here, joinable by name.
             assert tui.hub.sessions[first].state == "stopped"
-            other = await SessionLink.join(first, "cli")
+            other = await join(first, "cli")
             try:
                 assert (await other.call("status")).state == "stopped"
             finally:

@@ -203,65 +203,50 @@ def emit_error(exc: DebuggerError, as_json: bool) -> int:
 # ============================================================================ client commands
 
 
-async def _call_remote(cmd: Command, args: dict[str, Any], session: str | None) -> Any:
-    from .client import RemoteSession
-    from .hub import call_remote, resolve_live
+async def _call(cmd: Command, args: dict[str, Any], session: str | None) -> Any:
+    from .router import RemoteHandle, Router
 
-    name = resolve_live(session)
-    remote = await RemoteSession.connect(name, "cli", register=False)
+    router = Router("cli", session=session, register=False)
     try:
-        result = await call_remote(remote, cmd, args)
+        handle = await router.handle(session) if cmd.needs_session else None
+        result = await router.call(cmd, args, session=session, cwd=os.getcwd())
     finally:
-        await remote.close()
-    if cmd.id in ("terminate", "detach") and remote.host_pid:
+        await router.close()
+        await router.hub.close_all()
+    if cmd.id in ("terminate", "detach") and isinstance(handle, RemoteHandle) and handle.host_pid:
         # A headless host exits right after answering; return once it has, so the
         # next command never finds a session that is about to vanish.
         from backends.process import pid_alive
 
         deadline = time.monotonic() + 5
-        while pid_alive(remote.host_pid) and time.monotonic() < deadline:
-            if remote.host_pid == os.getpid():
+        while pid_alive(handle.host_pid) and time.monotonic() < deadline:
+            if handle.host_pid == os.getpid():
                 break
             await asyncio.sleep(0.05)
     return result
 
 
-async def _call_local(cmd: Command, args: dict[str, Any]) -> Any:
-    from .execute import execute
-    from .hub import Hub
-
-    hub = Hub(serve=False)
-    try:
-        return await execute(hub, cmd.id, args, origin="cli", client_cwd=os.getcwd())
-    finally:
-        await hub.close_all()
-
-
 async def _follow_output(ns: argparse.Namespace, args: dict[str, Any]) -> int:
-    from .client import RemoteSession
-    from .hub import resolve_live
+    from .router import Router
 
-    cmd = registry.get("output")
-    name = resolve_live(ns.session)
-    remote = await RemoteSession.connect(name, "cli", register=False)
+    router = Router("cli", session=ns.session, register=False)
     since = args.get("since", 0)
     try:
         while True:
-            raw = await remote.call("output", {"since": since, "limit": 1000})
-            result = cmd.result.model_validate(raw)
+            result = await router.call("output", {"since": since, "limit": 1000})
             for entry in result.entries:
                 sys.stdout.write(entry.text)
             sys.stdout.flush()
             since = result.next_cursor
             if not result.truncated:
-                status = await remote.call("status", {})
-                if status.get("state") == "terminated":
+                status = await router.call("status")
+                if status.state == "terminated":
                     return 0
                 await asyncio.sleep(0.2)
     except DebuggerError:
         return 0
     finally:
-        await remote.close()
+        await router.close()
 
 
 def run_client_command(ns: argparse.Namespace) -> int:
@@ -271,10 +256,7 @@ def run_client_command(ns: argparse.Namespace) -> int:
         args = cli_args(cmd, ns.cli_spec, ns)
         if cmd.id == "output" and getattr(ns, "follow", False):
             return asyncio.run(_follow_output(ns, args))
-        if cmd.needs_session:
-            result = asyncio.run(_call_remote(cmd, args, ns.session))
-        else:
-            result = asyncio.run(_call_local(cmd, args))
+        result = asyncio.run(_call(cmd, args, ns.session))
     except DebuggerError as exc:
         return emit_error(exc, as_json)
     except KeyboardInterrupt:

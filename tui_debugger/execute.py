@@ -45,13 +45,15 @@ def validate_args(cmd: Command, raw: Any) -> Args:
 
 
 async def execute(
-    hub: Hub, command_id: str, raw_args: Any, *, origin: str,
+    hub: Hub, command: str | Command, raw_args: Any, *, origin: str,
     session: Session | None = None, client_cwd: str | None = None,
     session_name: str | None = None,
 ) -> Result:
     """Run a command in this process: validate, resolve the session, run the
-    handler, log the activity, attach next steps. Raises DebuggerError only."""
-    cmd = registry.get(command_id)
+    handler, log the activity, attach next steps. Raises DebuggerError only.
+    A caller that has looked the command up and validated its arguments passes
+    the Command and the argument model; neither is done twice."""
+    cmd = command if isinstance(command, Command) else registry.get(command)
     args = validate_args(cmd, raw_args)
     if cmd.needs_session and session is None:
         session = hub.local(session_name)

@@ -49,7 +49,8 @@ from .commands import registry
 from .commands.registry import Command, Result
 from .commands.render import render
 from .execute import validate_args
-from .hub import Dispatcher, Hub
+from .hub import Hub
+from .router import Router
 
 SERVER_NAME = "tui-debugger"
 SCRIPT_TOOL = "debug-script"
@@ -283,17 +284,15 @@ class _RawArguments(ArgModelBase):
 
 
 class McpFrontEnd:
-    """The MCP server, the hub of the sessions it hosts, and the dispatcher that
-    routes each call to a local session or to a live one elsewhere."""
+    """The MCP server, the hub of the sessions it hosts, and the router that
+    takes each call to a session hosted here or to a live one elsewhere."""
 
-    def __init__(self, session: str | None = None, *, serve_sessions: bool = True,
-                 join_remote: bool = True):
+    def __init__(self, session: str | None = None, *, serve_sessions: bool = True):
         if session is not None:
             paths.validate_name(session)
         self.session_name = session
         self.hub = Hub(serve=serve_sessions)
-        self.dispatcher = Dispatcher(self.hub, "mcp", join_remote=join_remote)
-        self.dispatcher.default_session = session
+        self.router = Router("mcp", hub=self.hub, session=session)
         self.commands: dict[str, Command] = {
             cmd.mcp: cmd for cmd in registry.all_commands() if cmd.mcp
         }
@@ -333,8 +332,8 @@ class McpFrontEnd:
             validated = validate_args(cmd, args)
             if cmd.creates_session:
                 validated = self._with_default_name(validated)
-            result = await self.dispatcher.call(
-                cmd.id, validated, session=target if cmd.needs_session else None, cwd=os.getcwd())
+            result = await self.router.call(
+                cmd, validated, session=target if cmd.needs_session else None, cwd=os.getcwd())
         except DebuggerError as exc:
             return _script_error(exc) if is_script else error_result(exc)
         except (asyncio.CancelledError, KeyboardInterrupt):
@@ -362,14 +361,14 @@ class McpFrontEnd:
         if wanted is not None and not any(s.name == wanted for s in live):
             return None
         try:
-            remote = await self.dispatcher.remote(wanted)
+            joined = await self.router.handle(wanted)
         except DebuggerError:
             return None
-        return remote.name
+        return joined.name
 
     async def aclose(self) -> None:
         with contextlib.suppress(Exception):
-            await self.dispatcher.close()
+            await self.router.close()
         await self.hub.close_all()
 
     async def __aenter__(self) -> "McpFrontEnd":

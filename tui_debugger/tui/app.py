@@ -1,7 +1,7 @@
 """The TUI application. `create_app` is the one factory: the CLI (through
 `run_app`) and the tests build the app the same way.
 
-The app is the only part that talks to the session (through a SessionLink):
+The app is the only part that talks to the session (through a SessionHandle):
 panes receive data as attributes and post messages when the person acts. Every
 session event is handled here, whoever caused it, so what an agent or the CLI
 does shows up exactly as what the person does.
@@ -27,8 +27,9 @@ from ..commands import registry
 from ..commands.views import VariablesResult
 from .. import paths
 from ..execute import execute
-from ..hub import Hub, SessionLink
+from ..hub import Hub
 from ..models import ActivityEntry, ClientInfo, StopInfo
+from ..router import LocalHandle, RemoteHandle, SessionHandle, join
 from ..session import Session
 from .format import breakpoint_detail, breakpoint_glyph, display_path, who_proper
 from .keymap import app_bindings, bindable_ids, user_keymap
@@ -90,7 +91,7 @@ class DebuggerApp(App[int]):
         self.keymap = user_keymap() if keymap is None else dict(keymap)
         self.serve = serve
         self.hub: Hub | None = None
-        self.link: SessionLink | None = None
+        self.link: SessionHandle | None = None
         self.stop_info: StopInfo | None = None
         self.selected_frame = 0
         self.breakpoints: list[Breakpoint] = []
@@ -105,7 +106,7 @@ class DebuggerApp(App[int]):
         #: Sessions started from the attach dialog are shown once their command
         #: succeeded; until then their events wait here, subscribed at creation.
         self._adopt_later = False
-        self._pending: dict[str, tuple[SessionLink, Any]] = {}
+        self._pending: dict[str, tuple[SessionHandle, Any]] = {}
 
     # ================================================================== layout
 
@@ -185,7 +186,7 @@ class DebuggerApp(App[int]):
                     self.status.message = "no session: attach or launch (Ctrl+A)"
                     self.open_start_dialog("launch", note="No live session to join.")
                     return
-                link = await SessionLink.join(self.session_arg, "tui")
+                link = await join(self.session_arg, "tui")
                 self._show_now(link, link.events())
             else:
                 await execute(self._own_hub(), MODES[self.mode], self.start_args, origin="tui",
@@ -206,19 +207,19 @@ class DebuggerApp(App[int]):
     def _adopt(self, session: Session) -> None:
         """Subscribe as soon as the session exists, before its program can stop."""
         assert self.hub is not None
-        link = SessionLink.local(self.hub, session, "tui")
+        link = LocalHandle(self.hub, session, "tui")
         events = session.subscribe()
         if self._adopt_later:
             self._pending[session.name] = (link, events)
         else:
             self._show_now(link, events)
 
-    def _show_now(self, link: SessionLink, events: Any) -> None:
+    def _show_now(self, link: SessionHandle, events: Any) -> None:
         """Make `link` the session on screen and pump its events (panes already empty)."""
         self.link = link
         self.run_worker(self._pump(link, events), name="events", group="events", exclusive=True)
 
-    async def _pump(self, link: SessionLink, events: Any) -> None:
+    async def _pump(self, link: SessionHandle, events: Any) -> None:
         try:
             async for event in events:
                 if self.link is not link:
@@ -228,9 +229,9 @@ class DebuggerApp(App[int]):
                 except Exception as exc:  # a bad event must not stop the pane updates
                     self.log.error(f"event {event.kind}: {exc!r}")
         finally:
-            if hasattr(events, "close") and link.is_local:
+            if hasattr(events, "close") and isinstance(link, LocalHandle):
                 events.close()
-        if not self._shutting_down and self.link is link and link.remote is not None:
+        if not self._shutting_down and self.link is link and isinstance(link, RemoteHandle):
             self.state = "terminated"
             self.status.message = "the session's host went away"
 
@@ -324,10 +325,10 @@ class DebuggerApp(App[int]):
         hosted = self.hub.sessions.get(name) if self.hub is not None else None
         try:
             if hosted is not None:
-                link = SessionLink.local(self.hub, hosted, "tui")
+                link = LocalHandle(self.hub, hosted, "tui")
                 events: Any = hosted.subscribe()
             else:
-                link = await SessionLink.join(name, "tui")
+                link = await join(name, "tui")
                 events = link.events()
         except DebuggerError as exc:
             self.notify(exc.message, title="switch session", severity="error")
@@ -342,7 +343,7 @@ class DebuggerApp(App[int]):
         names += [s.name for s in paths.live_sessions() if s.name != current and s.name not in names]
         return names
 
-    async def _switch(self, link: SessionLink, events: Any) -> None:
+    async def _switch(self, link: SessionHandle, events: Any) -> None:
         """Fresh panes for `link`. The previous session is left as it is: hosted
         here, it keeps running (served on its socket, so it stays joinable by name)
         and ends with this TUI, or at once if its program already ended; joined, this
@@ -370,13 +371,13 @@ class DebuggerApp(App[int]):
         self._last_resume = None
         self.state = "connecting"
 
-    async def _leave(self, previous: SessionLink) -> None:
-        if previous.remote is not None:
+    async def _leave(self, previous: SessionHandle) -> None:
+        if not isinstance(previous, LocalHandle):
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(previous.close(), 5)
             return
         session = previous.session
-        if session is None or self.hub is None or session.name not in self.hub.sessions:
+        if self.hub is None or session.name not in self.hub.sessions:
             return
         if session.state == "terminated":
             with contextlib.suppress(Exception):
@@ -855,7 +856,7 @@ class DebuggerApp(App[int]):
         self.workers.cancel_group(self, "start-session")
         self._drop_pending()
         with contextlib.suppress(Exception):
-            if self.link is not None and self.link.remote is not None:
+            if isinstance(self.link, RemoteHandle):
                 await asyncio.wait_for(self.link.close(), 5)
         with contextlib.suppress(Exception):
             if self.hub is not None:

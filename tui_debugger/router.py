@@ -1,0 +1,192 @@
+"""Routing: which session a front end's call addresses, and the one way to
+reach it. The CLI, the MCP server and the TUI all call through a `Router`.
+
+A `SessionHandle` is a front end's hold on one session: `call` a command,
+iterate its `events`, `close` it. `LocalHandle` is a session hosted by this
+process (the MCP server's own launches); `RemoteHandle` one hosted elsewhere,
+reached through its socket. The router resolves a session (hosted here first,
+else a live one, over a connection it keeps open), looks the command up once
+and validates its arguments once; the host validates once more on its side of
+the socket, since it trusts no client.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any, AsyncIterator
+
+from backends.errors import InvalidInput
+
+from . import paths
+from .client import RemoteSession
+from .commands import registry
+from .commands.registry import Command, Result
+from .execute import execute, validate_args
+from .hub import Hub
+from .models import SessionEvent
+
+if TYPE_CHECKING:
+    from .session import Session
+
+
+def lookup(command: str | Command) -> Command:
+    return command if isinstance(command, Command) else registry.get(command)
+
+
+class SessionHandle:
+    """One session, wherever it lives."""
+
+    name: str
+
+    async def call(self, command: str | Command, args: Any = None, cwd: str | None = None) -> Result:
+        raise NotImplementedError
+
+    def events(self) -> AsyncIterator[SessionEvent]:
+        """Every SessionEvent from now on, until the session's host goes away."""
+        raise NotImplementedError
+
+    @property
+    def closed(self) -> bool:
+        return False
+
+    async def close(self) -> None:
+        """Let go of the session (it keeps running)."""
+
+
+class LocalHandle(SessionHandle):
+    """A session hosted by this process: calls run here, events come from its
+    subscriber queue."""
+
+    def __init__(self, hub: Hub, session: "Session", origin: str):
+        self.hub = hub
+        self.session = session
+        self.origin = origin
+        self.name = session.name
+
+    async def call(self, command: str | Command, args: Any = None, cwd: str | None = None) -> Result:
+        cmd = lookup(command)
+        return await execute(self.hub, cmd, args, origin=self.origin,
+                             session=self.session if cmd.needs_session else None,
+                             client_cwd=cwd)
+
+    async def events(self) -> AsyncIterator[SessionEvent]:
+        subscription = self.session.subscribe()
+        try:
+            async for event in subscription:
+                yield event
+        finally:
+            subscription.close()
+
+
+class RemoteHandle(SessionHandle):
+    """A session hosted by another process, through its socket. Arguments are
+    checked here first, so a mistake is reported without a round trip."""
+
+    def __init__(self, remote: RemoteSession):
+        self.remote = remote
+        self.name = remote.name
+
+    @classmethod
+    async def connect(cls, name: str, origin: str, *, subscribe: bool = False,
+                      register: bool = True) -> "RemoteHandle":
+        return cls(await RemoteSession.connect(name, origin, subscribe=subscribe, register=register))
+
+    @property
+    def host_pid(self) -> int | None:
+        return self.remote.host_pid
+
+    @property
+    def closed(self) -> bool:
+        return self.remote.closed
+
+    async def call(self, command: str | Command, args: Any = None, cwd: str | None = None) -> Result:
+        cmd = lookup(command)
+        wire_args = validate_args(cmd, args).model_dump(mode="json", by_alias=True, exclude_unset=True)
+        raw = await self.remote.call(cmd.id, wire_args, cwd=cwd or os.getcwd())
+        return cmd.result.model_validate(raw)
+
+    def events(self) -> AsyncIterator[SessionEvent]:
+        return self.remote.events()
+
+    async def close(self) -> None:
+        await self.remote.close()
+
+
+async def join(name: str | None, origin: str, *, subscribe: bool = True,
+               register: bool = True) -> RemoteHandle:
+    """A handle on a live session hosted by another process (default: the
+    only one, else the newest), receiving its events."""
+    return await RemoteHandle.connect(resolve_live(name), origin, subscribe=subscribe,
+                                      register=register)
+
+
+def resolve_live(name: str | None) -> str:
+    """The live session to join: the one named, else the only one, else the newest."""
+    live = paths.live_sessions()
+    if name is not None:
+        if any(s.name == name for s in live):
+            return name
+        names = ", ".join(s.name for s in live) or "none"
+        raise InvalidInput(
+            f"No live session named {name!r}. Live sessions: {names}. "
+            "Start one with `tui-debugger start PROGRAM`."
+        )
+    if not live:
+        raise InvalidInput(
+            "No live session. Start one: `tui-debugger start PROGRAM` (MCP: debug_launch)."
+        )
+    return live[-1].name
+
+
+class Router:
+    """What a front end calls. A command that needs a session runs where that
+    session lives: hosted here, or behind its socket (the connection is kept
+    for the next call). One that needs none (launch, sessions, doctor) runs in
+    this process's hub, which hosts whatever it creates."""
+
+    def __init__(self, origin: str, *, hub: Hub | None = None, session: str | None = None,
+                 register: bool = True):
+        self.origin = origin
+        self.hub = hub if hub is not None else Hub(serve=False)
+        self.default_session = session
+        self.register = register
+        self._remotes: dict[str, RemoteHandle] = {}
+        self._default_remote: str | None = None  # the live session `None` resolved to
+
+    async def call(self, command: str | Command, args: Any = None, *, session: str | None = None,
+                   cwd: str | None = None) -> Result:
+        cmd = lookup(command)
+        validated = validate_args(cmd, args)
+        name = session or self.default_session
+        if not cmd.needs_session:
+            return await execute(self.hub, cmd, validated, origin=self.origin,
+                                 client_cwd=cwd, session_name=name)
+        handle = await self.handle(name)
+        return await handle.call(cmd, validated, cwd)
+
+    async def handle(self, name: str | None = None) -> SessionHandle:
+        """The session `name` (default: this router's, else the current one
+        hosted here, else the only or newest live one)."""
+        name = name or self.default_session
+        local = self.hub.local(name)
+        if local is not None:
+            return LocalHandle(self.hub, local, self.origin)
+        # An open connection answers for itself: scanning the runtime directory
+        # (and probing every socket in it) at each call costs more than the call.
+        key = name if name is not None else self._default_remote
+        existing = self._remotes.get(key) if key is not None else None
+        if existing is not None and not existing.closed:
+            return existing
+        target = resolve_live(name)
+        existing = self._remotes.get(target)
+        if existing is None or existing.closed:
+            existing = await RemoteHandle.connect(target, self.origin, register=self.register)
+            self._remotes[target] = existing
+        if name is None:
+            self._default_remote = target
+        return existing
+
+    async def close(self) -> None:
+        for remote in self._remotes.values():
+            await remote.close()
+        self._remotes.clear()
