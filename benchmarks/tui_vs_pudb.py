@@ -1,0 +1,314 @@
+"""Step to screen, side by side: tui-debugger and pudb, the real executables in tmux.
+
+Both debuggers run the same Python program in a 160x45 tmux window, stopped at
+a breakpoint in a loop. For each step the key is sent (F10 for tui-debugger, `n`
+for pudb) and the screen is read as fast as tmux answers (one control-mode
+client, `capture-pane` in a loop, about 1 ms a read). Two times from the key:
+
+  first change   the first screen that differs from the one before the key
+  settled        the last change, once the screen shows every expected part of
+                 the new stop (the current line, the stack's line, the locals'
+                 new values) and then stays the same for --quiet seconds
+
+pudb runs the program in its own process (`python -m pudb`); tui-debugger runs
+it under debugpy (`tui-debugger run --break`). What a person waits for is the
+same: the key, then the screen.
+
+The flood scenario prints 50,000 lines before the breakpoint. The program writes
+the time just before it reaches the breakpoint line; "stop shown" is from then
+until the stop is on screen. Then the same steps are measured with that output
+behind them.
+
+    python benchmarks/tui_vs_pudb.py [--steps N] [--only tui-debugger|pudb]
+
+Needs tmux, and pudb (`pip install -e '.[bench]'`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+ROOT = Path(__file__).resolve().parent.parent
+WIDTH, HEIGHT = 160, 45
+
+LOOP = """\
+def work():
+    total = 0
+    for i in range(10_000_000):
+        total += i
+    return total
+
+
+work()
+"""
+LOOP_LINE = 4  # `total += i`; a step goes to line 3 (`for`) and back
+
+FLOOD = """\
+import os, time
+for n in range(50_000):
+    print(f"flood line {n} of 50000, some text to make it a realistic log line")
+open(os.environ["FLOOD_MARK"], "w").write(repr(time.time()))
+total = 0
+for i in range(10_000_000):
+    total += i
+"""
+FLOOD_LINE = 7
+
+
+class Tmux:
+    """A tmux server of our own and one control-mode client to read the screen
+    without starting a process per read."""
+
+    runs = 0
+
+    def __init__(self, folder: Path):
+        self.exe = shutil.which("tmux") or sys.exit("tmux is not installed")
+        Tmux.runs += 1
+        self.socket = str(folder / f"tmux-{Tmux.runs}.sock")
+        self.client: subprocess.Popen[bytes] | None = None
+
+    def start(self, cwd: Path, env: dict[str, str], argv: list[str]) -> None:
+        env_args = [arg for key, value in env.items() for arg in ("-e", f"{key}={value}")]
+        subprocess.run([self.exe, "-S", self.socket, "-f", "/dev/null", "new-session", "-d",
+                        "-s", "bench", "-x", str(WIDTH), "-y", str(HEIGHT), "-c", str(cwd),
+                        *env_args, *argv], check=True)
+        subprocess.run([self.exe, "-S", self.socket, "set-option", "-g", "window-size", "manual"],
+                       check=True)
+        self.client = subprocess.Popen([self.exe, "-S", self.socket, "-C", "attach", "-t", "bench"],
+                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self._block()  # the answer to the attach itself
+        self.command("refresh-client -C %dx%d" % (WIDTH, HEIGHT))
+
+    def command(self, line: str) -> list[str]:
+        """One control-mode command; its output lines (notifications are skipped)."""
+        assert self.client and self.client.stdin and self.client.stdout
+        self.client.stdin.write(line.encode() + b"\n")
+        self.client.stdin.flush()
+        return self._block()
+
+    def _block(self) -> list[str]:
+        assert self.client and self.client.stdout
+        out: list[str] = []
+        inside = False
+        while True:
+            raw = self.client.stdout.readline()
+            if not raw:
+                raise RuntimeError("the tmux control client went away")
+            text = raw.decode("utf-8", "replace").rstrip("\n")
+            if not inside:
+                if text.startswith("%begin"):
+                    inside = True
+                continue
+            if text.startswith("%end") or text.startswith("%error"):
+                return out
+            out.append(text)
+
+    def screen(self) -> str:
+        return "\n".join(self.command("capture-pane -p -t bench"))
+
+    def keys(self, *keys: str) -> None:
+        self.command("send-keys -t bench " + " ".join(keys))
+
+    def stop(self) -> None:
+        if self.client is not None:
+            self.client.kill()
+            self.client.wait()
+        subprocess.run([self.exe, "-S", self.socket, "kill-server"], capture_output=True)
+
+
+@dataclass
+class Tool:
+    name: str
+    step_key: str
+    argv: Callable[[Path, int], list[str]]
+    env: Callable[[Path, Path, int], dict[str, str]]
+    #: the parts of the screen that show a stop at (line, i, total)
+    shows: Callable[[str, str, int, int, int], bool]
+    #: before the first measured stop (e.g. continue to the breakpoint)
+    to_breakpoint: list[str] = field(default_factory=list)
+
+
+def source_row(screen: str, text: str, marker: str) -> bool:
+    return any(marker in row and text in row for row in screen.splitlines())
+
+
+def tui_shows(screen: str, program: str, line: int, i: int, total: int) -> bool:
+    rows = screen.splitlines()
+    return (bool(rows) and f"{program}:{line}" in rows[0]  # status bar
+            and re.search(rf"\bi = {i}\b", screen) is not None
+            and re.search(rf"\btotal = {total}\b", screen) is not None
+            and source_row(screen, LOOP_SOURCE[line], "▶")
+            and re.search(rf"▶0\s+\S+\s+{re.escape(program)}:{line}\b", screen) is not None)
+
+
+def pudb_shows(screen: str, program: str, line: int, i: int, total: int) -> bool:
+    return (re.search(rf"^>.*{re.escape(LOOP_SOURCE[line].strip())}", screen, re.M) is not None
+            and re.search(rf">> \S+ {re.escape(program)}:{line}\b", screen) is not None
+            and re.search(rf"\bi: {i}\b", screen) is not None
+            and re.search(rf"\btotal: {total}\b", screen) is not None)
+
+
+LOOP_SOURCE: dict[int, str] = {}
+
+
+def tui_env(folder: Path, program: Path, line: int) -> dict[str, str]:
+    return {"TERM": "xterm-256color", "TUI_DEBUGGER_CONFIG": str(folder / "none.toml"),
+            "TUI_DEBUGGER_STATE_DIR": str(folder / "state"),
+            "TUI_DEBUGGER_RUNTIME_DIR": str(folder / "rt")}
+
+
+def pudb_env(folder: Path, program: Path, line: int) -> dict[str, str]:
+    config = folder / "xdg"
+    (config / "pudb").mkdir(parents=True, exist_ok=True)
+    (config / "pudb" / "pudb.cfg").write_text("[pudb]\nseen_welcome = e999\nprompt_on_quit = False\n")
+    name = "saved-breakpoints-%d.%d" % sys.version_info[:2]
+    (config / "pudb" / name).write_text(f"b {program}:{line}\n")
+    return {"TERM": "xterm-256color", "XDG_CONFIG_HOME": str(config)}
+
+
+def tool(name: str) -> Tool:
+    if name == "tui-debugger":
+        exe = shutil.which("tui-debugger") or str(Path(sys.executable).parent / "tui-debugger")
+        return Tool(name, "F10", lambda program, line: [exe, "run", "--break", f"{program.name}:{line}",
+                                                        program.name],
+                    tui_env, tui_shows)
+    return Tool(name, "n", lambda program, line: [sys.executable, "-m", "pudb", program.name],
+                pudb_env, pudb_shows, to_breakpoint=["c"])
+
+
+def wait_for(tmux: Tmux, predicate: Callable[[str], bool], what: str, timeout: float = 60) -> float:
+    deadline = time.monotonic() + timeout
+    screen = ""
+    while time.monotonic() < deadline:
+        screen = tmux.screen()
+        if predicate(screen):
+            return time.time()
+        time.sleep(0.002)
+    raise TimeoutError(f"timed out waiting for {what}; the screen was:\n{screen}")
+
+
+def one_step(tmux: Tmux, key: str, expected: Callable[[str], bool], quiet: float) -> tuple[float, float]:
+    """(first change, settled) in seconds from the key."""
+    before = tmux.screen()
+    started = time.perf_counter()
+    tmux.keys(key)
+    first = last = None
+    previous = before
+    shown_at = None
+    deadline = started + 30
+    while True:
+        screen = tmux.screen()
+        now = time.perf_counter()
+        if screen != previous:
+            if first is None:
+                first = now
+            last = now
+            previous = screen
+            if shown_at is None and expected(screen):
+                shown_at = now
+        if shown_at is not None and now - last >= quiet:
+            return first - started, last - started
+        if now > deadline:
+            raise TimeoutError(f"the step did not settle; the screen was:\n{screen}")
+
+
+def run_steps(t: Tool, folder: Path, program: Path, line: int, steps: int, quiet: float,
+              flood: bool = False) -> dict[str, list[float]]:
+    tmux = Tmux(folder)
+    env = t.env(folder, program, line)
+    mark = folder / "flood.mark"
+    if flood:
+        env["FLOOD_MARK"] = str(mark)
+    tmux.start(folder, env, t.argv(program, line))
+    results: dict[str, list[float]] = {"first change": [], "settled": []}
+    try:
+        state = (line, 0, 0)  # (line, i, total) of the stop on screen
+        if t.to_breakpoint:
+            wait_for(tmux, lambda s: "PuDB" in s, "the debugger")
+            tmux.keys(*t.to_breakpoint)
+        shown = wait_for(tmux, lambda s: t.shows(s, program.name, *state), "the breakpoint stop")
+        if flood:
+            results["stop shown"] = [shown - float(mark.read_text())]
+        time.sleep(0.3)
+        for _ in range(steps):
+            at, i, total = state
+            # `total += i` (line) steps to `for` (line - 1), which steps to the next i.
+            state = (line - 1, i, total + i) if at == line else (line, i + 1, total)
+            first, settled = one_step(tmux, t.step_key,
+                                      lambda s, st=state: t.shows(s, program.name, *st), quiet)
+            results["first change"].append(first)
+            results["settled"].append(settled)
+    finally:
+        tmux.stop()
+    return results
+
+
+def median_p95(values: list[float]) -> tuple[float, float]:
+    ordered = sorted(values)
+    return statistics.median(values) * 1000, ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))] * 1000
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=30)
+    parser.add_argument("--quiet", type=float, default=0.25,
+                        help="seconds without a change that count as settled (default 0.25)")
+    parser.add_argument("--only", choices=["tui-debugger", "pudb"])
+    parser.add_argument("--no-flood", action="store_true", help="skip the 50,000-line scenario")
+    ns = parser.parse_args()
+    names = [ns.only] if ns.only else ["tui-debugger", "pudb"]
+    figures: dict[tuple[str, str], dict[str, list[float]]] = {}
+    with tempfile.TemporaryDirectory(prefix="tui-vs-pudb-") as tmp:
+        folder = Path(tmp)
+        small = folder / "small.py"
+        small.write_text(LOOP)
+        flood = folder / "flood.py"
+        flood.write_text(FLOOD)
+        for name in names:
+            t = tool(name)
+            LOOP_SOURCE.clear()
+            LOOP_SOURCE.update(enumerate(LOOP.splitlines(), 1))
+            figures[(name, "steps")] = run_steps(t, folder, small, LOOP_LINE, ns.steps, ns.quiet)
+            if not ns.no_flood:
+                LOOP_SOURCE.clear()
+                LOOP_SOURCE.update(enumerate(FLOOD.splitlines(), 1))
+                figures[(name, "flood")] = run_steps(t, folder, flood, FLOOD_LINE, max(5, ns.steps // 3),
+                                                     ns.quiet, flood=True)
+    print(f"tmux {WIDTH}x{HEIGHT}, {ns.steps} steps; milliseconds from the key (median / p95)\n")
+    print(f"{'':34}" + "".join(f"{n:>24}" for n in names) + ("   ratio (median)" if len(names) == 2 else ""))
+    rows = [("step: first change", "steps", "first change"), ("step: settled", "steps", "settled"),
+            ("50,000 lines, then stop shown", "flood", "stop shown"),
+            ("after them, step: first change", "flood", "first change"),
+            ("after them, step: settled", "flood", "settled")]
+    for label, scenario, key in rows:
+        cells = []
+        medians = []
+        for name in names:
+            values = figures.get((name, scenario), {}).get(key)
+            if not values:
+                cells.append(f"{'-':>24}")
+                medians.append(None)
+                continue
+            med, p95 = median_p95(values)
+            medians.append(med)
+            cells.append(f"{med:11.1f} / {p95:8.1f}" if len(values) > 1 else f"{med:22.1f}")
+        ratio = ""
+        if len(medians) == 2 and all(medians):
+            ratio = f"   {medians[0] / medians[1]:5.1f}x"
+        print(f"{label:34}" + "".join(f"{c:>24}" for c in cells) + ratio)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
