@@ -1,19 +1,20 @@
 """The program's stdout and stderr and the debugger's own messages, following the
 tail. `/` opens a search box that narrows the pane to matching lines; Escape
-closes it."""
+closes it. The lines are kept and drawn by OutputLog, which takes a flood of
+output at the cost of a deque append per line."""
 
 from __future__ import annotations
 
 from collections import deque
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.widgets import Input, RichLog
+from textual.widgets import Input
 
-MAX_LINES = 5_000
-STYLES = {"stderr": "red", "console": "italic dim", "important": "bold"}
+from .output_log import OutputLog
+
+MAX_LINES = 10_000
 
 
 class OutputPane(Vertical):
@@ -29,10 +30,17 @@ class OutputPane(Vertical):
         self.lines: deque[tuple[str, str]] = deque(maxlen=MAX_LINES)
         self.query_text = ""
         self._partial: dict[str, str] = {}
+        self._log_view: OutputLog | None = None
 
     def compose(self) -> ComposeResult:
-        yield RichLog(id="output-log", max_lines=MAX_LINES, wrap=True, auto_scroll=True)
+        yield OutputLog(MAX_LINES, id="output-log")
         yield Input(placeholder="search output (Escape closes)", id="output-search")
+
+    @property
+    def log_view(self) -> OutputLog:
+        if self._log_view is None:
+            self._log_view = self.query_one(OutputLog)
+        return self._log_view
 
     def on_mount(self) -> None:
         self.query_one("#output-search", Input).display = False
@@ -42,24 +50,23 @@ class OutputPane(Vertical):
         if category == "telemetry":
             return
         text = self._partial.pop(category, "") + text
+        if "\t" in text:
+            text = text.expandtabs(8)
         parts = text.split("\n")
         if parts[-1]:
             self._partial[category] = parts[-1]
-        log = self.query_one(RichLog)
-        for line in parts[:-1]:
-            self.lines.append((category, line))
-            if self._matches(line):
-                log.write(self._styled(category, line))
+        del parts[-1]
+        if not parts:
+            return
+        lines = [(category, line) for line in parts]
+        self.lines.extend(lines)
+        if self.query_text:
+            lines = [entry for entry in lines if self._matches(entry[1])]
+        self.log_view.write_lines(lines)
 
     def flush_partial(self) -> None:
         for category, line in list(self._partial.items()):
             self.append(category, "\n")
-
-    def _styled(self, category: str, line: str) -> Text:
-        text = Text(line, style=STYLES.get(category, ""))
-        if self.query_text:
-            text.highlight_words([self.query_text], style="reverse", case_sensitive=False)
-        return text
 
     def _matches(self, line: str) -> bool:
         return not self.query_text or self.query_text.lower() in line.lower()
@@ -74,7 +81,7 @@ class OutputPane(Vertical):
         box.value = ""
         box.display = False
         self._apply_search("")
-        self.query_one(RichLog).focus()
+        self.query_one(OutputLog).focus()
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
@@ -82,15 +89,13 @@ class OutputPane(Vertical):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        self.query_one(RichLog).focus()
+        self.query_one(OutputLog).focus()
 
     def _apply_search(self, query: str) -> None:
         self.query_text = query
-        log = self.query_one(RichLog)
+        log = self.query_one(OutputLog)
         log.clear()
-        shown = 0
-        for category, line in self.lines:
-            if self._matches(line):
-                log.write(self._styled(category, line))
-                shown += 1
-        self.border_subtitle = f"{shown} matching" if query else ""
+        log.highlight = query
+        matching = [entry for entry in self.lines if self._matches(entry[1])]
+        log.write_lines(matching)
+        self.border_subtitle = f"{len(matching)} matching" if query else ""
