@@ -17,7 +17,7 @@ from typing import Any
 
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.reactive import reactive
+from textual.reactive import var
 from textual.widgets import Footer, Input, TabbedContent, TabPane
 
 from backends.errors import DebuggerError
@@ -76,7 +76,9 @@ class DebuggerApp(App[int]):
     #: Tests and screenshots turn blinking off so every capture is the same.
     CURSOR_BLINK = True
 
-    state: reactive[str] = reactive("connecting")
+    #: A var, not a reactive: a reactive on the App repaints the whole screen when it
+    #: changes, which is twice a step; the status bar shows the state.
+    state: var[str] = var("connecting")
 
     def __init__(self, mode: str, args: dict[str, Any] | None = None, session: str | None = None,
                  *, cwd: str | None = None, keymap: dict[str, str] | None = None,
@@ -102,6 +104,11 @@ class DebuggerApp(App[int]):
         self._seen_activity: set[tuple[float, str, str]] = set()
         self._last_resume: tuple[str, str] | None = None  # (origin, how) of the last resume
         self._bindings_state: str | None = None  # the state the footer was last drawn for
+        #: The threads are fetched at a stop only while shown, or when they may have
+        #: changed: a thread started or ended, or another thread is selected.
+        self._threads_stale = True
+        self._threads_selected: int | None = None
+        self._threads_last: list[Any] | None = None
         self._shutting_down = False
         #: Sessions started from the attach dialog are shown once their command
         #: succeeded; until then their events wait here, subscribed at creation.
@@ -166,6 +173,7 @@ class DebuggerApp(App[int]):
                     return
             self.set_keymap(self.keymap)
         self._after_compose()
+        self.source.prepare_for(self.start_args.get("program"))
         self.status.message = "starting…" if self.mode != "join" else "joining…"
         self.run_worker(self._start(), name="start", group="start")
 
@@ -350,7 +358,7 @@ class DebuggerApp(App[int]):
         TUI just leaves it."""
         previous = self.link
         self.link = None  # the old pump stops at its next event
-        for group in ("events", "refresh", "children", "watches", "console"):
+        for group in ("events", "refresh", "children", "watches", "threads", "console"):
             self.workers.cancel_group(self, group)
         if previous is not None or self.state != "connecting":
             await self.recompose()
@@ -369,6 +377,8 @@ class DebuggerApp(App[int]):
         self.output_cursor = 0
         self._seen_activity.clear()
         self._last_resume = None
+        self._threads_stale = True
+        self._threads_last = None
         self.state = "connecting"
 
     async def _leave(self, previous: SessionHandle) -> None:
@@ -417,6 +427,8 @@ class DebuggerApp(App[int]):
             code = data.get("exit_code")
             self.notify("The program ended" + (f" with exit code {code}." if code is not None else "."),
                         title="Session over")
+        elif kind == "threads":
+            self._threads_stale = True
         elif kind == "clients":
             self.status.set_clients([ClientInfo.model_validate(c) for c in data.get("clients", [])])
 
@@ -458,6 +470,8 @@ class DebuggerApp(App[int]):
     def _on_stopped(self, stop: StopInfo, origin: str) -> None:
         # Paint the new location first: it is in the event, no round trip needed.
         self.stop_info = stop
+        if stop.thread_id != self._threads_selected:
+            self._threads_stale = True
         self.selected_frame = 0
         loc = stop.location
         self.source.show_location(loc.path if loc else None, loc.line if loc else 0, top=True,
@@ -475,6 +489,8 @@ class DebuggerApp(App[int]):
         self.run_worker(self._refresh(), group="refresh", exclusive=True)
 
     def _on_selection(self, data: dict[str, Any], origin: str) -> None:
+        if data.get("thread_id") not in (None, self._threads_selected):
+            self._threads_stale = True
         self.selected_frame = int(data.get("frame_index") or 0)
         if "location" in data:  # a thread's or a frame's place, even one with no source
             loc = data.get("location") or {}
@@ -486,8 +502,9 @@ class DebuggerApp(App[int]):
     # ================================================================== filling panes
 
     async def _refresh(self) -> None:
-        """After a stop or a frame change: stack, then variables, watches, threads.
-        Old values stay on screen (dimmed) until the new ones are in."""
+        """After a stop or a frame change: fetch the stack, the variables, the watches
+        and (when shown) the threads, then show them all at once, so the screen is
+        composed once per stop. Old values stay on screen (dimmed) until then."""
         link = self.link
         if link is None or self.state == "terminated":
             return
@@ -498,27 +515,54 @@ class DebuggerApp(App[int]):
             return
         selected = next((f.index for f in stack.frames if f.selected), 0)
         self.selected_frame = selected
+        variables = await self._fetch_variables(selected)
+        watches = await self._fetch_watches()
+        threads = None
+        if self._threads_stale or self._threads_shown():
+            threads = await self._fetch_threads()
         self.query_one(StackPane).show_frames(stack.frames, selected)
         frame = next((f for f in stack.frames if f.index == selected), None)
         if frame is not None and frame.file and self.source.location_line is None:
             self.source.show_location(frame.file, frame.line or 1, top=selected == 0)
-        await self._refresh_variables(selected)
-        await self._refresh_watches()
+        self._show_variables(variables)
+        if watches is not None:
+            self.query_one(WatchesPane).show_values(watches)
+        self._show_threads(threads)
+
+    def _threads_shown(self) -> bool:
+        return self.query_one("#nav-tabs", TabbedContent).active == "tab-threads"
+
+    async def _fetch_threads(self) -> list[Any] | None:
+        if self.link is None:
+            return None
         with contextlib.suppress(DebuggerError):
-            threads = await link.call("threads")
+            threads = (await self.link.call("threads")).threads
+            self._threads_stale = False
+            self._threads_selected = next((t.id for t in threads if t.selected), None)
+            return threads
+        return None
+
+    async def _refresh_threads(self) -> None:
+        if self.state == "stopped":
+            self._show_threads(await self._fetch_threads())
+
+    def _show_threads(self, threads: list[Any] | None) -> None:
+        """The threads, or (None) the last ones fetched with the new stop's reason."""
+        threads = self._threads_last = threads if threads is not None else self._threads_last
+        if threads is not None:
             stop = self.stop_info
             self.query_one(ThreadsPane).show_threads(
-                threads.threads, (stop.thread_id, stop.reason) if stop else None)
+                threads, (stop.thread_id, stop.reason) if stop else None)
 
-    async def _refresh_variables(self, frame_index: int) -> None:
+    async def _fetch_variables(self, frame_index: int
+                               ) -> tuple[list[str], dict[Key, VariablesResult]] | str:
+        """The scopes and the pages the tree shows, or the error to show instead."""
         link = self.link
         assert link is not None
         try:
             first = await link.call("variables", {"frame_index": frame_index, "max_items": PAGE})
         except DebuggerError as exc:
-            self.variables.placeholder = exc.message
-            self.variables.show([], {})
-            return
+            return exc.message
         pages: dict[Key, VariablesResult] = {(first.scope, None): first}
         keys = self.variables.wanted_keys(first.scopes)
         present = {(first.scope, v.path) for v in first.variables if v.has_children}
@@ -534,11 +578,23 @@ class DebuggerApp(App[int]):
                 continue
             pages[(scope, path)] = page
             present.update((scope, v.path) for v in page.variables if v.has_children)
-        self.variables.show(first.scopes, pages)
+        return first.scopes, pages
+
+    def _show_variables(self, variables: tuple[list[str], dict[Key, VariablesResult]] | str) -> None:
+        if isinstance(variables, str):
+            self.variables.placeholder = variables
+            self.variables.show([], {})
+        else:
+            self.variables.show(*variables)
 
     async def _refresh_watches(self) -> None:
+        values = await self._fetch_watches()
+        if values is not None:
+            self.query_one(WatchesPane).show_values(values)
+
+    async def _fetch_watches(self) -> dict[str, str] | None:
         if not self.watch_expressions or self.link is None or self.state != "stopped":
-            return
+            return None
         values: dict[str, str] = {}
         for expression in self.watch_expressions:
             try:
@@ -548,7 +604,7 @@ class DebuggerApp(App[int]):
                 values[expression] = result.value
             except DebuggerError as exc:
                 values[expression] = f"<{exc.message}>"
-        self.query_one(WatchesPane).show_values(values)
+        return values
 
     def _add_output(self, seq: int, category: str, text: str) -> None:
         if seq and seq < self.output_cursor:
@@ -570,6 +626,9 @@ class DebuggerApp(App[int]):
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         if event.pane.id == "tab-activity":
             event.tabbed_content.get_tab("tab-activity").label = "Activity"
+        elif event.pane.id == "tab-threads":
+            # A stop fetches the threads only while they are shown.
+            self.run_worker(self._refresh_threads(), group="threads", exclusive=True)
 
     def _show_breakpoints(self, breakpoints: list[Breakpoint]) -> None:
         self.breakpoints = breakpoints

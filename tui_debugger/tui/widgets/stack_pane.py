@@ -34,7 +34,8 @@ class StackPane(DataTable):
         refill(self, HEADERS, rows)
         if frames:
             row = next((i for i, f in enumerate(frames) if f.index == selected), 0)
-            self.move_cursor(row=row, animate=False)
+            if self.cursor_row != row:
+                self.move_cursor(row=row, animate=False)
         self.remove_class("-stale")
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:

@@ -33,7 +33,7 @@ class ThreadsPane(DataTable):
             rows.append((str(thread.id), [("▶" if thread.selected else " ") + str(thread.id),
                                           thread.name, state]))
         refill(self, HEADERS, rows)
-        if threads:
+        if threads and self.cursor_row != selected_row:
             self.move_cursor(row=selected_row, animate=False)
         self.remove_class("-stale")
 

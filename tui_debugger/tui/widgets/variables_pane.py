@@ -22,6 +22,17 @@ MAX_LABEL_CHARS = 160
 
 
 @dataclass
+class Spec:
+    """A node as a stop's results describe it, before it is in the tree."""
+
+    label: Text
+    data: "VarNode"
+    expandable: bool = False
+    children: list["Spec"] | None = None  # None: not fetched (or a leaf)
+    expand: bool = False
+
+
+@dataclass
 class VarNode:
     scope: str
     path: str | None
@@ -66,20 +77,24 @@ class VariablesPane(Tree[VarNode]):
         return keys + paths
 
     def show(self, scopes: list[str], pages: dict[Key, VariablesResult]) -> None:
-        """Replace the tree in one go: no frame in which the pane is empty."""
+        """Show a stop's variables in one go: no frame in which the pane is empty.
+        When the tree has the same shape as before (the usual step: the same names,
+        some new values), only the labels that differ are redrawn; rebuilding the
+        tree would cost a layout of the whole screen."""
+        specs = self._specs(scopes, pages)
+        if self._same_shape(list(self.root.children), specs):
+            self._relabel(list(self.root.children), specs)
+        else:
+            self._rebuild(specs)
+        self.remove_class("-stale")
+        self.filled += 1
+
+    def _rebuild(self, specs: list[Spec]) -> None:
         cursor_key = self._cursor_key()
         scroll_y = self.scroll_offset.y
         self.clear()
         self._var_nodes = {}
-        for scope in scopes:
-            node = self.root.add(Text(scope, style="bold"),
-                                 data=VarNode(scope, None, "scope", has_children=True))
-            self._var_nodes[(scope, None)] = node
-            self._fill(node, pages)
-        if not scopes:
-            self.root.add_leaf(self.placeholder, data=VarNode("", None, "loading"))
-        self.remove_class("-stale")
-        self.filled += 1
+        self._add_specs(self.root, specs)
         target = self._var_nodes.get(cursor_key) if cursor_key else None
         if target is not None:
             self.move_cursor(target, animate=False)
@@ -98,7 +113,7 @@ class VariablesPane(Tree[VarNode]):
                 if child.data and child.data.kind in ("more", "loading"):
                     child.remove()
         node.data.fetched = True
-        self._add_children(node, result, {})
+        self._add_children(node, result)
 
     def show_error(self, key: Key, message: str) -> None:
         node = self._var_nodes.get(key)
@@ -109,37 +124,80 @@ class VariablesPane(Tree[VarNode]):
 
     # ------------------------------------------------------------------ building
 
-    def _fill(self, node: TreeNode[VarNode], pages: dict[Key, VariablesResult]) -> None:
-        data = node.data
+    def _specs(self, scopes: list[str], pages: dict[Key, VariablesResult]) -> list[Spec]:
+        if not scopes:
+            return [Spec(Text(self.placeholder), VarNode("", None, "loading"))]
+        return [self._spec(Text(scope, style="bold"), VarNode(scope, None, "scope", has_children=True),
+                           pages) for scope in scopes]
+
+    def _spec(self, label: Text, data: VarNode, pages: dict[Key, VariablesResult]) -> Spec:
         key = (data.scope, data.path)
         result = pages.get(key)
         if result is None:
-            return  # collapsed and never fetched: children load when it is expanded
+            return Spec(label, data, expandable=True)  # children load when it is expanded
         data.fetched = True
-        self._add_children(node, result, pages)
-        if key in self.expanded:
-            node.expand()
+        return Spec(label, data, expandable=True, children=self._child_specs(data, result, pages),
+                    expand=key in self.expanded)
 
-    def _add_children(self, node: TreeNode[VarNode], result: VariablesResult,
-                      pages: dict[Key, VariablesResult]) -> None:
-        data = node.data
+    def _child_specs(self, data: VarNode, result: VariablesResult,
+                     pages: dict[Key, VariablesResult]) -> list[Spec]:
+        children = []
         for var in result.variables:
-            label = self._label(var)
-            child_data = VarNode(data.scope, var.path, "var", has_children=var.has_children,
-                                 total=var.child_count)
+            child = VarNode(data.scope, var.path, "var", has_children=var.has_children,
+                            total=var.child_count)
             if var.has_children:
-                child = node.add(label, data=child_data, allow_expand=True)
-                self._var_nodes[(data.scope, var.path)] = child
-                self._fill(child, pages)
+                children.append(self._spec(self._label(var), child, pages))
             else:
-                node.add_leaf(label, data=child_data)
+                children.append(Spec(self._label(var), child))
         data.loaded += len(result.variables)
         data.total = result.total
         if result.total is not None and data.loaded < result.total:
             remaining = result.total - data.loaded
             more = Text(f"… {remaining} more (Enter to load {min(remaining, 100)})",
                         style=self.get_component_rich_style("variables--more", partial=True))
-            node.add_leaf(more, data=VarNode(data.scope, data.path, "more"))
+            children.append(Spec(more, VarNode(data.scope, data.path, "more")))
+        return children
+
+    def _add_specs(self, parent: TreeNode[VarNode], specs: list[Spec]) -> None:
+        for spec in specs:
+            if spec.expandable:
+                node = parent.add(spec.label, data=spec.data, allow_expand=True)
+                self._var_nodes[(spec.data.scope, spec.data.path)] = node
+            else:
+                node = parent.add_leaf(spec.label, data=spec.data)
+            if spec.children is not None:
+                self._add_specs(node, spec.children)
+                if spec.expand:
+                    node.expand()
+
+    def _same_shape(self, nodes: list[TreeNode[VarNode]], specs: list[Spec]) -> bool:
+        if len(nodes) != len(specs):
+            return False
+        for node, spec in zip(nodes, specs):
+            data = node.data
+            if (data is None or (data.scope, data.path, data.kind) !=
+                    (spec.data.scope, spec.data.path, spec.data.kind)
+                    or node.allow_expand != spec.expandable):
+                return False
+            if spec.children is None:
+                if node.children:
+                    return False
+            elif (node.is_expanded != spec.expand
+                  or not self._same_shape(list(node.children), spec.children)):
+                return False
+        return True
+
+    def _relabel(self, nodes: list[TreeNode[VarNode]], specs: list[Spec]) -> None:
+        for node, spec in zip(nodes, specs):
+            node.data = spec.data
+            if node.label != spec.label:
+                node.set_label(spec.label)
+            if spec.children is not None:
+                self._relabel(list(node.children), spec.children)
+
+    def _add_children(self, node: TreeNode[VarNode], result: VariablesResult) -> None:
+        """A page fetched after the person expanded a node or asked for more."""
+        self._add_specs(node, self._child_specs(node.data, result, {}))
 
     def _label(self, var: VariableView) -> Text:
         name_style = self.get_component_rich_style("variables--name", partial=True)
