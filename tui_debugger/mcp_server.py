@@ -35,11 +35,17 @@ import signal
 import sys
 from typing import Any
 
-from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.tools.base import Tool
-from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import ConfigDict
+from mcp.server import Server, ServerRequestContext
+from mcp.server.stdio import stdio_server
+from mcp.types import (
+    CallToolRequestParams,
+    CallToolResult,
+    ListToolsResult,
+    PaginatedRequestParams,
+    TextContent,
+    Tool,
+    ToolAnnotations,
+)
 
 from backends.errors import DebuggerError, ErrorCode, InternalError, InvalidInput
 from backends.process import become_subreaper, end_descendants, reap_orphans_forever
@@ -191,6 +197,14 @@ def annotations(cmd: Command) -> ToolAnnotations:
     )
 
 
+def tool_definition(cmd: Command) -> Tool:
+    """The one place a command becomes an MCP tool: its name, the agent-facing
+    description, the input and output schemas and the annotations."""
+    assert cmd.mcp is not None
+    return Tool(name=cmd.mcp, description=cmd.mcp_description, input_schema=input_schema(cmd),
+                output_schema=output_schema(cmd), annotations=annotations(cmd))
+
+
 # ============================================================================ answers
 
 
@@ -273,19 +287,14 @@ def _script_error(exc: DebuggerError) -> CallToolResult:
 # ============================================================================ the server
 
 
-class _RawArguments(ArgModelBase):
-    """Hands the call's arguments through untouched, so the command layer
-    validates them and answers with its own typed, actionable errors."""
-
-    model_config = ConfigDict(extra="allow", arbitrary_types_allowed=True)
-
-    def model_dump_one_level(self) -> dict[str, Any]:
-        return {"arguments": dict(self.model_extra or {})}
-
-
 class McpFrontEnd:
     """The MCP server, the hub of the sessions it hosts, and the router that
-    takes each call to a session hosted here or to a live one elsewhere."""
+    takes each call to a session hosted here or to a live one elsewhere.
+
+    Built on the SDK's low-level `Server`: tools/list answers the tools made
+    from the registry (`tool_definition`), tools/call hands the arguments
+    untouched to `call`, so the command layer validates them and answers with
+    its own typed, actionable errors."""
 
     def __init__(self, session: str | None = None, *, serve_sessions: bool = True):
         if session is not None:
@@ -296,24 +305,25 @@ class McpFrontEnd:
         self.commands: dict[str, Command] = {
             cmd.mcp: cmd for cmd in registry.all_commands() if cmd.mcp
         }
-        self.server: MCPServer = MCPServer(
-            name=SERVER_NAME, version=__version__, instructions=INSTRUCTIONS,
-            tools=[self._tool(cmd) for cmd in self.commands.values()],
+        self.tools = ListToolsResult(tools=[tool_definition(cmd) for cmd in self.commands.values()])
+        self.server: Server[Any] = Server(
+            SERVER_NAME, version=__version__, instructions=INSTRUCTIONS,
+            on_list_tools=self._list_tools, on_call_tool=self._call_tool,
         )
 
-    def _tool(self, cmd: Command) -> Tool:
-        assert cmd.mcp is not None
+    async def run_stdio(self) -> None:
+        """Serve one client over this process's stdin and stdout."""
+        async with stdio_server() as (read_stream, write_stream):
+            await self.server.run(read_stream, write_stream,
+                                  self.server.create_initialization_options())
 
-        async def run(arguments: dict[str, Any]) -> CallToolResult:
-            return await self.call(cmd.mcp, arguments)  # type: ignore[arg-type]
+    async def _list_tools(self, ctx: ServerRequestContext[Any],
+                          params: PaginatedRequestParams | None) -> ListToolsResult:
+        return self.tools
 
-        run.__name__ = cmd.mcp.replace("-", "_")
-        return Tool(
-            fn=run, name=cmd.mcp, description=cmd.mcp_description,
-            parameters=input_schema(cmd),
-            fn_metadata=FuncMetadata(arg_model=_RawArguments, output_schema=output_schema(cmd)),
-            is_async=True, context_kwarg=None, annotations=annotations(cmd),
-        )
+    async def _call_tool(self, ctx: ServerRequestContext[Any],
+                         params: CallToolRequestParams) -> CallToolResult:
+        return await self.call(params.name, params.arguments)
 
     async def call(self, tool: str, arguments: dict[str, Any] | None) -> CallToolResult:
         """One tool call, answered: never raises for anything the caller did."""
@@ -503,7 +513,7 @@ async def serve(session: str | None, transport: str, host: str, port: int) -> No
     try:
         await front.join_live()
         if transport == "stdio":
-            await front.server.run_stdio_async()
+            await front.run_stdio()
         else:
             await serve_http(front, host, port)
     finally:
