@@ -103,6 +103,14 @@ class Backend(abc.ABC):
         """Which exceptions stop the program (ids from capabilities.exception_filters)."""
         return None
 
+    async def set_variable(self, container_ref: int, name: str, value: str) -> Variable:
+        """Give the child `name` of the container `container_ref` a new value (an
+        expression in the program's language); answers the variable as it is now."""
+        raise NotSupported(
+            f"The {self.name} backend cannot change a variable; assign it in the console "
+            "(e.g. `x = 5` in Python) where the language allows."
+        )
+
     # ----------------------------------------------------------------- run control
 
     @abc.abstractmethod

@@ -181,6 +181,10 @@ async def generate(tmp: str) -> dict[str, list[str]]:
             await rec("debug_variables", {"frameIndex": 1, "path": "values", "maxItems": 2},
                       "drill into a value by path, one page")
             await rec("debug_evaluate", {"expression": "value * factor"})
+            await rec("debug_set_variable", {"path": "factor", "value": "2"},
+                      "the value is an expression in the program's language")
+            await rec("debug_exception_breakpoints", {}, "no filters: list them")
+            await rec("debug_exception_breakpoints", {"filters": ["uncaught"]})
             await rec("debug_threads", {})
             await rec("debug_select_thread", {"threadId": (await client.call_tool(
                 "debug_threads", {})).structured_content["threads"][0]["id"]})

@@ -82,12 +82,14 @@ class SessionEvent(BaseModel):
     state {state}, stopped StopInfo, continued {thread_id}, output OutputLine,
     breakpoints {breakpoints: [Breakpoint]}, threads {}, activity ActivityEntry,
     selection {thread_id, frame_index}, exited {exit_code}, terminated {reason},
-    clients {clients: [ClientInfo]}."""
+    clients {clients: [ClientInfo]}, values {name, value} (a variable was changed),
+    exception_filters {filters}."""
 
     seq: int
     kind: Literal[
         "state", "stopped", "continued", "output", "breakpoints", "threads", "activity",
-        "selection", "exited", "terminated", "clients", "watches",
+        "selection", "exited", "terminated", "clients", "watches", "values",
+        "exception_filters",
     ]
     origin: Origin = "session"
     data: dict[str, Any] = Field(default_factory=dict)

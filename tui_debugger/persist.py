@@ -129,17 +129,30 @@ def load(cwd: str, program: str) -> list[BreakpointSpec]:
     return specs
 
 
-def save(cwd: str, program: str, specs: list[BreakpointSpec]) -> None:
-    """Replace the saved breakpoints of `program`; an empty list removes its entry."""
+def load_exception_filters(cwd: str, program: str) -> list[str] | None:
+    """The exception filters saved for `program` (None: never chosen, the adapter's defaults)."""
+    entry = _read(project_file(cwd)).get("programs", {}).get(_key(program), {})
+    filters = entry.get("exceptionFilters") if isinstance(entry, dict) else None
+    if isinstance(filters, list) and all(isinstance(f, str) for f in filters):
+        return filters
+    return None
+
+
+def save(cwd: str, program: str, specs: list[BreakpointSpec],
+         exception_filters: list[str] | None = None) -> None:
+    """Replace the saved breakpoints (and exception filters, when chosen) of
+    `program`; nothing to save removes its entry."""
     path = project_file(cwd)
     with _locked(path):
         data = _read(path) or {"version": FORMAT_VERSION, "cwd": os.path.abspath(cwd), "programs": {}}
         programs = data["programs"]
-        if specs:
+        if specs or exception_filters is not None:
             programs[_key(program)] = {
                 "saved_at": time.time(),
                 "breakpoints": [s.model_dump(mode="json", exclude_defaults=True) for s in specs],
             }
+            if exception_filters is not None:
+                programs[_key(program)]["exceptionFilters"] = list(exception_filters)
         else:
             programs.pop(_key(program), None)
         if programs:
@@ -221,11 +234,12 @@ class BreakpointSaver:
 
     def save_now(self) -> None:
         specs = self.snapshot()
-        text = json.dumps([s.model_dump(mode="json") for s in specs], sort_keys=True)
+        filters = self.session.exception_filters
+        text = json.dumps([[s.model_dump(mode="json") for s in specs], filters], sort_keys=True)
         if text == self._last:
             return  # hit counts and verified states change often; the specs rarely
         try:
-            save(self.cwd, self.program, specs)
+            save(self.cwd, self.program, specs, filters)
         except OSError as exc:
             if self.failed is None:
                 add_note(self.session, f"Could not save breakpoints to {project_file(self.cwd)}: "
@@ -236,7 +250,7 @@ class BreakpointSaver:
         self.failed = None
 
     def __call__(self, event: "SessionEvent") -> None:
-        if event.kind == "breakpoints":
+        if event.kind in ("breakpoints", "exception_filters"):
             self.save_now()
 
 
@@ -246,8 +260,12 @@ async def track(session: "Session", program: str, cwd: str) -> RestoreReport | N
     if not settings().persist_breakpoints:
         return None
     report = await restore(session, program, cwd)
+    filters = load_exception_filters(cwd, program)
+    if filters is not None and session.exception_filters is None:
+        session.exception_filters = filters  # applied with the breakpoints, before the run
     saver = BreakpointSaver(session, program, cwd)
-    saver._last = json.dumps([s.model_dump(mode="json") for s in saver.snapshot()], sort_keys=True) \
+    saver._last = json.dumps([[s.model_dump(mode="json") for s in saver.snapshot()],
+                              session.exception_filters], sort_keys=True) \
         if not report.skipped else None
     session.add_listener(saver)
     session.metadata["breakpoint_saver"] = saver
@@ -255,6 +273,6 @@ async def track(session: "Session", program: str, cwd: str) -> RestoreReport | N
 
 
 __all__ = [
-    "BreakpointSaver", "RestoreReport", "SkippedBreakpoint", "add_note", "clear", "load",
+    "BreakpointSaver", "RestoreReport", "SkippedBreakpoint", "add_note", "clear", "load", "load_exception_filters",
     "project_file", "restore", "save", "state_dir", "track",
 ]

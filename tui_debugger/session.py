@@ -30,6 +30,7 @@ from backends.models import (
     ContinuedEvent,
     DataBreakpointSpec,
     EvalResult,
+    ExceptionFilter,
     ExitedEvent,
     Frame,
     Instruction,
@@ -297,8 +298,20 @@ class Session:
         if filters is None:
             filters = [f.id for f in self.backend.capabilities.exception_filters if f.default]
         if self.backend.capabilities.exception_filters or filters:
-            with contextlib.suppress(NotSupported):
+            try:
                 await self.backend.set_exception_filters(filters)
+            except NotSupported:
+                pass
+            except DebuggerError as exc:
+                # Filters saved for this program that this adapter does not offer: run
+                # with its defaults rather than not at all, and say so.
+                text = f"Exception breakpoints not set ({exc.message}); using the defaults.\n"
+                seq = self.output.append("console", text)
+                self.publish("output", {"seq": seq, "category": "console", "text": text})
+                self.exception_filters = None
+                defaults = [f.id for f in self.backend.capabilities.exception_filters if f.default]
+                with contextlib.suppress(DebuggerError):
+                    await self.backend.set_exception_filters(defaults)
 
     # ================================================================= backend events
 
@@ -675,6 +688,36 @@ class Session:
         # Evaluation can change program state; children fetched before are stale.
         self._variables.clear()
         return result
+
+    async def set_variable(self, container_ref: int, name: str, value: str,
+                           origin: Origin) -> Variable:
+        """Change a value in the stopped program; every front end re-reads its variables."""
+        backend = self._live_backend("change a variable")
+        self._require_state({SessionState.stopped}, "change a variable")
+        variable = await backend.set_variable(container_ref, name, value)
+        self._variables.clear()
+        self.publish("values", {"name": name, "value": variable.value}, origin=origin)
+        return variable
+
+    def available_exception_filters(self) -> list[ExceptionFilter]:
+        return list(self.backend.capabilities.exception_filters) if self.backend else []
+
+    def enabled_exception_filters(self) -> list[str]:
+        if self.exception_filters is not None:
+            return list(self.exception_filters)
+        return [f.id for f in self.available_exception_filters() if f.default]
+
+    async def set_exception_filters(self, filter_ids: list[str], origin: Origin) -> None:
+        """Which exceptions stop the program, from now on (and in the next launch of
+        this program: they are saved with its breakpoints)."""
+        if self.state == SessionState.terminated:
+            raise InvalidInput("The program has ended; exception breakpoints apply to a "
+                               "running one (they are remembered for the next launch).")
+        filters = list(dict.fromkeys(filter_ids))
+        if self.backend is not None and self.state != SessionState.starting:
+            await self.backend.set_exception_filters(filters)
+        self.exception_filters = filters
+        self.publish("exception_filters", {"filters": filters}, origin=origin)
 
     async def raw_command(self, command: str, timeout: float) -> str:
         backend = self._live_backend("run a debugger command")

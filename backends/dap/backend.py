@@ -725,6 +725,28 @@ class DapBackend(Backend):
             for raw in body.get("variables") or []
         ]
 
+    async def set_variable(self, container_ref: int, name: str, value: str) -> Variable:
+        self._require_stopped()
+        if not self.capabilities.set_variable:
+            raise NotSupported(
+                f"The {self.profile.name} adapter cannot change variables (no setVariable); "
+                "assign it in the console where the language allows."
+            )
+        try:
+            body = await self._request("setVariable", {"variablesReference": container_ref,
+                                                       "name": name, "value": value})
+        except CommandFailed as exc:
+            raise CommandFailed(f"Could not set {name} to {value}: {exc.message.strip()}",
+                                **exc.details) from exc
+        return Variable(
+            name=name,
+            value=str(body.get("value", "")),
+            type=body.get("type") or None,
+            ref=int(body.get("variablesReference") or 0),
+            named_count=body.get("namedVariables"),
+            indexed_count=body.get("indexedVariables"),
+        )
+
     async def evaluate(
         self, expression: str, frame_id: int | None, context: str = "repl"
     ) -> EvalResult:

@@ -13,7 +13,8 @@ from backends.models import BreakpointSpec
 from ..models import SessionState
 from .context import abs_path, parse_location, session_of
 from .registry import Args, CliSpec, Command, CommandContext, NoArgs, register
-from .views import BreakpointList, BreakpointResult, BreakpointsRemoved
+from .views import (BreakpointList, BreakpointResult, BreakpointsRemoved, ExceptionBreakpointsResult,
+                    ExceptionFilterView)
 
 
 class BreakpointAddArgs(Args):
@@ -178,4 +179,51 @@ register(Command(
         CliSpec(("break", "disable"), positional=("breakpoint_id",), fixed={"enabled": False}),
     ],
     next_steps=lambda r: ["breakpoint_list"],
+))
+
+
+class ExceptionBreakpointsArgs(Args):
+    filters: list[str] | None = Field(
+        None, description="The adapter's exception filter ids to turn on (the others go off); "
+        "[] turns them all off; leave out to list them. Python: raised, uncaught, userUnhandled; "
+        "C/C++ (lldb-dap): cpp_throw, cpp_catch; JavaScript: all, uncaught.")
+
+
+async def _exception_breakpoints(ctx: CommandContext, args: ExceptionBreakpointsArgs) -> ExceptionBreakpointsResult:
+    session = session_of(ctx)
+    if args.filters is not None:
+        await session.set_exception_filters(args.filters, ctx.origin)
+    available = session.available_exception_filters()
+    enabled = set(session.enabled_exception_filters())
+    views = [ExceptionFilterView(id=f.id, label=f.label, enabled=f.id in enabled, default=f.default)
+             for f in available]
+    if not available:
+        message = ("This debugger offers no exception filters"
+                   + (" (yet: they are known once the program has started)."
+                      if session.state in (SessionState.idle, SessionState.starting) else "."))
+    else:
+        lines = [f"  [{'x' if v.enabled else ' '}] {v.id:<16} {v.label}" for v in views]
+        head = "Exceptions that stop the program:" if args.filters is None else \
+            ("Now stopping on: " + (", ".join(f.id for f in views if f.enabled) or "no exceptions") + ".")
+        message = "\n".join([head, *lines])
+    return ExceptionBreakpointsResult(filters=views, message=message)
+
+
+def _exception_breakpoints_cli(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("filters", nargs="*", metavar="FILTER",
+                        help="filter ids to turn on (the others go off); none: list them")
+    parser.add_argument("--none", action="store_true", help="stop on no exception")
+
+
+register(Command(
+    id="exception_breakpoints", help="Choose which exceptions stop the program (list with no filters).",
+    description="Exception breakpoints: turn on the adapter's exception filters by id (the others "
+    "go off), or list them with their state when filters is left out. Remembered with the "
+    "program's breakpoints for its next launch.",
+    args=ExceptionBreakpointsArgs, result=ExceptionBreakpointsResult,
+    handler=_exception_breakpoints, mcp="debug_exception_breakpoints",
+    cli=[CliSpec(("break", "exceptions"), build=_exception_breakpoints_cli,
+                 adapt=lambda ns: {"filters": []} if ns.none else (
+                     {"filters": ns.filters} if ns.filters else {}))],
+    next_steps=lambda r: ["continue"],
 ))

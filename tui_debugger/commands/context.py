@@ -195,6 +195,46 @@ async def resolve_path(session: Session, ref: int, path: str) -> tuple[int, Vari
     return current_ref, found
 
 
+async def resolve_container(session: Session, ref: int, path: str) -> tuple[int, Variable]:
+    """The container that holds the value at `path` (its variables reference) and
+    the value itself, named as the debugger names it ("[0]", "'key'")."""
+    segments = split_path(path)
+    if not segments:
+        raise InvalidInput("Give the path of a variable, e.g. 'count' or 'order.items[0]'.")
+    parent_ref = ref
+    if len(segments) > 1:
+        parent_ref, parent = await resolve_path(session, ref, path[: _parent_end(path)])
+        if parent_ref <= 0:
+            raise InvalidInput(f"{parent.name} has no members to change.")
+    children = await session.variables(parent_ref)
+    found = _match_child(children, segments[-1])
+    if found is None and len(children) == 1 and children[0].name in ("", "*") and children[0].ref > 0:
+        parent_ref = children[0].ref  # through a pointer
+        children = await session.variables(parent_ref)
+        found = _match_child(children, segments[-1])
+    if found is None:
+        sample = ", ".join(c.name for c in children[:20])
+        raise InvalidInput(f"No {segments[-1]!r} there. Names: {sample}" +
+                           ("…" if len(children) > 20 else "") + ".")
+    return parent_ref, found
+
+
+def _parent_end(path: str) -> int:
+    """Where the parent part of `path` ends: before its last `.name` or `[index]`."""
+    depth = 0
+    for i in range(len(path) - 1, -1, -1):
+        ch = path[i]
+        if ch == "]":
+            depth += 1
+        elif ch == "[":
+            depth -= 1
+            if depth == 0:
+                return i
+        elif ch == "." and depth == 0:
+            return i
+    return len(path)
+
+
 def read_source(path: str, line: int, around: int) -> list[SourceLineView]:
     if not path or not os.path.exists(path):
         return []

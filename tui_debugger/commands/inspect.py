@@ -21,6 +21,7 @@ from .context import (
     pick_scope,
     redact_text,
     redact_value,
+    resolve_container,
     resolve_path,
     session_of,
     variable_view,
@@ -33,6 +34,7 @@ from .views import (
     FrameSelected,
     OutputResult,
     RawCommandResult,
+    SetVariableResult,
     StackResult,
     ThreadsResult,
     ThreadView,
@@ -219,6 +221,56 @@ register(Command(
         adapt=lambda ns: {"expression": " ".join(ns.expression),
                           **({"frame_index": ns.frame_index} if ns.frame_index is not None else {})})],
     next_steps=lambda r: ["variables", "next", "continue"],
+    applies_in=STOPPED,
+))
+
+
+class SetVariableArgs(Args):
+    path: str = Field(description="The variable, e.g. 'count', 'order.total', 'items[0]'.")
+    value: str = Field(description="The new value, as an expression in the program's language.")
+    frame_index: int | None = Field(None, ge=0, description="Frame (default: the selected one).")
+    scope: str | None = Field(None, description="Scope to look in (default: locals, then the others).")
+
+
+async def _set_variable(ctx: CommandContext, args: SetVariableArgs) -> SetVariableResult:
+    session = session_of(ctx)
+    session._require_state({SessionState.stopped}, "change a variable")
+    if session.backend is not None and not session.backend.capabilities.set_variable:
+        raise NotSupported(
+            f"The {session.adapter or 'current'} debugger cannot change variables; assign it "
+            "in the console where the language allows (e.g. `print x = 5` in C through lldb).")
+    frame_index = session.selected_frame_index if args.frame_index is None else args.frame_index
+    scope, scopes = await pick_scope(session, frame_index, args.scope)
+    candidates = [scope] if args.scope else [scope] + [s for s in scopes if s is not scope]
+    first_error: DebuggerError | None = None
+    for candidate in candidates:
+        try:
+            container, found = await resolve_container(session, candidate.ref, args.path)
+        except InvalidInput as exc:
+            first_error = first_error or exc
+            continue
+        variable = await session.set_variable(container, found.name, args.value, ctx.origin)
+        view = variable_view(session, variable, args.path)
+        return SetVariableResult(variable=view,
+                                 message=f"{args.path} = {view.value}" +
+                                 (f"  ({view.type})" if view.type else ""))
+    assert first_error is not None
+    raise first_error
+
+
+register(Command(
+    id="set_variable", help="Change a variable's value in the stopped program.",
+    description="Set a variable (by path, as debug_variables names it) to a new value, given as "
+    "an expression in the program's language. Answers the value the debugger now reports.",
+    args=SetVariableArgs, result=SetVariableResult, handler=_set_variable,
+    mcp="debug_set_variable",
+    cli=[CliSpec(("set",), build=lambda p: (
+        p.add_argument("path", metavar="PATH", help="the variable, e.g. count or order.total"),
+        p.add_argument("value", nargs="+", metavar="VALUE", help="the new value (an expression)"),
+        p.add_argument("--frame", type=int, dest="frame_index")),
+        adapt=lambda ns: {"path": ns.path, "value": " ".join(ns.value),
+                          **({"frame_index": ns.frame_index} if ns.frame_index is not None else {})})],
+    next_steps=lambda r: ["variables", "continue", "next"],
     applies_in=STOPPED,
 ))
 

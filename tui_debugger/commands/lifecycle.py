@@ -56,6 +56,8 @@ class LaunchArgs(Args):
     core_file: str | None = Field(None, description="A core dump of the program: open it "
                                   "post-mortem (stack, threads, locals, memory, disassembly; "
                                   "no run control). lldb-dap, lldb-cli, dlv.")
+    module: str | None = Field(None, description="A Python module to run as `python -m MODULE` "
+                               "(instead of program; args go to the module).")
 
 
 async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
@@ -69,9 +71,18 @@ async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
     stop_on_entry = args.stop_on_entry
     notes: list[str] = []
     python_module = False
-    if not program and not args.launch_config:
-        raise InvalidInput("Give the program to debug (e.g. app.py), or launchConfig: the name of "
-                           "a configuration in .vscode/launch.json.")
+    if args.module:
+        if program:
+            raise InvalidInput(f"Give a program ({program}) or a module ({args.module}), not both; "
+                               "the module's own arguments go in args.")
+        # python -m MODULE: no file to check; the session is named after the module.
+        python_module = True
+        request_extra["module"] = args.module
+        program = os.path.join(base, args.module)
+        adapter_hint = adapter_hint or "debugpy"
+    elif not program and not args.launch_config:
+        raise InvalidInput("Give the program to debug (e.g. app.py), a Python module, or "
+                           "launchConfig: the name of a configuration in .vscode/launch.json.")
     if args.launch_config:
         # .vscode/launch.json (launch_json.py). What the caller gives itself wins
         # over the configuration; a given PROGRAM also stands for ${file}.
@@ -88,7 +99,7 @@ async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
         program = program or cfg.program or ""
         prog_args = prog_args or cfg.args
         adapter_hint = adapter_hint or cfg.adapter
-        request_extra = dict(cfg.extra)
+        request_extra = {**cfg.extra, **request_extra}
         env = {**cfg.env, **args.env}
         stop_on_entry = stop_on_entry or cfg.stop_on_entry
         base = base if args.cwd else (cfg.cwd or base)
@@ -157,6 +168,14 @@ async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
                 BreakpointSpec(function=ENTRY_FUNCTIONS[adapter]), "session")
             session.entry_breakpoint_id = entry.id
             stop_on_entry = False
+        elif stop_on_entry and request_extra.get("module"):
+            # debugpy does not stop on entry into a module run as `-m`: stop at the
+            # module's first statement with a one-shot breakpoint instead.
+            first = _module_first_line(str(request_extra["module"]), base)
+            if first is not None:
+                entry = await session.add_breakpoint(
+                    BreakpointSpec(path=first[0], line=first[1]), "session")
+                session.entry_breakpoint_id = entry.id
         request = LaunchRequest(
             program=program_path, args=prog_args, cwd=base, env=env,
             stop_on_entry=stop_on_entry, extra=request_extra, core_file=core_file,
@@ -187,6 +206,31 @@ async def launch_status(session: Session, restored: list[Any], origin: str) -> S
         status.message = ("Running; no stop yet. debug_wait waits for the first stop; "
                           "debug_pause interrupts.")
     return status
+
+
+def _module_first_line(module: str, base: str) -> tuple[str, int] | None:
+    """The file `python -m module` runs and the line of its first statement."""
+    import ast
+    import importlib.util
+    import sys
+
+    sys.path.insert(0, base)  # -m finds modules in the working directory first
+    try:
+        spec = importlib.util.find_spec(module)
+        if spec is not None and spec.submodule_search_locations is not None:
+            spec = importlib.util.find_spec(module + ".__main__")
+    except (ImportError, ValueError):
+        return None
+    finally:
+        sys.path.remove(base)
+    if spec is None or not spec.origin or not os.path.isfile(spec.origin):
+        return None
+    try:
+        with open(spec.origin, encoding="utf-8") as handle:
+            tree = ast.parse(handle.read())
+    except (OSError, SyntaxError, ValueError):
+        return None
+    return (spec.origin, tree.body[0].lineno) if tree.body else None
 
 
 register(Command(

@@ -241,3 +241,18 @@ class WatchResult(ActionResult):
     watches: list[Watch] = Field(default_factory=list)
     removed: list[Watch] = Field(default_factory=list)
     message: str | None = None
+class ExceptionFilterView(Result):
+    id: str
+    label: str
+    enabled: bool
+    default: bool = False
+
+
+class ExceptionBreakpointsResult(ActionResult):
+    filters: list[ExceptionFilterView]
+    message: str
+
+
+class SetVariableResult(ActionResult):
+    variable: VariableView
+    message: str
