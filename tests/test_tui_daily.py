@@ -193,3 +193,72 @@ async def test_selecting_a_thread_moves_the_source(tmp_path):
                          what="the worker's stack")
         assert stack.frames[0].line == app.source.location_line
         await app.action_quit()
+
+
+HANDLED = textwrap.dedent("""\
+    def work(n):
+        total = n * 2
+        items = [1, 2, 3]
+        return total + sum(items)  # @sum
+
+
+    print("result", work(3))
+    try:
+        raise ValueError("handled on purpose")
+    except ValueError:
+        pass
+""")
+
+
+async def test_set_a_value_console_assignment_and_exception_filters(tmp_path):
+    from tests.test_tui_helpers import find_node, tree_labels
+    from tui_debugger.tui.widgets.console_pane import ConsoleInput
+    from tui_debugger.tui.widgets.exception_dialog import ExceptionDialog
+    from tui_debugger.tui.widgets.value_dialog import ValueDialog
+
+    program = tmp_path / "handled.py"
+    program.write_text(HANDLED)
+    at_sum = next(i for i, t in enumerate(HANDLED.splitlines(), 1) if "@sum" in t)
+    app = create_app("launch", {"program": str(program), "breakpoints": [f"{program}:{at_sum}"]},
+                     cwd=str(tmp_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await stopped_at(pilot, at_sum)
+        tree = app.variables
+        await wait_until(pilot, lambda: find_node(tree, "total") is not None, what="locals")
+
+        # Enter on a value asks for the new one; Locals show it at once.
+        await pilot.press("alt+5")
+        tree.move_cursor(find_node(tree, "total"))
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ValueDialog), what="the value dialog")
+        assert app.screen.focused.value == "6"
+        app.screen.focused.value = "40"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: any("total = 40" in label for label in tree_labels(tree)),
+                         what="total = 40 in Locals")
+
+        # An assignment in the console refreshes Locals too.
+        await pilot.press("alt+3")
+        assert isinstance(app.focused, ConsoleInput)
+        app.focused.value = "items[0] = 100"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: any("100" in label and "items" in label
+                                            for label in tree_labels(tree)), what="items refreshed")
+
+        # Exception breakpoints from the palette: a checklist of the debugger's filters.
+        await pilot.press("ctrl+p")
+        await pilot.press(*"exception_breakpoints")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ExceptionDialog), what="the checklist")
+        assert [f.id for f in app.screen.filters] == ["raised", "uncaught", "userUnhandled"]
+        assert app.focused.id == "exc-0"  # "raised"
+        await pilot.press("space")
+        await pilot.click("#exc-save")
+        await wait_until(pilot, lambda: app.link.session.exception_filters == ["raised", "uncaught"],
+                         what="the filters set")
+        await pilot.press("f5")
+        await wait_until(pilot, lambda: app.state == "stopped" and app.stop_info is not None
+                         and app.stop_info.reason == "exception", what="the handled exception stop")
+        assert "handled on purpose" in app.status.render().plain
+        await app.action_quit()

@@ -33,7 +33,7 @@ from ..router import LocalHandle, RemoteHandle, SessionHandle, join
 from ..session import Session
 from .format import breakpoint_detail, breakpoint_glyph, display_path, who_proper
 from .keymap import app_bindings, bindable_ids, user_keymap
-from .messages import (EditBreakpoint, Evaluate, LoadChildren, RunCommand, StartSession,
+from .messages import (EditBreakpoint, EditValue, Evaluate, LoadChildren, RunCommand, StartSession,
                        ToggleBreakpoint, WatchesChanged)
 from .palette import RegistryCommands
 from .widgets.activity_pane import ActivityPane
@@ -44,6 +44,8 @@ from .widgets.command_form import CommandForm, needs_form
 from .widgets.console_pane import ConsolePane
 from .widgets.help_screen import HelpScreen, binding_rows
 from .widgets.output_pane import OutputPane
+from .widgets.exception_dialog import ExceptionDialog
+from .widgets.value_dialog import ValueDialog
 from .widgets.open_file_dialog import OpenFileDialog, program_files
 from .widgets.source_prompt import SourcePrompt
 from .widgets.source_view import GutterMark, SourceView
@@ -429,6 +431,9 @@ class DebuggerApp(App[int]):
                         title="Session over")
         elif kind == "threads":
             self._threads_stale = True
+        elif kind == "values":
+            # Someone changed a value: every pane that shows values reads them again.
+            self.run_worker(self._refresh_values(), group="refresh-values", exclusive=True)
         elif kind == "clients":
             self.status.set_clients([ClientInfo.model_validate(c) for c in data.get("clients", [])])
 
@@ -557,6 +562,12 @@ class DebuggerApp(App[int]):
             self.query_one(ThreadsPane).show_threads(
                 threads, (stop.thread_id, stop.reason) if stop else None)
 
+    async def _refresh_values(self) -> None:
+        """A value changed (set_variable, a console assignment): read Locals and watches again."""
+        if self.link is not None and self.state == "stopped":
+            self._show_variables(await self._fetch_variables(self.selected_frame))
+            await self._refresh_watches()
+
     async def _fetch_variables(self, frame_index: int
                                ) -> tuple[list[str], dict[Key, VariablesResult]] | str:
         """The scopes and the pages the tree shows, or the error to show instead."""
@@ -669,6 +680,9 @@ class DebuggerApp(App[int]):
     def invoke_command(self, command_id: str, args: dict[str, Any] | None = None) -> None:
         """Run a registry command; one that needs arguments asks for them first."""
         command = registry.get(command_id)
+        if args is None and command_id == "exception_breakpoints":
+            self.action_exception_breakpoints()  # a checklist of the debugger's filters
+            return
         if args is None and needs_form(command):
             initial: dict[str, Any] = {}
             fields = command.args.model_fields
@@ -791,6 +805,38 @@ class DebuggerApp(App[int]):
             console.show_result(exc.message, error=True)
             return
         console.show_result(result.value, result.type)
+        # The expression may have assigned (`x = 5`, lldb's `expr x = 5`): show the effect.
+        await self._refresh_values()
+
+    def on_edit_value(self, message: EditValue) -> None:
+        message.stop()
+        if self.state != "stopped":
+            return
+
+        def done(value: str | None) -> None:
+            if value is not None and value != message.value:
+                self._run("set_variable", {"path": message.path, "value": value,
+                                           "scope": message.scope,
+                                           "frame_index": self.selected_frame})
+
+        self.push_screen(ValueDialog(message.path, message.value), done)
+
+    def action_exception_breakpoints(self) -> None:
+        self.run_worker(self._choose_exceptions(), group="commands")
+
+    async def _choose_exceptions(self) -> None:
+        listed = await self._call("exception_breakpoints", {})
+        if listed is None:
+            return
+        if not listed.filters:
+            self.notify(listed.message, title="exception breakpoints")
+            return
+
+        def done(filters: list[str] | None) -> None:
+            if filters is not None:
+                self._run("exception_breakpoints", {"filters": filters})
+
+        self.push_screen(ExceptionDialog(listed.filters), done)
 
     def on_watches_changed(self, message: WatchesChanged) -> None:
         message.stop()

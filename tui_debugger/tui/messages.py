@@ -66,3 +66,13 @@ class StartSession(Message):
         super().__init__()
         self.command_id = command_id
         self.args = args
+
+
+class EditValue(Message):
+    """Give a variable a new value (the app asks for it, then runs set_variable)."""
+
+    def __init__(self, scope: str, path: str, value: str) -> None:
+        super().__init__()
+        self.scope = scope
+        self.path = path
+        self.value = value

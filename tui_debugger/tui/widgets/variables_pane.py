@@ -9,12 +9,13 @@ from dataclasses import dataclass
 from typing import Literal
 
 from rich.text import Text
+from textual.binding import Binding
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from ...commands.views import VariablesResult, VariableView
 from ..format import one_line
-from ..messages import LoadChildren
+from ..messages import EditValue, LoadChildren
 
 Key = tuple[str, str | None]  # (scope name, path); path None is the scope itself
 EXPANDED_BY_DEFAULT = {"locals", "local", "arguments", "args", "locals and arguments"}
@@ -41,9 +42,12 @@ class VarNode:
     loaded: int = 0  # children shown so far
     total: int | None = None
     fetched: bool = False
+    value: str = ""
 
 
 class VariablesPane(Tree[VarNode]):
+    BINDINGS = [Binding("e", "edit_value", "change the highlighted value", id="vars.edit")]
+
     COMPONENT_CLASSES = Tree.COMPONENT_CLASSES | {
         "variables--name", "variables--type", "variables--changed", "variables--more",
     }
@@ -59,6 +63,7 @@ class VariablesPane(Tree[VarNode]):
         self.placeholder = "Variables appear when the program stops."
         #: bumped each time a stop's variables are shown (the benchmark waits on it)
         self.filled = 0
+        self._first_click = False
 
     # ------------------------------------------------------------------ from the app
 
@@ -144,7 +149,7 @@ class VariablesPane(Tree[VarNode]):
         children = []
         for var in result.variables:
             child = VarNode(data.scope, var.path, "var", has_children=var.has_children,
-                            total=var.child_count)
+                            total=var.child_count, value=var.value)
             if var.has_children:
                 children.append(self._spec(self._label(var), child, pages))
             else:
@@ -247,6 +252,14 @@ class VariablesPane(Tree[VarNode]):
     def on_tree_node_selected(self, event: Tree.NodeSelected[VarNode]) -> None:
         event.stop()
         data = event.node.data
+        if data is not None and data.kind == "var" and not data.has_children:
+            # Enter on a plain value changes it (a click: only a second click on the
+            # highlighted row, as in the Stack pane); a container opens instead.
+            if self._first_click:
+                self._first_click = False
+            else:
+                self._edit(data)
+            return
         if data is None or data.kind != "more":
             return
         parent = event.node.parent
@@ -254,3 +267,17 @@ class VariablesPane(Tree[VarNode]):
             return
         event.node.set_label(Text("loading…", style="italic"))
         self.post_message(LoadChildren(parent.data.scope, parent.data.path, parent.data.loaded))
+
+    async def _on_click(self, event) -> None:
+        line = event.style.meta.get("line")
+        self._first_click = line is not None and line != self.cursor_line
+        await super()._on_click(event)
+
+    def action_edit_value(self) -> None:
+        node = self.cursor_node
+        if node is not None and node.data is not None and node.data.kind == "var":
+            self._edit(node.data)
+
+    def _edit(self, data: VarNode) -> None:
+        if data.path:
+            self.post_message(EditValue(data.scope, data.path, data.value))
