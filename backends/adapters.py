@@ -338,6 +338,13 @@ def is_native_binary(path: str) -> bool:
     )
 
 
+def _has_go_files(directory: str) -> bool:
+    try:
+        return any(name.endswith(".go") for name in os.listdir(directory))
+    except OSError:
+        return False
+
+
 def adapter_for_program(program: str, argv: list[str] | None = None) -> str:
     """The adapter a program needs, by its name and, for binaries, its contents."""
     if argv and is_node_command(argv):
@@ -347,6 +354,8 @@ def adapter_for_program(program: str, argv: list[str] | None = None) -> str:
         return "debugpy"
     if lower.endswith(JS_SUFFIXES):
         return "node"
+    if lower.endswith(".go") or (os.path.isdir(program) and _has_go_files(program)):
+        return "dlv"  # Go sources or a package directory: dlv builds and runs them
     if os.path.isfile(program):
         if is_native_binary(program):
             return "dlv" if is_go_binary(program) else "lldb-dap"

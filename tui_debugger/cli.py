@@ -43,6 +43,8 @@ def _add_launch_options(parser: argparse.ArgumentParser) -> None:
                         help="use this configuration from .vscode/launch.json")
     parser.add_argument("--core", dest="core_file", metavar="COREFILE",
                         help="open a core dump of PROGRAM post-mortem")
+    parser.add_argument("-m", dest="module", metavar="MODULE",
+                        help="run a Python module, as `python -m MODULE ARGS`")
     parser.add_argument("program", nargs="?", metavar="PROGRAM")
     parser.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS")
 
@@ -166,15 +168,21 @@ def _env_pairs(pairs: list[str]) -> dict[str, str]:
 
 
 def launch_args_from(ns: argparse.Namespace) -> dict[str, Any]:
-    if not ns.program and not ns.launch_config:
-        raise InvalidInput("Give the program to debug, e.g. `tui-debugger start app.py`.")
+    module = getattr(ns, "module", None)
+    if not ns.program and not ns.launch_config and not module:
+        raise InvalidInput("Give the program to debug, e.g. `tui-debugger start app.py`, "
+                           "or a Python module: `tui-debugger start -m json.tool`.")
     args = list(ns.args or [])
     if args[:1] == ["--"]:
         args = args[1:]
+    if module and ns.program:
+        # `run -m json.tool in.json`: what argparse took for the program is the module's argument.
+        args = [ns.program, *args]
+        ns.program = None
     optional: dict[str, Any] = {
         "args": args, "adapter": ns.adapter, "stop_on_entry": ns.stop_on_entry,
         "session_name": ns.session, "breakpoints": ns.breakpoints, "env": _env_pairs(ns.env),
-        "cwd": ns.cwd, "launch_config": ns.launch_config,
+        "cwd": ns.cwd, "launch_config": ns.launch_config, "module": module,
         "core_file": getattr(ns, "core_file", None),
     }
     # Only what was given, so the launch command's own defaults (and launch.json) apply.

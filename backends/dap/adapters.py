@@ -108,6 +108,10 @@ class DebugpyProfile(AdapterProfile):
         }
         if "module" in extra or "code" in extra:
             arguments.pop("program")
+        if "justMyCode" not in extra and _is_library_code(extra.get("module"), program):
+            # With justMyCode the library's own lines never stop: `-m json.tool` or a
+            # copy of the stdlib's calendar.py would run to its end without a word.
+            arguments["justMyCode"] = False
         arguments.update(extra)
         return arguments
 
@@ -548,3 +552,29 @@ class DelveBackend(DapBackend):
         if isinstance(event, ContinuedEvent) and self._state == "ended":
             return  # the answer to a continue that the program's end overtook
         super()._publish(event)
+
+
+def _library_dirs() -> list[str]:
+    import sysconfig
+
+    paths = sysconfig.get_paths()
+    return sorted({os.path.realpath(paths[k]) for k in ("stdlib", "platstdlib", "purelib", "platlib")
+                   if paths.get(k)}, key=len, reverse=True)
+
+
+def _is_library_code(module: str | None, program: str) -> bool:
+    """Whether what runs is the standard library's or an installed package's code
+    (the interpreter debugpy runs is this one, so its paths are ours)."""
+    target = program
+    if module:
+        import importlib.util
+
+        try:
+            spec = importlib.util.find_spec(module)
+        except (ImportError, ValueError):
+            return False
+        if spec is None or not spec.origin or spec.origin in ("built-in", "frozen"):
+            return False
+        target = spec.origin
+    target = os.path.realpath(target)
+    return any(target.startswith(d + os.sep) for d in _library_dirs())
