@@ -211,7 +211,7 @@ HANDLED = textwrap.dedent("""\
 
 
 async def test_set_a_value_console_assignment_and_exception_filters(tmp_path):
-    from tests.test_tui_helpers import find_node, tree_labels
+    from tests.support.tui import find_node, tree_labels
     from tui_debugger.tui.widgets.console_pane import ConsoleInput
     from tui_debugger.tui.widgets.exception_dialog import ExceptionDialog
     from tui_debugger.tui.widgets.value_dialog import ValueDialog

@@ -8,15 +8,7 @@ from __future__ import annotations
 import shutil
 
 from tests.conftest import require
-from tests.test_mcp_support import (  # noqa: F401 - fixtures
-    PROGRAMS,
-    call,
-    fails,
-    in_process_client,
-    line_of,
-    mcp_env,
-    write_program,
-)
+from tests.support.mcp import PROGRAMS, call, fails, in_process_client, line_of, write_program
 
 HANDLED = """
     def work(n):

@@ -46,7 +46,8 @@ class VarNode:
 
 
 class VariablesPane(Tree[VarNode]):
-    BINDINGS = [Binding("e", "edit_value", "change the highlighted value", id="vars.edit")]
+    BINDINGS = [Binding("e", "edit_value", "change the highlighted value (Enter too)", show=False,
+                        id="vars.edit")]
 
     COMPONENT_CLASSES = Tree.COMPONENT_CLASSES | {
         "variables--name", "variables--type", "variables--changed", "variables--more",
