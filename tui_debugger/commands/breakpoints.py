@@ -184,9 +184,7 @@ register(Command(
 
 class ExceptionBreakpointsArgs(Args):
     filters: list[str] | None = Field(
-        None, description="The adapter's exception filter ids to turn on (the others go off); "
-        "[] turns them all off; leave out to list them. Python: raised, uncaught, userUnhandled; "
-        "C/C++ (lldb-dap): cpp_throw, cpp_catch; JavaScript: all, uncaught.")
+        None, description="Filter ids to turn on (others go off); [] none; omit to list them.")
 
 
 async def _exception_breakpoints(ctx: CommandContext, args: ExceptionBreakpointsArgs) -> ExceptionBreakpointsResult:
@@ -217,9 +215,8 @@ def _exception_breakpoints_cli(parser: argparse.ArgumentParser) -> None:
 
 register(Command(
     id="exception_breakpoints", help="Choose which exceptions stop the program (list with no filters).",
-    description="Exception breakpoints: turn on the adapter's exception filters by id (the others "
-    "go off), or list them with their state when filters is left out. Remembered with the "
-    "program's breakpoints for its next launch.",
+    description="Which exceptions stop the program: the adapter's filter ids (Python raised, "
+    "uncaught; JS all, uncaught; C++ cpp_throw). Kept for the program's next launch.",
     args=ExceptionBreakpointsArgs, result=ExceptionBreakpointsResult,
     handler=_exception_breakpoints, mcp="debug_exception_breakpoints",
     cli=[CliSpec(("break", "exceptions"), build=_exception_breakpoints_cli,

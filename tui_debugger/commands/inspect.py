@@ -226,10 +226,9 @@ register(Command(
 
 
 class SetVariableArgs(Args):
-    path: str = Field(description="The variable, e.g. 'count', 'order.total', 'items[0]'.")
-    value: str = Field(description="The new value, as an expression in the program's language.")
-    frame_index: int | None = Field(None, ge=0, description="Frame (default: the selected one).")
-    scope: str | None = Field(None, description="Scope to look in (default: locals, then the others).")
+    path: str = Field(description="Variable path, e.g. 'order.items[0]'.")
+    value: str = Field(description="New value (an expression).")
+    frame_index: int | None = Field(None, ge=0, description="Frame (default: selected).")
 
 
 async def _set_variable(ctx: CommandContext, args: SetVariableArgs) -> SetVariableResult:
@@ -240,8 +239,9 @@ async def _set_variable(ctx: CommandContext, args: SetVariableArgs) -> SetVariab
             f"The {session.adapter or 'current'} debugger cannot change variables; assign it "
             "in the console where the language allows (e.g. `print x = 5` in C through lldb).")
     frame_index = session.selected_frame_index if args.frame_index is None else args.frame_index
-    scope, scopes = await pick_scope(session, frame_index, args.scope)
-    candidates = [scope] if args.scope else [scope] + [s for s in scopes if s is not scope]
+    # Locals first, then the frame's other scopes (globals, registers...).
+    scope, scopes = await pick_scope(session, frame_index, None)
+    candidates = [scope] + [s for s in scopes if s is not scope]
     first_error: DebuggerError | None = None
     for candidate in candidates:
         try:
@@ -260,8 +260,8 @@ async def _set_variable(ctx: CommandContext, args: SetVariableArgs) -> SetVariab
 
 register(Command(
     id="set_variable", help="Change a variable's value in the stopped program.",
-    description="Set a variable (by path, as debug_variables names it) to a new value, given as "
-    "an expression in the program's language. Answers the value the debugger now reports.",
+    description="Set a variable (a path as in debug_variables) to a new value; answers the "
+    "value the debugger now reports.",
     args=SetVariableArgs, result=SetVariableResult, handler=_set_variable,
     mcp="debug_set_variable",
     cli=[CliSpec(("set",), build=lambda p: (

@@ -56,8 +56,7 @@ class LaunchArgs(Args):
     core_file: str | None = Field(None, description="A core dump of the program: open it "
                                   "post-mortem (stack, threads, locals, memory, disassembly; "
                                   "no run control). lldb-dap, lldb-cli, dlv.")
-    module: str | None = Field(None, description="A Python module to run as `python -m MODULE` "
-                               "(instead of program; args go to the module).")
+    module: str | None = Field(None, description="Python module to run (-m), instead of program.")
 
 
 async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:

@@ -816,7 +816,6 @@ class DebuggerApp(App[int]):
         def done(value: str | None) -> None:
             if value is not None and value != message.value:
                 self._run("set_variable", {"path": message.path, "value": value,
-                                           "scope": message.scope,
                                            "frame_index": self.selected_frame})
 
         self.push_screen(ValueDialog(message.path, message.value), done)
