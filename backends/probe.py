@@ -81,7 +81,8 @@ def listener_pid(port: int) -> int | None:
 
 def adapter_for_port(host: str, port: int) -> str:
     """Which debugger listens there: by the listening process when it is local
-    (node's inspector, dlv, or a Python program under debugpy)."""
+    (node's inspector, dlv, lldb-server or gdbserver, or a Python program under
+    debugpy). A remote one cannot be told from here: pass --adapter."""
     if host in ("127.0.0.1", "localhost", "::1", "0.0.0.0"):
         pid = listener_pid(port)
         if pid is not None:
@@ -93,4 +94,6 @@ def adapter_for_port(host: str, port: int) -> str:
                 return "node"
             if exe == "dlv":
                 return "dlv"
+            if exe.startswith(("lldb-server", "gdbserver")):
+                return "lldb-dap"  # a gdb-remote server
     return "debugpy"

@@ -246,6 +246,9 @@ class Session:
         self.attach_request = request
         self.program = request.program or (f"pid {request.pid}" if request.pid else
                                            f"{request.host}:{request.port}")
+        # A gdb-remote server's program stays stopped where the server holds it.
+        self._stop_expected = request.pid is None and request.port is not None and \
+            adapter in ("lldb-dap", "lldb-cli", "dlv")
         await self._start(lambda b: b.attach(request, self._configure), adapter, origin,
                           backend=backend)
 

@@ -176,12 +176,15 @@ class CdpBackend(Backend):
         self._pumps: list[asyncio.Task[None]] = []
         self._scripts = ScriptRegistry()
         self._generated = GeneratedFileIndex()
+        #: (remote prefix, local prefix): a program whose files are elsewhere there
+        self._path_map: list[tuple[str, str]] = []
         self._bp_lock = asyncio.Lock()
         self._bp_ids = itertools.count(1)
         self._bps_by_path: dict[str, list[_Breakpoint]] = {}
         self._bp_by_cdp_id: dict[str, _Breakpoint] = {}
         self._pause_on_exceptions = "uncaught"
         self._stop_on_entry = False
+        self._hold_if_unarmed = False
         self._paused: dict[str, Any] | None = None
         self._visible_stop = False
         self._last_action: str | None = None  # "step" or "pause" until the next stop
@@ -333,6 +336,11 @@ class CdpBackend(Backend):
         127.0.0.1:9229 (or `port`)."""
         self._attached = True
         self._stop_on_entry = bool(request.extra.get("stopOnEntry", False))
+        # A program started with --inspect-brk and reached by HOST:PORT with no
+        # breakpoint to stop at stays where it waits, as the gdb-remote and dlv
+        # servers' programs do, so that breakpoints can be set first.
+        self._hold_if_unarmed = (request.pid is None and request.port is not None
+                                 and "stopOnEntry" not in request.extra)
         host = request.host or "127.0.0.1"
         port = request.port or 9229
         if request.pid is not None:
@@ -350,6 +358,12 @@ class CdpBackend(Backend):
             raise InvalidInput("Attach needs a pid, or a host and port of a Node inspector.")
         else:
             ws_url = await discover_websocket_url(host, port)
+        mapping = dict(request.path_map)
+        if request.extra.get("remoteRoot") and request.extra.get("localRoot"):
+            # launch.json's remoteRoot/localRoot, as VS Code's node debugger reads them
+            mapping[str(request.extra["remoteRoot"])] = str(request.extra["localRoot"])
+        self._path_map = sorted(((r.rstrip("/"), l.rstrip("/")) for r, l in mapping.items()),
+                                key=lambda pair: -len(pair[0]))
         for root in request.extra.get("outDirs") or []:
             self._generated.add_root(str(root))
         self._generated.add_root(os.getcwd())
@@ -383,6 +397,8 @@ class CdpBackend(Backend):
             await conn.request("NodeRuntime.notifyWhenWaitingForDisconnect", {"enabled": True})
         await conn.request("Debugger.setPauseOnExceptions", {"state": self._pause_on_exceptions})
         await configure()
+        if self._hold_if_unarmed and not any(self._bps_by_path.values()):
+            self._stop_on_entry = True
         await conn.request("Runtime.runIfWaitingForDebugger")
 
     # ================================================================= end
@@ -755,7 +771,8 @@ class CdpBackend(Backend):
     async def _bind_direct(self, bp: _Breakpoint) -> None:
         # Node names a module by its real path (symlinks resolved) unless it
         # runs with --preserve-symlinks; a loaded script's own URL wins.
-        url = path_to_file_url(os.path.realpath(bp.path))
+        remote = self._to_remote(bp.path)
+        url = path_to_file_url(remote if remote else os.path.realpath(bp.path))
         for info in (self._scripts.get(s) for s in self._scripts.by_path.get(bp.path, [])):
             if info is not None:
                 url = info.url  # the exact spelling Node gave this module
@@ -897,6 +914,8 @@ class CdpBackend(Backend):
                 )
         script_url = url or (info.url if info else "")
         path = file_url_to_path(script_url) if script_url else None
+        if path:
+            path = self._to_local(path)
         return SourceLocation(
             path=path,
             line=line0 + 1,
@@ -904,6 +923,18 @@ class CdpBackend(Backend):
             name=os.path.basename(path) if path else (script_url or f"script {script_id}"),
             source_reference=None if path else (int(script_id) if script_id.isdigit() else None),
         )
+
+    def _to_remote(self, path: str) -> str | None:
+        for remote, local in self._path_map:
+            if path == local or path.startswith(local + "/"):
+                return remote + path[len(local):]
+        return None
+
+    def _to_local(self, path: str) -> str:
+        for remote, local in self._path_map:
+            if path == remote or path.startswith(remote + "/"):
+                return local + path[len(remote):]
+        return path
 
     async def scopes(self, frame_id: int) -> list[Scope]:
         self._require_paused()

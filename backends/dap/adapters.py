@@ -202,6 +202,9 @@ class LldbDapProfile(AdapterProfile):
         elif request.port is not None:
             arguments["gdb-remote-port"] = request.port
             arguments["gdb-remote-hostname"] = request.host or "127.0.0.1"
+            # The server holds its program before the first instruction: keep it
+            # there (as gdb's `target remote` does) so breakpoints can be set first.
+            arguments["stopOnEntry"] = True
         else:
             raise InvalidInput("Attach with lldb-dap needs a PID, a process name to wait for, "
                                "or HOST:PORT of a gdb-remote server.")
@@ -247,6 +250,9 @@ class LldbDapBackend(DapBackend):
             self.profile.explicit_argv = list(adapter_argv)
         self._entry_stop_pending = False
         self._pause_requested = False
+        #: HOST:PORT of a gdb-remote server, when attached to one; and whether it went away
+        self._remote: str | None = None
+        self._remote_lost = False
 
     async def launch(self, request: LaunchRequest, configure) -> None:
         if request.core_file:
@@ -275,7 +281,15 @@ class LldbDapBackend(DapBackend):
                     "attachCommands": [f"process attach --name {quoted} --waitfor"],
                     **request.extra,
                 }})
+        # A gdb-remote server's program is held at its entry: that first stop says so.
+        self._entry_stop_pending = request.pid is None and request.port is not None
+        if self._entry_stop_pending:
+            self._remote = f"{request.host or '127.0.0.1'}:{request.port}"
         await super().attach(request, configure)
+
+    def _lost_text(self) -> str:
+        return (f"lldb lost the connection to the gdb-remote server at {self._remote}: it went "
+                "away, or the network did. Start it again and attach anew.")
 
     async def pause(self, thread_id: int | None) -> None:
         self._pause_requested = True
@@ -343,9 +357,15 @@ class LldbDapBackend(DapBackend):
         return info
 
     async def _translate(self, message):
-        from ..models import OutputEvent, StoppedEvent
+        from ..models import ExitedEvent, OutputEvent, StoppedEvent, TerminatedEvent
 
         event = await super()._translate(message)
+        if self._remote and isinstance(event, ExitedEvent) and event.exit_code == -1:
+            # lldb's own words for a gdb-remote connection that dropped: status -1
+            self._remote_lost = True
+            self._publish(OutputEvent(category="important", text=self._lost_text() + "\n"))
+        if self._remote_lost and isinstance(event, TerminatedEvent):
+            event = event.model_copy(update={"reason": self._lost_text()})
         if isinstance(event, StoppedEvent) and (event.description or "").startswith(
                 "watchpoint"):
             event = event.model_copy(update={"reason": "data breakpoint"})
@@ -481,13 +501,15 @@ class DelveProfile(AdapterProfile):
         if request.pid is not None:
             arguments = {"mode": "local", "processId": request.pid}
         elif request.port is not None:
-            arguments = {"mode": "remote"}
+            # Held where the headless server stopped it, so breakpoints come first.
+            arguments = {"mode": "remote", "stopOnEntry": True}
         else:
             raise InvalidInput("Attach with dlv needs the PID of a running Go program, or "
                                "HOST:PORT of `dlv --headless --listen HOST:PORT`.")
         if request.path_map:
+            # delve's direction: from the path here to the path the program knows
             arguments["substitutePath"] = [
-                {"from": remote, "to": local} for remote, local in request.path_map.items()
+                {"from": local, "to": remote} for remote, local in request.path_map.items()
             ]
         return {**arguments, **request.extra}
 

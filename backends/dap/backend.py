@@ -181,6 +181,8 @@ class DapBackend(Backend):
         self._running_reported = False
         self._frame_ips: dict[int, str] = {}
         self._adapter_terminated = asyncio.Event()
+        #: HOST:PORT of a remote server this backend attached to
+        self._remote_target: str | None = None
         self._events: asyncio.Queue[Message | BackendEvent | None] = asyncio.Queue()
         self._consumer: asyncio.Task[None] | None = None
 
@@ -204,6 +206,8 @@ class DapBackend(Backend):
                 "are reached with lldb-dap or lldb-cli (gdb-remote), dlv, debugpy or node.",
                 adapter=self.profile.name)
         self._launched = False
+        if request.pid is None and request.port is not None:
+            self._remote_target = f"{request.host or '127.0.0.1'}:{request.port}"
         if request.pid is not None:
             self.debuggee_pid = request.pid
         arguments = self.profile.attach_arguments(request)
@@ -413,7 +417,12 @@ class DapBackend(Backend):
     def _on_adapter_closed(self, error: BackendDied) -> None:
         self._state = "ended"
         if not self._disposed:
-            self._events.put_nowait(TerminatedEvent(reason=error.message))
+            reason = error.message
+            if self._remote_target and self.client is not None and self.client.process is None:
+                reason = (f"The connection to the {self.profile.name} server at "
+                          f"{self._remote_target} was lost: it went away, or the network did. "
+                          "Start it again and attach anew.")
+            self._events.put_nowait(TerminatedEvent(reason=reason))
 
     def _terminal_output(self, category: str, text: str) -> None:
         self._events.put_nowait(OutputEvent(category=category, text=text))

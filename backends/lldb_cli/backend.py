@@ -155,6 +155,8 @@ class LldbCliBackend(Backend):
         self._pause_task: asyncio.Task[None] | None = None
         self._attached = False
         self._disposing = False
+        #: HOST:PORT of a gdb-remote server, when attached to one
+        self._remote: str | None = None
 
     # ================================================================ start / end
 
@@ -233,6 +235,7 @@ class LldbCliBackend(Backend):
                 if not re.fullmatch(r"[A-Za-z0-9.:\[\]_-]+", host):
                     raise InvalidInput(f"{host!r} is not a host name or address.")
                 command = f"gdb-remote {host}:{int(request.port)}"
+                self._remote = f"{host}:{int(request.port)}"
                 timeout = wait_timeout if "timeout" in request.extra else self.command_timeout
             elif request.pid is not None:
                 command = f"process attach --pid {int(request.pid)}"
@@ -265,7 +268,11 @@ class LldbCliBackend(Backend):
             self._remember_threads(info)
             await configure()
             self._note_breakpoints(info)
-            if request.extra.get("stopOnEntry"):
+            remote = request.pid is None and request.port is not None
+            if request.extra.get("stopOnEntry", remote):
+                # A gdb-remote server holds its program before the first instruction;
+                # it stays there (as with gdb's `target remote`) so that breakpoints
+                # can be set before it runs.
                 self._report_stopped(info, reason_override="entry")
             else:
                 await self._begin_run("process continue", announce=False)
@@ -819,6 +826,12 @@ class LldbCliBackend(Backend):
             self._state = "exited"
             self.emit(ExitedEvent(exit_code=info.get("exit_code")))
             self._emit_terminated("the program ended")
+        elif state == "lost":
+            self._state = "exited"
+            text = (f"lldb lost the connection to the gdb-remote server at {self._remote}: "
+                    "it went away, or the network did. Start it again and attach anew.")
+            self.emit(OutputEvent(category="important", text=text + "\n"))
+            self._emit_terminated(text)
         elif state == "running":
             # lldb gave the prompt back while the program runs: only possible if
             # something switched lldb to asynchronous mode.

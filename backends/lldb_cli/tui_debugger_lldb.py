@@ -214,6 +214,14 @@ def stop_info():
         out["state"] = "detached"
     else:
         out["state"] = lldb.SBDebugger.StateAsCString(state) or "none"
+    if out["state"] == "stopped" and not _remote_alive(process):
+        # A gdb-remote server that went away while lldb stepped over a breakpoint
+        # leaves the process "stopped" with no thread anywhere: say it is lost.
+        out["state"] = "lost"
+        _emit(out)
+        return
+    if out["state"] == "exited" and "lost connection" in (out.get("exit_description") or ""):
+        out["state"] = "lost"
     if out["state"] == "stopped":
         threads = []
         selected = process.GetSelectedThread()
@@ -236,6 +244,20 @@ def stop_info():
         out["threads"] = threads
         out["selected"] = selected.GetThreadID() if selected.IsValid() else None
     _emit(out)
+
+
+def _remote_alive(process):
+    if process.GetPluginName() != "gdb-remote":
+        return True
+    thread = process.GetSelectedThread()
+    if not thread.IsValid():
+        return False
+    pc = thread.GetFrameAtIndex(0).GetPC()
+    if pc == lldb.LLDB_INVALID_ADDRESS:
+        return False
+    error = lldb.SBError()
+    process.ReadMemory(pc, 1, error)
+    return error.Success()
 
 
 def threads():

@@ -298,6 +298,7 @@ async def _attach(ctx: CommandContext, args: AttachArgs, extra: dict[str, Any] |
                                 program=abs_path(ctx, args.program) if args.program else None,
                                 path_map=path_map, extra=extra or {})
         await session.attach(request, adapter, ctx.origin)
+        await session.settle(10.0)  # a gdb-remote program's first stop is the answer
     except BaseException:
         await ctx.hub.close_session(session.name)
         raise
