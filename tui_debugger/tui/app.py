@@ -516,14 +516,22 @@ class DebuggerApp(App[int]):
         link = self.link
         if link is None or self.state == "terminated":
             return
+        # The stack and the selected frame's first scope in one go (the session
+        # answers the stack from the stop's cache while the adapter fetches scopes).
+        stack_call = asyncio.ensure_future(link.call("stack", {}))
+        variables_call = asyncio.ensure_future(self._fetch_variables(None))
         try:
-            stack = await link.call("stack", {})
+            stack = await stack_call
         except DebuggerError as exc:
+            variables_call.cancel()
             self.query_one(StackPane).border_subtitle = exc.message
             return
+        except BaseException:
+            variables_call.cancel()
+            raise
         selected = next((f.index for f in stack.frames if f.selected), 0)
         self.selected_frame = selected
-        variables = await self._fetch_variables(selected)
+        variables = await variables_call
         watches = await self._fetch_watches()
         threads = None
         if self._threads_stale or self._threads_shown():
@@ -568,15 +576,21 @@ class DebuggerApp(App[int]):
             self._show_variables(await self._fetch_variables(self.selected_frame))
             await self._refresh_watches()
 
-    async def _fetch_variables(self, frame_index: int
+    async def _fetch_variables(self, frame_index: int | None
                                ) -> tuple[list[str], dict[Key, VariablesResult]] | str:
-        """The scopes and the pages the tree shows, or the error to show instead."""
+        """The scopes and the pages the tree shows, or the error to show instead.
+        Without a frame index: the session's selected frame."""
         link = self.link
         assert link is not None
+        args: dict[str, Any] = {"max_items": PAGE}
+        if frame_index is not None:
+            args["frame_index"] = frame_index
         try:
-            first = await link.call("variables", {"frame_index": frame_index, "max_items": PAGE})
+            first = await link.call("variables", args)
         except DebuggerError as exc:
             return exc.message
+        if frame_index is None:
+            frame_index = first.frame_index
         pages: dict[Key, VariablesResult] = {(first.scope, None): first}
         keys = self.variables.wanted_keys(first.scopes)
         present = {(first.scope, v.path) for v in first.variables if v.has_children}

@@ -306,8 +306,10 @@ class SourceView(ScrollView, can_focus=True):
 
     def set_breakpoints(self, marks_by_path: dict[str, dict[int, GutterMark]]) -> None:
         self._all_marks = marks_by_path
-        self.marks = marks_by_path.get(self.file.path, {}) if self.file else {}
-        self.refresh()
+        marks = marks_by_path.get(self.file.path, {}) if self.file else {}
+        if marks != self.marks:  # a hit count changes at every hit, the gutter seldom
+            self.marks = marks
+            self.refresh()
 
     # ------------------------------------------------------------------ geometry
 

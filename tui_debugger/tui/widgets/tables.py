@@ -23,6 +23,10 @@ def refill(table: DataTable, headers: list[str], rows: Rows, max_width: int = 60
         for i, cell in enumerate(cells):
             widths[i] = min(max_width, max(widths[i], cell_len(cell)))
     shown: tuple[list[str], list[int], Rows] | None = getattr(table, "_refilled", None)
+    if shown is not None and shown[0] == headers and table.row_count:
+        # Columns keep their width when cells get shorter ("stopped: step" after
+        # "stopped: breakpoint"), so a step does not reflow the table.
+        widths = [max(new, old) for new, old in zip(widths, shown[1])]
     table._refilled = (list(headers), widths, [(key, list(cells)) for key, cells in rows])  # type: ignore[attr-defined]
     if shown is not None and shown[0] == headers and shown[1] == widths and table.row_count == len(rows):
         old_rows = shown[2]
