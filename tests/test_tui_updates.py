@@ -1,0 +1,116 @@
+"""How the panes take new data: the output pane under a flood of lines, the
+variables tree relabelled in place for a step of the same shape, the tables left
+alone or updated cell by cell. These are the update paths that keep a step from
+repainting (or laying out) the whole screen; their speed is measured by
+benchmarks/tui_step.py and benchmarks/tui_vs_pudb.py."""
+
+from __future__ import annotations
+
+from textual.app import App, ComposeResult
+from textual.widgets import DataTable
+
+from tui_debugger.commands.views import VariablesResult, VariableView
+from tui_debugger.tui.widgets.output_log import MAX_LINE_CHARS, OutputLog
+from tui_debugger.tui.widgets.output_pane import MAX_LINES, OutputPane
+from tui_debugger.tui.widgets.tables import refill
+from tui_debugger.tui.widgets.variables_pane import VariablesPane
+
+from tests.support.tui import find_node, tree_labels, wait_until
+
+
+def row_text(log: OutputLog, y: int) -> str:
+    return "".join(segment.text for segment in log.render_line(y)).rstrip()
+
+
+class OneWidget(App[None]):
+    def __init__(self, widget) -> None:
+        super().__init__()
+        self.widget = widget
+
+    def compose(self) -> ComposeResult:
+        yield self.widget
+
+
+async def test_output_flood_keeps_the_tail_and_a_bounded_scrollback():
+    pane = OutputPane()
+    async with OneWidget(pane).run_test(size=(100, 20)) as pilot:
+        log = pane.log_view
+        # As debugpy sends it: chunks of many lines, a line split across two chunks.
+        for chunk in range(1_000):
+            pane.append("stdout", "".join(f"line {chunk * 50 + n}\n" for n in range(49)) + "line ")
+            pane.append("stdout", f"{chunk * 50 + 49}\n")
+        assert len(pane.lines) == len(log.lines) == MAX_LINES  # bounded
+        assert pane.lines[-1] == ("stdout", "line 49999")
+        await wait_until(pilot, lambda: row_text(log, log.size.height - 1) == "line 49999",
+                         what="the tail on screen")
+        assert row_text(log, 0) == f"line {50_000 - log.size.height}"
+
+        # Scrolled up, new lines do not pull the view back to the tail.
+        log.scroll_to(y=0, animate=False, immediate=True)
+        pane.append("stderr", "late\n")
+        await pilot.pause(0.1)
+        assert row_text(log, 0) == f"line {50_000 - MAX_LINES + 1}"
+
+        # A search narrows to matching lines, highlighted; Escape shows them all again.
+        pane._apply_search("4999")
+        assert pane.border_subtitle == "11 matching"  # of the 10,000 kept: 44999, 49990-49999
+        await pilot.pause(0.1)
+        assert row_text(log, 0) == "line 44999"
+        pane.action_close_search()
+        assert len(log.lines) == MAX_LINES
+
+        # A minified line is cut, not laid out whole.
+        pane.append("stdout", "x" * (MAX_LINE_CHARS * 3) + "\n")
+        assert len(log.lines[-1][1]) == MAX_LINE_CHARS
+
+
+def page(scope: str, values: dict[str, str], path: str | None = None, changed=(),
+         children=()) -> VariablesResult:
+    return VariablesResult(
+        frame_index=0, scope=scope, path=path, scopes=["Locals", "Globals"], total=len(values),
+        variables=[VariableView(name=name, value=value, type="int", path=name if path is None
+                                else f"{path}.{name}", has_children=name in children,
+                                changed=name in changed)
+                   for name, value in values.items()])
+
+
+async def test_a_step_of_the_same_shape_relabels_the_tree_in_place():
+    tree = VariablesPane()
+    async with OneWidget(tree).run_test(size=(80, 20)) as pilot:
+        scopes = ["Locals", "Globals"]
+        tree.wanted_keys(scopes)
+        tree.show(scopes, {("Locals", None): page("Locals", {"i": "0", "total": "0"})})
+        await pilot.pause()
+        node = find_node(tree, "total")
+        tree.show(scopes, {("Locals", None): page("Locals", {"i": "0", "total": "5"},
+                                                      changed={"total"})})
+        await pilot.pause()
+        assert find_node(tree, "total") is node  # the same node, a new label
+        assert tree_labels(tree) == ["Locals", "   i = 0  int", "  *total = 5  int", "Globals"]
+        assert tree.filled == 2
+
+        # A new name changes the shape: the tree is rebuilt, with the new one in it.
+        tree.show(scopes, {("Locals", None): page("Locals", {"i": "1", "n": "2", "total": "5"})})
+        await pilot.pause()
+        assert find_node(tree, "total") is not node
+        assert [label.strip() for label in tree_labels(tree)] == [
+            "Locals", "i = 1  int", "n = 2  int", "total = 5  int", "Globals"]
+
+
+async def test_tables_leave_the_same_rows_alone_and_update_cells_in_place():
+    table: DataTable = DataTable()
+    async with OneWidget(table).run_test(size=(60, 10)):
+        headers = ["#", "function", "where"]
+        assert refill(table, headers, [("0", ["▶0", "work", "small.py:4"])])
+        widths = [column.width for column in table.columns.values()]
+        assert not refill(table, headers, [("0", ["▶0", "work", "small.py:4"])])  # nothing to do
+        assert refill(table, headers, [("0", ["▶0", "work", "small.py:3"])])
+        assert table.get_cell("0", "where") == "small.py:3"
+        # Shorter cells keep the column's width: the table is not reflowed.
+        assert refill(table, headers, [("0", ["▶0", "w", "s.py:3"])])
+        assert [column.width for column in table.columns.values()] == widths
+        assert table.get_cell("0", "function") == "w"
+        # Other rows: filled anew.
+        assert refill(table, headers, [("0", ["▶0", "work", "small.py:3"]),
+                                       ("1", [" 1", "<module>", "small.py:8"])])
+        assert table.row_count == 2
