@@ -146,3 +146,62 @@ async def test_pause_never_reports_line_zero(mcp_env, no_leftover_processes):
         location = paused["stop"].get("location")
         assert location is None or location["line"] > 0
         assert ":0" not in paused.text.splitlines()[0]
+
+
+# ============================================================================ sessions tell the truth
+
+
+async def test_others_are_what_other_clients_did_since_this_clients_last_call(
+        mcp_env, no_leftover_processes):
+    from tui_debugger.hub import SessionLink
+
+    async with in_process_client() as client:
+        await call(client, "debug_launch", {"program": str(PY_BASIC), "stopOnEntry": True,
+                                            "sessionName": "shared"})
+        # A person's TUI joins through the socket and steps twice.
+        person = await SessionLink.join("shared", "tui")
+        try:
+            status = await call(client, "debug_status", {})
+            assert {c["origin"] for c in status["clients"]} >= {"mcp", "tui"}
+            await person.call("next", {"wait_ms": 0})
+            await person.call("next")
+            first = await call(client, "debug_step_over", {})
+            meanwhile = [line for line in first.text.splitlines() if line.startswith("Meanwhile")]
+            assert meanwhile and meanwhile[0].count("tui next") == 2, first.text
+            assert "wait_ms" not in meanwhile[0]
+            # Told once: the next answer has nothing new to tell.
+            second = await call(client, "debug_step_over", {})
+            assert "Meanwhile" not in second.text and "others" not in second.data
+        finally:
+            await person.close()
+
+
+async def test_restored_breakpoints_are_listed_never_doubled_and_yield_to_explicit_ones(
+        mcp_env, monkeypatch, no_leftover_processes):
+    from tui_debugger.config import reload_settings
+
+    monkeypatch.setenv("TUI_DEBUGGER_PERSIST_BREAKPOINTS", "1")
+    reload_settings()
+    line = line_of(PY_BASIC, "@scale")
+    async with in_process_client() as client:
+        await call(client, "debug_launch", {"program": str(PY_BASIC), "stopOnEntry": True})
+        await call(client, "debug_breakpoint_add", {"file": str(PY_BASIC), "line": line,
+                                                    "condition": "value > 100"})
+        await call(client, "debug_terminate", {})
+
+        # The plain breakpoint asked for now wins over the saved conditional one.
+        explicit = await call(client, "debug_launch", {
+            "program": str(PY_BASIC), "breakpoints": [f"{PY_BASIC}:{line}"]})
+        assert explicit["state"] == "stopped" and explicit["stop"]["location"]["line"] == line
+        assert explicit["breakpoints"] == 1 and "restored" not in explicit.data
+        await call(client, "debug_terminate", {})
+
+        # Restored: listed in the launch answer, and adding it again adds nothing.
+        again = await call(client, "debug_launch", {"program": str(PY_BASIC)})
+        assert len(again["restored"]) == 1 and f":{line}" in again["restored"][0]
+        assert "restored" in again.text and again["state"] == "stopped"
+        same = await call(client, "debug_breakpoint_add", {"file": str(PY_BASIC), "line": line})
+        assert "Already set" in same.text
+        listed = await call(client, "debug_breakpoint_list", {})
+        assert len(listed["breakpoints"]) == 1
+        await call(client, "debug_terminate", {})

@@ -54,7 +54,9 @@ class RemoteSession:
         self._read_task = loop.create_task(self._read_loop())
         await self._send({
             "type": "hello", "origin": origin, "subscribe": subscribe, "register": register,
-            "client": client_id or f"{origin}-{os.getpid()}",
+            # Each CLI command is a process of its own, but one front end (the
+            # person's shell): its calls share one id.
+            "client": client_id or (origin if origin == "cli" else f"{origin}-{os.getpid()}"),
         })
         welcome = await asyncio.wait_for(self._welcome, timeout)
         self.host_pid = welcome.get("pid")

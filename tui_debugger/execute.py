@@ -14,6 +14,7 @@ from backends.errors import DebuggerError, InternalError, InvalidInput
 
 from .commands import registry
 from .commands.registry import Args, Command, CommandContext, Result
+from .models import CURRENT_CLIENT, client_id
 from .session import Session
 
 if TYPE_CHECKING:
@@ -47,12 +48,26 @@ def validate_args(cmd: Command, raw: Any) -> Args:
 async def execute(
     hub: Hub, command: str | Command, raw_args: Any, *, origin: str,
     session: Session | None = None, client_cwd: str | None = None,
-    session_name: str | None = None,
+    session_name: str | None = None, client: str | None = None,
 ) -> Result:
     """Run a command in this process: validate, resolve the session, run the
     handler, log the activity, attach next steps. Raises DebuggerError only.
     A caller that has looked the command up and validated its arguments passes
-    the Command and the argument model; neither is done twice."""
+    the Command and the argument model; neither is done twice. `client`: the
+    front end's id (default: the origin in this process)."""
+    client = client or client_id(origin)
+    token = CURRENT_CLIENT.set(client)
+    try:
+        return await _execute(hub, command, raw_args, origin=origin, session=session,
+                              client_cwd=client_cwd, session_name=session_name, client=client)
+    finally:
+        CURRENT_CLIENT.reset(token)
+
+
+async def _execute(
+    hub: Hub, command: str | Command, raw_args: Any, *, origin: str, session: Session | None,
+    client_cwd: str | None, session_name: str | None, client: str,
+) -> Result:
     cmd = command if isinstance(command, Command) else registry.get(command)
     args = validate_args(cmd, raw_args)
     if cmd.needs_session and session is None:
@@ -69,7 +84,8 @@ async def execute(
         result = await cmd.handler(ctx, args)
     except DebuggerError as exc:
         if session is not None and cmd.log_activity and not cmd.read_only:
-            session.record_activity(origin, cmd.id, f"failed: {exc.message}", ok=False)
+            session.record_activity(origin, cmd.id, f"failed: {exc.message}", ok=False,
+                                    client=client)
         raise
     except (asyncio.CancelledError, KeyboardInterrupt):
         raise
@@ -81,14 +97,18 @@ async def execute(
     # Watches and hovers re-evaluate at every stop; they are looking, not acting.
     quiet = getattr(args, "context", "repl") in ("watch", "hover")
     if target is not None and cmd.log_activity and not cmd.read_only and not quiet:
-        target.record_activity(origin, cmd.id, summarize(cmd, args))
+        target.record_activity(origin, cmd.id, summarize(cmd, args), client=client)
     return result
+
+
+#: how a call waits or answers, not what it does: left out of the activity log
+_QUIET_ARGS = {"wait_ms", "timeout_ms", "thread_id", "context", "children", "max_items"}
 
 
 def summarize(cmd: Command, args: Args) -> str:
     parts = []
     for name, value in args.model_dump(exclude_defaults=True).items():
-        if value in (None, [], {}, ""):
+        if value in (None, [], {}, "") or name in _QUIET_ARGS:
             continue
         text = str(value)
         parts.append(f"{name}={text[:60]}")

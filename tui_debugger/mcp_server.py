@@ -56,6 +56,7 @@ from .commands.registry import Command, Result
 from .commands.render import render
 from .execute import validate_args
 from .hub import Hub
+from .models import ClientInfo, client_id
 from .router import Router
 
 SERVER_NAME = "tui-debugger"
@@ -302,6 +303,9 @@ class McpFrontEnd:
         self.session_name = session
         self.hub = Hub(serve=serve_sessions)
         self.router = Router("mcp", hub=self.hub, session=session)
+        # The agent is a client of the sessions it launches, as of those it joins.
+        self.hub.on_session_created(lambda created: created.add_client(
+            ClientInfo(id=client_id("mcp"), origin="mcp")))
         self.commands: dict[str, Command] = {
             cmd.mcp: cmd for cmd in registry.all_commands() if cmd.mcp
         }

@@ -6,7 +6,9 @@ and the TUI's widgets, so they live apart from the session that produces them.
 
 from __future__ import annotations
 
+import os
 import time
+from contextvars import ContextVar
 from enum import Enum
 from typing import Any, Literal
 
@@ -69,6 +71,20 @@ class ActivityEntry(BaseModel):
     command: str
     summary: str = ""
     ok: bool = True
+    #: which front end (one TUI among two, one MCP server): "origin-pid"
+    client: str | None = None
+    seq: int = 0  # increasing; what each client has seen is counted by it
+
+
+#: the front end a command runs for ("tui-1234"), set while it runs: who the
+#: "others" are in its answer
+CURRENT_CLIENT: ContextVar[str | None] = ContextVar("current_client", default=None)
+
+
+def client_id(origin: str) -> str:
+    """A front end's id: its origin and process (two TUIs are two clients).
+    The CLI is one front end whatever process runs each of its commands."""
+    return origin if origin == "cli" else f"{origin}-{os.getpid()}"
 
 
 class ClientInfo(BaseModel):

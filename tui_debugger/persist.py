@@ -264,9 +264,11 @@ async def track(session: "Session", program: str, cwd: str) -> RestoreReport | N
     if filters is not None and session.exception_filters is None:
         session.exception_filters = filters  # applied with the breakpoints, before the run
     saver = BreakpointSaver(session, program, cwd)
-    saver._last = json.dumps([[s.model_dump(mode="json") for s in saver.snapshot()],
-                              session.exception_filters], sort_keys=True) \
-        if not report.skipped else None
+    # What is on disk now; the session may already differ (breakpoints asked for
+    # at launch took the place of saved ones), and then it is saved at once.
+    saver._last = json.dumps([[s.model_dump(mode="json") for s in load(cwd, program)], filters],
+                             sort_keys=True) if not report.skipped else None
+    saver.save_now()
     session.add_listener(saver)
     session.metadata["breakpoint_saver"] = saver
     return report

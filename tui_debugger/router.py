@@ -23,7 +23,7 @@ from .commands import registry
 from .commands.registry import Command, Result
 from .execute import execute, validate_args
 from .hub import Hub
-from .models import SessionEvent
+from .models import ClientInfo, SessionEvent, client_id
 
 if TYPE_CHECKING:
     from .session import Session
@@ -62,6 +62,9 @@ class LocalHandle(SessionHandle):
         self.session = session
         self.origin = origin
         self.name = session.name
+        # The front end hosting the session is one of its clients too.
+        if client_id(origin) not in session.clients:
+            session.add_client(ClientInfo(id=client_id(origin), origin=origin))
 
     async def call(self, command: str | Command, args: Any = None, cwd: str | None = None) -> Result:
         cmd = lookup(command)
@@ -76,6 +79,9 @@ class LocalHandle(SessionHandle):
                 yield event
         finally:
             subscription.close()
+
+    async def close(self) -> None:
+        self.session.remove_client(client_id(self.origin))
 
 
 class RemoteHandle(SessionHandle):

@@ -79,7 +79,7 @@ class SessionServer:
                 result = await execute(
                     self.hub, message.get("command", ""), message.get("args") or {},
                     origin=message.get("origin") or origin, session=self.session,
-                    client_cwd=message.get("cwd"),
+                    client_cwd=message.get("cwd"), client=client_id,
                 )
                 payload = {"type": "result", "id": call_id, "ok": True,
                            "result": result.model_dump(mode="json", by_alias=True)}

@@ -124,6 +124,8 @@ class Session:
         self._all_threads_stopped = True
         self.selected_frame_index = 0
         self.activity: deque[ActivityEntry] = deque(maxlen=500)
+        self._activity_seq = 0
+        self._seen_by: dict[str, int] = {}  # client -> the last activity seq it was told
         self.clients: dict[str, ClientInfo] = {}
         self.exception_filters: list[str] | None = None  # None: the backend's defaults
         self.stack_levels = stack_levels
@@ -191,11 +193,30 @@ class Session:
         breakpoints as they change (persist.py). It must be quick and not block."""
         self._listeners.append(callback)
 
-    def record_activity(self, origin: Origin, command: str, summary: str = "", ok: bool = True) -> None:
+    def record_activity(self, origin: Origin, command: str, summary: str = "", ok: bool = True,
+                        client: str | None = None) -> None:
         self._last_activity = time.monotonic()
-        entry = ActivityEntry(origin=origin, command=command, summary=summary, ok=ok)
+        self._activity_seq += 1
+        entry = ActivityEntry(origin=origin, command=command, summary=summary, ok=ok,
+                              client=client, seq=self._activity_seq)
         self.activity.append(entry)
         self.publish("activity", entry.model_dump(), origin=origin)
+
+    def others_since_last_call(self, client: str, limit: int = 5) -> list[ActivityEntry]:
+        """What other clients did since `client`'s previous call (at most the
+        last `limit`), and mark it seen: each move is told once."""
+        seen = self._seen_by.get(client, self._seen_at_join(client))
+        self._seen_by[client] = self._activity_seq
+        picked = [e for e in self.activity if e.seq > seen and e.client != client
+                  and e.origin != "session"]
+        return picked[-limit:]
+
+    def _seen_at_join(self, client: str) -> int:
+        # A client's first call tells it only what happened since it connected.
+        info = self.clients.get(client)
+        if info is None:
+            return self._activity_seq
+        return max((e.seq for e in self.activity if e.at < info.connected_at), default=0)
 
     @property
     def idle_seconds(self) -> float:

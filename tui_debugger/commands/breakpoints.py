@@ -10,6 +10,7 @@ from pydantic import Field, model_validator
 from backends.errors import InvalidInput
 from backends.models import BreakpointSpec
 
+from .. import persist
 from ..models import SessionState
 from .context import abs_path, parse_location, session_of
 from .registry import Args, CliSpec, Command, CommandContext, NoArgs, register
@@ -42,6 +43,18 @@ async def _bp_add(ctx: CommandContext, args: BreakpointAddArgs) -> BreakpointRes
         condition=args.condition, hit_condition=args.hit_condition, log_message=args.log_message,
         enabled=args.enabled,
     )
+    existing = _same_place(session, spec)
+    if existing is not None and (existing.set_by == persist.RESTORED_BY or _same_spec(existing.spec, spec)):
+        # Asking again for a breakpoint that is there (restored from the last
+        # run, say) answers the existing one, made what was asked for now.
+        wanted = {k: getattr(spec, k) for k in ("condition", "hit_condition", "log_message", "enabled")}
+        changes = {k: v for k, v in wanted.items() if getattr(existing.spec, k) != v}
+        bp = existing
+        if changes:
+            bp = await session.update_breakpoint(existing.id, ctx.origin, **changes)
+        bp.set_by = ctx.origin
+        return BreakpointResult(breakpoint=bp, note=(
+            f"Already set as #{bp.id}" + ("; updated to what was asked." if changes else "; nothing added.")))
     bp = await session.add_breakpoint(spec, ctx.origin)
     note = None
     if session.backend is not None and session.state != SessionState.starting:
@@ -53,6 +66,22 @@ async def _bp_add(ctx: CommandContext, args: BreakpointAddArgs) -> BreakpointRes
     else:
         note = "Set before start; it is sent to the debugger when the program starts."
     return BreakpointResult(breakpoint=bp, note=note)
+
+
+def _same_spec(a: BreakpointSpec, b: BreakpointSpec) -> bool:
+    return all(getattr(a, k) == getattr(b, k)
+               for k in ("condition", "hit_condition", "log_message", "enabled"))
+
+
+def _same_place(session, spec: BreakpointSpec):
+    for bp in session.breakpoints.values():
+        if bp.set_by == "session":
+            continue  # the session's own one-shots (run to a line, stop at main)
+        if spec.function and bp.spec.function == spec.function:
+            return bp
+        if spec.path and bp.spec.path == session.normalize_path(spec.path) and bp.spec.line == spec.line:
+            return bp
+    return None
 
 
 def _bp_add_cli(parser: argparse.ArgumentParser) -> None:

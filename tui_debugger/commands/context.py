@@ -15,7 +15,7 @@ from backends.errors import CommandFailed, DebuggerError, InvalidInput
 from backends.models import Variable
 
 from ..config import settings
-from ..models import SessionState
+from ..models import CURRENT_CLIENT, SessionState
 from ..redact import redact, redact_named
 from ..session import Session
 from .registry import CommandContext
@@ -249,15 +249,16 @@ def read_source(path: str, line: int, around: int) -> list[SourceLineView]:
     return out
 
 
-def others_activity(session: Session, origin: str | None, limit: int = 5,
-                    window: float = 300.0) -> list:
-    """The latest things other clients did, so a person's moves reach the agent's
-    next answer (and the reverse) without a separate call."""
+def others_activity(session: Session, origin: str | None, limit: int = 5) -> list:
+    """What other clients did since this client's last call, so a person's moves
+    reach the agent's next answer (and the reverse) without a separate call;
+    each move is told once."""
     if origin is None:
         return []
-    since = time.time() - window
-    picked = [e for e in session.activity if e.origin != origin and e.at >= since]
-    return picked[-limit:]
+    client = CURRENT_CLIENT.get()
+    if client is None:
+        return []
+    return session.others_since_last_call(client, limit)
 
 
 async def build_context(session: Session, lines: int | None = None, frame_index: int | None = None,

@@ -55,6 +55,14 @@ from .widgets.threads_pane import ThreadsPane
 from .widgets.variables_pane import Key, VariablesPane
 from .widgets.watches_pane import WatchesPane
 
+def _no_wait(command_id: str | None, args: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The TUI paints a launch's first stop from its event: the launch itself
+    need not wait for it (as an agent's does)."""
+    if command_id != "launch" or args is None or "wait_ms" in args or "waitMs" in args:
+        return args
+    return {**args, "wait_ms": 0}
+
+
 MODES = {"launch": "launch", "attach": "attach", "attach_sim": "attach_sim", "join": None}
 #: Seconds a program must keep running before its panes are dimmed as stale.
 STALE_AFTER = 0.15
@@ -199,8 +207,8 @@ class DebuggerApp(App[int]):
                 link = await join(self.session_arg, "tui")
                 self._show_now(link, link.events())
             else:
-                await execute(self._own_hub(), MODES[self.mode], self.start_args, origin="tui",
-                              client_cwd=self.cwd)
+                await execute(self._own_hub(), MODES[self.mode], _no_wait(MODES[self.mode],
+                              self.start_args), origin="tui", client_cwd=self.cwd)
         except DebuggerError as exc:
             self.fail(exc.message)
             return
@@ -304,7 +312,8 @@ class DebuggerApp(App[int]):
         hub = self._own_hub()
         self._adopt_later = True
         try:
-            status = await execute(hub, command_id, args, origin="tui", client_cwd=self.cwd)
+            status = await execute(hub, command_id, _no_wait(command_id, args), origin="tui",
+                                   client_cwd=self.cwd)
         except DebuggerError as exc:
             self._drop_pending()
             if isinstance(self.screen, AttachDialog):

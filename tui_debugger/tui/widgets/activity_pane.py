@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import RichLog
 
-from ...models import ActivityEntry
+from ...models import ActivityEntry, client_id
 from ..format import one_line, who
 
 ORIGIN_STYLES = {"mcp": "bold magenta", "cli": "bold cyan", "tui": "bold green"}
@@ -19,7 +19,10 @@ class ActivityPane(RichLog):
     def add(self, entry: ActivityEntry) -> None:
         self.entries.append(entry)
         text = Text()
-        text.append(f"{who(entry.origin):>7} ", ORIGIN_STYLES.get(entry.origin, "bold"))
+        label = who(entry.origin)
+        if entry.origin == "tui" and entry.client and entry.client != client_id("tui"):
+            label = "tui"  # another TUI joined to the session (a second person), not "you"
+        text.append(f"{label:>7} ", ORIGIN_STYLES.get(entry.origin, "bold"))
         text.append(entry.command, "" if entry.ok else "red")
         if entry.summary:
             text.append(" " + one_line(entry.summary, 120), "dim" if entry.ok else "red")
