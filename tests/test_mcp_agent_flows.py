@@ -153,13 +153,13 @@ async def test_pause_never_reports_line_zero(mcp_env, no_leftover_processes):
 
 async def test_others_are_what_other_clients_did_since_this_clients_last_call(
         mcp_env, no_leftover_processes):
-    from tui_debugger.hub import SessionLink
+    from tui_debugger.router import join
 
     async with in_process_client() as client:
         await call(client, "debug_launch", {"program": str(PY_BASIC), "stopOnEntry": True,
                                             "sessionName": "shared"})
         # A person's TUI joins through the socket and steps twice.
-        person = await SessionLink.join("shared", "tui")
+        person = await join("shared", "tui")
         try:
             status = await call(client, "debug_status", {})
             assert {c["origin"] for c in status["clients"]} >= {"mcp", "tui"}
