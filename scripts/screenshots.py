@@ -7,6 +7,8 @@ Scenes:
   python.svg   examples/inventory.py stopped in its loop, nested data expanded
   pairing.svg  the same program while an agent (an MCP client) sets a breakpoint and steps
   native.svg   examples/inventory.c under lldb-dap (skipped when lldb-dap is missing)
+  disassembly.svg  the same, the source pane turned to disassembly (Ctrl+D)
+  memory.svg       the same, memory at a pointer opened from Variables (m)
 
 Your own config, saved breakpoints and live sessions are kept out (temporary
 directories), so the pictures are the same on every machine.
@@ -173,6 +175,42 @@ async def native_scene(build: Path) -> Path | None:
     return path
 
 
+async def machine_scenes(build: Path) -> list[Path]:
+    """The source pane turned to disassembly (Ctrl+D), and memory at a pointer
+    from Variables (m), on examples/inventory.c under lldb-dap."""
+    from backends import adapters
+    from tui_debugger.tui.app import create_app
+    from tui_debugger.tui.widgets.memory_screen import MemoryScreen
+
+    if not adapters.find_lldb_dap() or not shutil.which("gcc"):
+        print("skipped disassembly.svg, memory.svg: need lldb-dap and gcc")
+        return []
+    source = ROOT / "examples" / "inventory.c"
+    binary = build / "inventory-machine"
+    subprocess.run(["gcc", "-g", "-O0", "-o", str(binary), str(source)], check=True)
+    line = line_of(source, "int added = restock(item, 3);")
+    fresh_state("machine")
+    app = create_app("launch", {"program": str(binary), "adapter": "lldb-dap",
+                                "breakpoints": [f"examples/inventory.c:{line}"]}, None, cwd=str(ROOT))
+    paths = []
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await stopped(pilot, line)
+        await pilot.press("ctrl+d")
+        view = app.query_one("#disassembly")
+        await until(pilot, lambda: view.current_row is not None, "the disassembly")
+        await pilot.pause(0.3)
+        paths.append(save(app, "disassembly"))
+        await pilot.press("ctrl+d")
+        await expand(pilot, ["item"])
+        app.variables.focus()
+        await pilot.press("m")
+        await until(pilot, lambda: isinstance(app.screen, MemoryScreen), "the memory view")
+        await pilot.pause(0.3)
+        paths.append(save(app, "memory"))
+        await app.action_quit()
+    return paths
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--png", action="store_true", help="also convert each SVG with rsvg-convert")
@@ -187,7 +225,7 @@ def main() -> int:
 
         DebuggerApp.CURSOR_BLINK = False
         paths = [asyncio.run(python_scene()), asyncio.run(pairing_scene()),
-                 asyncio.run(native_scene(Path(tmp)))]
+                 asyncio.run(native_scene(Path(tmp))), *asyncio.run(machine_scenes(Path(tmp)))]
     if ns.png:
         converter = shutil.which("rsvg-convert")
         if converter is None:

@@ -34,7 +34,7 @@ from ..session import Session
 from .format import breakpoint_detail, breakpoint_glyph, display_path, who_proper
 from .keymap import app_bindings, bindable_ids, user_keymap
 from .messages import (EditBreakpoint, EditValue, Evaluate, LoadChildren, RunCommand, StartSession,
-                       ToggleBreakpoint, WatchesChanged)
+                       ToggleBreakpoint, WatchesChanged, ShowMemory)
 from .palette import RegistryCommands
 from .widgets.activity_pane import ActivityPane
 from .widgets.attach_dialog import AttachDialog
@@ -42,6 +42,8 @@ from .widgets.breakpoint_dialog import BreakpointDialog
 from .widgets.breakpoints_pane import BreakpointsPane
 from .widgets.command_form import CommandForm, needs_form
 from .widgets.console_pane import ConsolePane
+from .widgets.disassembly_view import DisassemblyView
+from .widgets.memory_screen import MemoryScreen
 from .widgets.help_screen import HelpScreen, binding_rows
 from .widgets.output_pane import OutputPane
 from .widgets.exception_dialog import ExceptionDialog
@@ -68,7 +70,7 @@ MODES = {"launch": "launch", "attach": "attach", "attach_sim": "attach_sim", "jo
 STALE_AFTER = 0.15
 
 #: The TUI learns of the stop from the session's events, so it does not wait for it.
-RESUMING = {"continue", "next", "step", "finish"}
+RESUMING = {"continue", "next", "step", "finish", "stepi", "nexti"}
 #: How the session names each resume ("how" in continued events), as a sentence.
 VERBS = {"next": "stepped over", "step_in": "stepped into", "step_out": "stepped out",
          "continue": "continued"}
@@ -132,6 +134,7 @@ class DebuggerApp(App[int]):
         with Horizontal(id="main"):
             with Vertical(id="left"):
                 yield SourceView(id="source", cwd=self.cwd)
+                yield DisassemblyView(id="disassembly")
                 yield SourcePrompt(id="source-prompt")
                 with TabbedContent(id="io-tabs"):
                     with TabPane("Output", id="tab-output"):
@@ -503,7 +506,12 @@ class DebuggerApp(App[int]):
             self.notify(f"{who_proper(origin, capital=True)} {VERBS.get(how, 'resumed')}{where}",
                         title=f"{who_proper(origin, capital=True)} is driving")
         self._last_resume = None
+        if stop.watch_changes:
+            self.notify("\n".join(f"{c.expression}: {c.old} → {c.new}" for c in stop.watch_changes),
+                        title="Watchpoint")
         self.run_worker(self._refresh(), group="refresh", exclusive=True)
+        if self.disassembly_shown:
+            self.run_worker(self._refresh_disassembly(), group="disassembly", exclusive=True)
 
     def _on_selection(self, data: dict[str, Any], origin: str) -> None:
         if data.get("thread_id") not in (None, self._threads_selected):
@@ -812,6 +820,54 @@ class DebuggerApp(App[int]):
             self.variables.show_error((scope, path), exc.message)
             return
         self.variables.add_page((scope, path), page, start)
+
+    # ================================================================== machine level
+
+    @property
+    def disassembly_shown(self) -> bool:
+        return self.query_one(DisassemblyView).display
+
+    def action_toggle_disassembly(self) -> None:
+        """The source pane shows the machine instructions instead, and back."""
+        view = self.query_one(DisassemblyView)
+        showing = not view.display
+        view.display = showing
+        self.source.display = not showing
+        (view if showing else self.source).focus()
+        if showing:
+            self.run_worker(self._refresh_disassembly(), group="disassembly", exclusive=True)
+
+    async def _refresh_disassembly(self) -> None:
+        view = self.query_one(DisassemblyView)
+        if self.link is None or self.state != "stopped":
+            view.show_message("Stop the program to see its instructions.")
+            return
+        try:
+            result = await self.link.call("disassemble", {"count": 64,
+                                                          "frame_index": self.selected_frame})
+        except DebuggerError as exc:
+            view.show_message(exc.message)
+            return
+        view.show(result)
+
+    def on_show_memory(self, message: ShowMemory) -> None:
+        message.stop()
+        self.run_worker(self._show_memory({"expression": message.expression,
+                                           "frame_index": self.selected_frame}),
+                        group="memory")
+
+    def on_memory_screen_page(self, message: MemoryScreen.Page) -> None:
+        self.run_worker(self._show_memory({"address": hex(message.address),
+                                           "count": message.count}), group="memory")
+
+    async def _show_memory(self, args: dict[str, Any]) -> None:
+        result = await self._call("memory_read", {"count": 128, **args})
+        if result is None:
+            return
+        if isinstance(self.screen, MemoryScreen):
+            self.screen.show(result)
+        else:
+            self.push_screen(MemoryScreen(result))
 
     def on_evaluate(self, message: Evaluate) -> None:
         message.stop()

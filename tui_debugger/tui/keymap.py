@@ -40,6 +40,7 @@ TUI_ACTIONS = [
     ("go_to_line", "ctrl+g", "go_to_line", "Go to line in the source"),
     ("open_file", "ctrl+o", "open_file", "Open a file in the source"),
     ("maximize", "f8", "toggle_maximize", "Maximize pane"),
+    ("disassembly", "ctrl+d", "toggle_disassembly", "Disassembly / source"),
     ("frame_up", "ctrl+up", "frame_offset(1)", "Frame up (caller)"),
     ("frame_down", "ctrl+down", "frame_offset(-1)", "Frame down"),
 ]

@@ -76,3 +76,11 @@ class EditValue(Message):
         self.scope = scope
         self.path = path
         self.value = value
+
+
+class ShowMemory(Message):
+    """Show the memory a value is at or points to (a pointer, an array), as hex."""
+
+    def __init__(self, expression: str) -> None:
+        super().__init__()
+        self.expression = expression

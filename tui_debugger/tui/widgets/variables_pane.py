@@ -15,7 +15,7 @@ from textual.widgets.tree import TreeNode
 
 from ...commands.views import VariablesResult, VariableView
 from ..format import one_line
-from ..messages import EditValue, LoadChildren
+from ..messages import EditValue, LoadChildren, RunCommand, ShowMemory
 
 Key = tuple[str, str | None]  # (scope name, path); path None is the scope itself
 EXPANDED_BY_DEFAULT = {"locals", "local", "arguments", "args", "locals and arguments"}
@@ -47,7 +47,11 @@ class VarNode:
 
 class VariablesPane(Tree[VarNode]):
     BINDINGS = [Binding("e", "edit_value", "change the highlighted value (Enter too)", show=False,
-                        id="vars.edit")]
+                        id="vars.edit"),
+                Binding("m", "show_memory", "memory at the highlighted pointer or array",
+                        show=False, id="vars.memory"),
+                Binding("w", "watch_value", "stop when the highlighted value changes",
+                        show=False, id="vars.watch")]
 
     COMPONENT_CLASSES = Tree.COMPONENT_CLASSES | {
         "variables--name", "variables--type", "variables--changed", "variables--more",
@@ -278,6 +282,22 @@ class VariablesPane(Tree[VarNode]):
         node = self.cursor_node
         if node is not None and node.data is not None and node.data.kind == "var":
             self._edit(node.data)
+
+    def _highlighted_path(self) -> str | None:
+        node = self.cursor_node
+        if node is not None and node.data is not None and node.data.kind == "var":
+            return node.data.path
+        return None
+
+    def action_show_memory(self) -> None:
+        path = self._highlighted_path()
+        if path:
+            self.post_message(ShowMemory(path))
+
+    def action_watch_value(self) -> None:
+        path = self._highlighted_path()
+        if path:
+            self.post_message(RunCommand("watch", {"expression": path}))
 
     def _edit(self, data: VarNode) -> None:
         if data.path:

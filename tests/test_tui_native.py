@@ -1,0 +1,69 @@
+"""The TUI's machine-level views on a real C program under lldb-dap: the source
+pane turned to disassembly (Ctrl+D), instruction steps (Alt+F11), memory at a
+value from Variables (m), and a watchpoint set from Variables (w) whose stop
+says old and new."""
+
+from __future__ import annotations
+
+import pytest
+
+from backends.adapters import find_lldb_dap
+from tests.support import require
+from tests.support.native_build import c_program, line_of, source_path
+from tests.support.tui import find_node, wait_until
+from tui_debugger.tui.app import create_app
+from tui_debugger.tui.widgets.disassembly_view import DisassemblyView
+from tui_debugger.tui.widgets.memory_screen import MemoryScreen
+
+pytestmark = pytest.mark.usefixtures("no_leftover_processes")
+
+
+async def test_disassembly_stepi_memory_and_watch_from_variables():
+    require(find_lldb_dap() is not None, "lldb-dap")
+    loop = line_of("native_demo.c", "loop_body")
+    app = create_app("launch", {"program": str(c_program("native_demo")), "adapter": "lldb-dap",
+                                "breakpoints": [f"{source_path('native_demo.c')}:{loop}"]}, None)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: app.state == "stopped" and app.variables.filled > 0,
+                         what="the stop at the loop")
+        view = app.query_one(DisassemblyView)
+        assert not view.display
+        await pilot.press("ctrl+d")
+        assert view.display and not app.source.display
+        await wait_until(pilot, lambda: view.current_row is not None, what="the disassembly")
+        body = str(view.query_one("#disassembly-body").render())
+        assert f"native_demo.c:{loop}" in body and "=> 0x" in body
+        pc_before = view.border_subtitle
+
+        await pilot.press("alt+f11")  # stepi: the view follows the pc
+        await wait_until(pilot, lambda: app.state == "stopped" and view.border_subtitle != pc_before
+                         and view.current_row is not None, what="the instruction step")
+        await pilot.press("ctrl+d")
+        assert app.source.display and not view.display
+
+        tree = app.variables
+        tree.focus()
+        tree.move_cursor(find_node(tree, "origin"))
+        await pilot.press("m")
+        await wait_until(pilot, lambda: isinstance(app.screen, MemoryScreen), what="the memory view")
+        assert app.screen.result.hex.startswith("0300000004000000")  # origin = {3, 4, ...}
+        await pilot.press("escape")
+
+        tree.move_cursor(find_node(tree, "accumulator"))
+        await pilot.press("w")
+        watches: list = []
+
+        async def listed() -> None:
+            watches[:] = (await app.link.call("watch", {})).watches
+
+        while not watches:
+            await listed()
+            await pilot.pause(0.05)
+        assert watches[0].expression == "accumulator" and watches[0].value == "0"
+        await app.link.call("breakpoint_remove", {"all": True})  # only the watchpoint stops it
+        await pilot.press("f5")
+        await wait_until(pilot, lambda: app.state == "stopped" and app.stop_info is not None
+                         and app.stop_info.watch_changes, what="the watchpoint's stop")
+        change = app.stop_info.watch_changes[0]
+        assert (change.expression, change.old) == ("accumulator", "0")
+        await app.action_quit()
