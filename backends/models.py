@@ -291,6 +291,8 @@ class ExitedEvent(Model):
 class TerminatedEvent(Model):
     kind: Literal["terminated"] = "terminated"
     reason: str | None = None
+    #: the debugger itself died (crashed, was killed), not the program
+    adapter_died: bool = False
 
 
 class BreakpointChangedEvent(Model):

@@ -114,6 +114,16 @@ def pid_alive(pid: int) -> bool:
         return True
 
 
+def start_time(pid: int) -> int | None:
+    """When `pid` started (clock ticks since boot), to tell it from a later
+    process that reuses its number; None when it is gone (or not Linux)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[19])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def descendants(pid: int) -> list[int]:
     """All descendant pids of `pid` (Linux /proc; empty elsewhere)."""
     children: dict[int, list[int]] = {}

@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 from typing import Any, AsyncIterator
 
-from backends.errors import BackendDied, DebuggerError, ErrorCode
+from backends.errors import BackendDied, DebuggerError, ErrorCode, InvalidInput, ResourceBusy
 
 from . import paths, wire
 from .models import SessionEvent
@@ -58,7 +58,16 @@ class RemoteSession:
             # person's shell): its calls share one id.
             "client": client_id or (origin if origin == "cli" else f"{origin}-{os.getpid()}"),
         })
-        welcome = await asyncio.wait_for(self._welcome, timeout)
+        try:
+            welcome = await asyncio.wait_for(self._welcome, timeout)
+        except asyncio.TimeoutError:
+            await self.close()
+            raise ResourceBusy(
+                f"Session {name!r} is busy: its host accepted the connection but did not answer "
+                f"within {timeout:g} s. Try again in a moment; if it stays busy, see "
+                "`tui-debugger sessions` or stop it with `tui-debugger stop`.",
+                session=name,
+            ) from None
         self.host_pid = welcome.get("pid")
         return self
 
@@ -112,12 +121,15 @@ class RemoteSession:
     async def call(self, command: str, args: dict[str, Any], cwd: str | None = None,
                    origin: str | None = None) -> dict[str, Any]:
         call_id = next(self._ids)
+        message = {"type": "call", "id": call_id, "command": command, "args": args,
+                   "cwd": cwd or os.getcwd(), "origin": origin or self.origin}
+        if len(wire.encode(message)) > wire.MAX_REQUEST:
+            raise InvalidInput(
+                f"The arguments of {command} are over {wire.MAX_REQUEST:,} bytes; send less "
+                "(a shorter expression or command).")
         fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._pending[call_id] = fut
-        await self._send({
-            "type": "call", "id": call_id, "command": command, "args": args,
-            "cwd": cwd or os.getcwd(), "origin": origin or self.origin,
-        })
+        await self._send(message)
         message = await fut
         if message.get("ok"):
             return message.get("result") or {}

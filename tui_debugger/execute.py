@@ -6,6 +6,7 @@ the next steps. Every front end's call ends here, whichever way it came.
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
@@ -21,12 +22,29 @@ if TYPE_CHECKING:
     from .hub import Hub
 
 
-def validate_args(cmd: Command, raw: Any) -> Args:
+#: The most text one call's arguments may hold (an expression, a command, a
+#: breakpoint list): more is refused before anything reads it.
+MAX_ARGS_CHARS = 256 * 1024
+
+
+def validate_args(cmd: Command, raw: Any, *, strict: bool = False) -> Args:
     """The command's argument model from raw (camelCase or snake_case) arguments;
-    every problem in one InvalidInput that names the arguments."""
+    every problem in one InvalidInput that names the arguments. `strict` (JSON
+    front ends) takes values as they are typed: "1" is not a pid, "true" is
+    not a flag."""
     if isinstance(raw, cmd.args):
         return raw
     try:
+        size = len(json.dumps(raw, default=str)) if raw else 0
+    except (TypeError, ValueError):
+        size = 0
+    if size > MAX_ARGS_CHARS:
+        raise InvalidInput(
+            f"The arguments of {cmd.mcp or cmd.id} are {size:,} characters; the limit is "
+            f"{MAX_ARGS_CHARS:,}. Send less: a shorter expression or command, fewer items.")
+    try:
+        if strict and isinstance(raw, dict):
+            return cmd.args.model_validate_json(json.dumps(raw), strict=True)
         return cmd.args.model_validate(raw or {})
     except ValidationError as exc:
         problems = []

@@ -316,10 +316,8 @@ class McpFrontEnd:
         )
 
     async def run_stdio(self) -> None:
-        """Serve one client over this process's stdin and stdout."""
-        async with stdio_server() as (read_stream, write_stream):
-            await self.server.run(read_stream, write_stream,
-                                  self.server.create_initialization_options())
+        """Serve one client over this process's stdin and stdout (serve_stdio)."""
+        await serve_stdio(self)
 
     async def _list_tools(self, ctx: ServerRequestContext[Any],
                           params: PaginatedRequestParams | None) -> ListToolsResult:
@@ -343,7 +341,12 @@ class McpFrontEnd:
                 if target is not None and not isinstance(target, str):
                     raise InvalidInput(
                         f"{SESSION_ARG} must be a session name (a string); see debug_sessions.")
-            validated = validate_args(cmd, args)
+                if target is not None and not target.strip():
+                    # Not "the current session": an empty id must not end the wrong one.
+                    raise InvalidInput(
+                        f"{SESSION_ARG} is empty. Name a session (see debug_sessions), or leave "
+                        f"{SESSION_ARG} out for the current one.")
+            validated = validate_args(cmd, args, strict=True)
             if cmd.creates_session:
                 validated = self._with_default_name(validated)
             result = await self.router.call(
@@ -395,6 +398,143 @@ class McpFrontEnd:
 def create_server(session: str | None = None, **options: Any) -> McpFrontEnd:
     """The MCP front end, for `run_mcp` and for tests (`Client(front.server)`)."""
     return McpFrontEnd(session, **options)
+
+
+# ============================================================================ stdio transport
+
+#: A JSON-RPC line longer than this is answered with an error, unread.
+MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+
+
+def _lone_surrogate(value: Any) -> str | None:
+    """The first string in `value` that UTF-8 cannot carry (a lone surrogate)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return item
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return None
+
+
+def jsonrpc_problem(line: str) -> dict[str, Any] | None | bool:
+    """The JSON-RPC error answer for a line the SDK would drop without one:
+    None when the line is fine, False when it needs no answer (a blank line,
+    a broken notification)."""
+    if not line.strip():
+        return False
+
+    def error(code: int, message: str, msg_id: Any = None) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": message}}
+
+    if len(line) > MAX_MESSAGE_BYTES:
+        return error(-32600, f"Invalid Request: a message of {len(line):,} characters; the "
+                     f"limit is {MAX_MESSAGE_BYTES:,}. Send a shorter one.")
+    try:
+        message = json.loads(line)
+    except ValueError as exc:
+        return error(-32700, f"Parse error: not JSON ({exc}). Send one JSON-RPC 2.0 object "
+                     "per line.")
+    if not isinstance(message, dict):
+        return error(-32600, "Invalid Request: send one JSON-RPC 2.0 object per line "
+                     "(batches and bare values are not requests).")
+    msg_id = message.get("id")
+    if not isinstance(msg_id, (str, int)) or isinstance(msg_id, bool):
+        msg_id = None
+    is_request = "method" in message and "id" in message
+    if message.get("jsonrpc") != "2.0":
+        return error(-32600, 'Invalid Request: "jsonrpc" must be "2.0".', msg_id) \
+            if is_request or "method" not in message else False
+    if "method" in message:
+        if not isinstance(message["method"], str):
+            return error(-32600, 'Invalid Request: "method" must be a string.', msg_id)
+        params = message.get("params")
+        if "params" in message and not isinstance(params, dict):
+            return error(-32602, 'Invalid params: "params" must be an object, e.g. '
+                         '{"name": "debug_status", "arguments": {}}.', msg_id) \
+                if is_request else False
+        bad = _lone_surrogate(message)
+        if bad is not None:
+            where = bad.encode("utf-8", "backslashreplace").decode()[:60]
+            return error(-32602, f"Invalid params: a string holds a lone surrogate ({where!r}), "
+                         "which is not valid Unicode. Send text that UTF-8 can encode.", msg_id) \
+                if is_request else False
+    return None
+
+
+class _GuardedOut:
+    """The wire's stdout, shared by the SDK's writer and our error answers, one
+    whole line at a time."""
+
+    def __init__(self, file: Any) -> None:
+        import anyio
+
+        self.file = file
+        self.lock = anyio.Lock()
+
+    async def write(self, data: str) -> None:
+        async with self.lock:
+            await self.file.write(data)
+            await self.file.flush()
+
+    async def flush(self) -> None:
+        pass
+
+
+class _CheckedIn:
+    """stdin lines, minus the ones the SDK would drop unanswered: those are
+    answered here with a JSON-RPC error."""
+
+    def __init__(self, file: Any, out: _GuardedOut) -> None:
+        self.file = file
+        self.out = out
+
+    def __aiter__(self) -> Any:
+        return self._lines()
+
+    async def _lines(self) -> Any:
+        async for line in self.file:
+            problem = jsonrpc_problem(line)
+            if problem is None:
+                yield line
+            elif problem:
+                await self.out.write(json.dumps(problem) + "\n")
+
+
+async def serve_stdio(front: Any) -> None:
+    """The SDK's stdio transport, with every request answered: a line that is
+    not JSON, not JSON-RPC 2.0, has params that are not an object, or holds a
+    lone surrogate gets a JSON-RPC error instead of silence. While serving,
+    fd 0 reads the null device and fd 1 goes to stderr, so nothing a child or
+    a stray print writes can reach the wire."""
+    import io
+
+    import anyio
+
+    wire_in, wire_out = os.dup(0), os.dup(1)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    os.dup2(2, 1)
+    try:
+        reader = anyio.wrap_file(io.TextIOWrapper(os.fdopen(wire_in, "rb", closefd=False),
+                                                  encoding="utf-8", errors="replace"))
+        out = _GuardedOut(anyio.wrap_file(io.TextIOWrapper(
+            os.fdopen(wire_out, "wb", closefd=False), encoding="utf-8",
+            errors="backslashreplace")))
+        async with stdio_server(stdin=_CheckedIn(reader, out), stdout=out) as (read, write):
+            await front.server.run(read, write, front.server.create_initialization_options())
+    finally:
+        with contextlib.suppress(OSError):
+            os.dup2(wire_in, 0)
+            os.dup2(wire_out, 1)
 
 
 # ============================================================================ HTTP transport

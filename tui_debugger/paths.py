@@ -142,3 +142,26 @@ def unique_name(base: str, taken: set[str]) -> str:
     while f"{base}-{i}" in existing or meta_path(f"{base}-{i}").exists():
         i += 1
     return f"{base}-{i}"
+
+
+#: Source files larger than this are not read (shown) whole.
+MAX_SOURCE_BYTES = 16 * 1024 * 1024
+
+
+def source_problem(path: str) -> str | None:
+    """Why `path` cannot be read as a source file (a device such as /dev/zero, a
+    FIFO, a directory, or a file too large to read whole), or None."""
+    import stat
+
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        return f"cannot read it ({exc.strerror})"
+    if not stat.S_ISREG(st.st_mode):
+        kind = ("a directory" if stat.S_ISDIR(st.st_mode) else "a FIFO"
+                if stat.S_ISFIFO(st.st_mode) else "a device or special file")
+        return f"it is {kind}, not a source file"
+    if st.st_size > MAX_SOURCE_BYTES:
+        return f"it is {st.st_size:,} bytes, over the {MAX_SOURCE_BYTES:,} read for a source"
+    return None
+

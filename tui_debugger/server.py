@@ -9,7 +9,7 @@ import itertools
 import os
 from typing import TYPE_CHECKING
 
-from backends.errors import DebuggerError, InternalError
+from backends.errors import DebuggerError, InternalError, InvalidInput
 
 from . import paths, wire
 from .execute import execute
@@ -36,7 +36,7 @@ class SessionServer:
         old_umask = os.umask(0o177)
         try:
             self._server = await asyncio.start_unix_server(
-                self._serve, path=str(self.path), limit=wire.MAX_LINE
+                self._serve, path=str(self.path), limit=wire.MAX_REQUEST
             )
         finally:
             os.umask(old_umask)
@@ -93,7 +93,14 @@ class SessionServer:
 
         try:
             while True:
-                line = await reader.readline()
+                try:
+                    line = await reader.readline()
+                except ValueError:  # a line over wire.MAX_REQUEST: answer, then hang up
+                    err = InvalidInput(f"A request over {wire.MAX_REQUEST:,} bytes; send less.")
+                    with contextlib.suppress(Exception):
+                        await send({"type": "result", "id": None, "ok": False,
+                                    "error": err.to_dict()})
+                    break
                 if not line:
                     break
                 try:

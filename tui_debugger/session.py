@@ -120,6 +120,8 @@ class Session:
         self.last_stop: StopInfo | None = None
         self.exit_code: int | None = None
         self.terminated_reason: str | None = None
+        #: why the debugger (not the program) died, when it did
+        self.adapter_died: str | None = None
         self.selected_thread_id: int | None = None
         self._all_threads_stopped = True
         self.selected_frame_index = 0
@@ -363,6 +365,8 @@ class Session:
                 # When someone asked for the end, say who; the backend only saw it end.
                 if not self.end_requested:
                     self.terminated_reason = event.reason
+                    if event.adapter_died:
+                        self.adapter_died = event.reason or "it exited"
                 self.stop = None  # last_stop keeps it for whoever asks what happened
                 self._stop_expected = False
                 self._invalidate_caches()
@@ -934,6 +938,14 @@ class Session:
                     f"No such file: {spec.path}. Check the path; relative paths are resolved "
                     f"against {self.cwd}."
                 )
+            if os.path.exists(spec.path):
+                from .paths import source_problem
+
+                problem = source_problem(spec.path)
+                if problem and "bytes" not in problem:  # a large source is still a source
+                    raise InvalidInput(
+                        f"No breakpoint in {spec.path}: {problem}. Give FILE:LINE of a source "
+                        "file.")
         async with self._bp_lock:
             bp = Breakpoint(id=self._next_bp_id, spec=spec, set_by=origin)
             self._next_bp_id += 1
@@ -1038,6 +1050,7 @@ class Session:
         self.stop = None
         self.exit_code = None
         self.terminated_reason = None
+        self.adapter_died = None
         self._backend_ids.clear()
         text = f"--- restarted by {origin} ---\n"
         seq = self.output.append("console", text)

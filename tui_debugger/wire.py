@@ -16,6 +16,9 @@ import json
 from typing import Any
 
 MAX_LINE = 64 * 1024 * 1024
+#: The longest line a client may send (a call and its arguments): one call
+#: cannot make its host read, parse and hold more than this.
+MAX_REQUEST = 1024 * 1024
 
 
 def encode(message: dict[str, Any]) -> bytes:

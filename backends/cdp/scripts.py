@@ -55,6 +55,8 @@ def load_source_map(source_map_url: str, script_url: str) -> SourceMap:
     if path is None:
         raise SourceMapError(f"cannot read a source map from {absolute}")
     try:
+        if not os.path.isfile(path):  # /dev/zero reports size 0 and never ends
+            raise SourceMapError(f"{path} is not a regular file")
         size = os.path.getsize(path)
         if size > MAX_SCRIPT_BYTES:
             raise SourceMapError(f"{path} is larger than {MAX_SCRIPT_BYTES} bytes")
@@ -68,7 +70,7 @@ def load_source_map(source_map_url: str, script_url: str) -> SourceMap:
 def source_map_of_file(path: str) -> SourceMap | None:
     """The map a compiled file on disk points to, or None."""
     try:
-        if os.path.getsize(path) > MAX_SCRIPT_BYTES:
+        if not os.path.isfile(path) or os.path.getsize(path) > MAX_SCRIPT_BYTES:
             return None
         with open(path, encoding="utf-8", errors="replace") as f:
             text = f.read()

@@ -173,6 +173,8 @@ class DapBackend(Backend):
         self.adapter_capabilities: dict[str, Any] = {}
         self._state = "idle"  # idle, starting, configuring, running, stopped, ended
         self._launched = False
+        self._adapter_children: list[tuple[int, int]] = []
+        self._orphan_killer: asyncio.Task[None] | None = None
         self._stop_generation = 0
         self._last_stopped_thread: int | None = None
         self._exception_filters_sent = False
@@ -270,9 +272,32 @@ class DapBackend(Backend):
                 ) from exc
             if self._state == "configuring":
                 self._state = "running"
+            self._note_adapter_children()
         except BaseException:
             await self.dispose()
             raise
+
+    def _note_adapter_children(self) -> None:
+        """Remember what runs below the adapter (the program, a launcher): an
+        adapter that dies (dlv, SIGKILLed) leaves them running untraced, and by
+        then they are no longer below it."""
+        from ..process import descendants, start_time
+
+        if not self._launched or self.client is None or self.client.process is None:
+            return
+        for pid in descendants(self.client.process.pid):
+            stamp = start_time(pid)
+            if stamp is not None and (pid, stamp) not in self._adapter_children:
+                self._adapter_children.append((pid, stamp))
+
+    async def _end_orphans(self) -> None:
+        from ..process import start_time
+
+        if self.debuggee_pid is not None:
+            await kill_tree(self.debuggee_pid, grace=0.3)
+        for pid, stamp in self._adapter_children:
+            if start_time(pid) == stamp:  # the same process, not a reused pid
+                await kill_tree(pid, grace=0.3)
 
     async def _wait_initialized(
         self,
@@ -412,6 +437,7 @@ class DapBackend(Backend):
                 self.debuggee_pid = pid
                 if self._launched and pid not in self.child_pids:
                     self.child_pids.append(pid)
+                self._note_adapter_children()
         self._events.put_nowait(message)
 
     def _on_adapter_closed(self, error: BackendDied) -> None:
@@ -422,7 +448,12 @@ class DapBackend(Backend):
                 reason = (f"The connection to the {self.profile.name} server at "
                           f"{self._remote_target} was lost: it went away, or the network did. "
                           "Start it again and attach anew.")
-            self._events.put_nowait(TerminatedEvent(reason=reason))
+            self._events.put_nowait(TerminatedEvent(reason=reason, adapter_died=True))
+            # A program with no debugger left is ended now, not when the host goes.
+            if self._launched:
+                with contextlib.suppress(RuntimeError):
+                    self._orphan_killer = asyncio.get_running_loop().create_task(
+                        self._end_orphans())
 
     def _terminal_output(self, category: str, text: str) -> None:
         self._events.put_nowait(OutputEvent(category=category, text=text))

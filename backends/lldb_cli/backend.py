@@ -972,7 +972,15 @@ class LldbCliBackend(Backend):
     def _emit_terminated(self, reason: str) -> None:
         if not self._terminated:
             self._terminated = True
-            self.emit(TerminatedEvent(reason=reason))
+            died = reason == "lldb exited"
+            self.emit(TerminatedEvent(reason=reason, adapter_died=died))
+            if died and not self._attached and self.debuggee_pid:
+                # The program has no debugger left: end it now.
+                from ..process import kill_tree
+
+                with contextlib.suppress(RuntimeError):
+                    self._orphan_killer = asyncio.get_running_loop().create_task(
+                        kill_tree(self.debuggee_pid, grace=0.3))
 
     def _on_lldb_exit(self) -> None:
         if self._state in ("exited", "detached") or self._disposing:

@@ -236,7 +236,9 @@ def _parent_end(path: str) -> int:
 
 
 def read_source(path: str, line: int, around: int) -> list[SourceLineView]:
-    if not path or not os.path.exists(path):
+    from ..paths import source_problem
+
+    if not path or not os.path.exists(path) or source_problem(path):
         return []
     linecache.checkcache(path)
     start = max(1, line - around)

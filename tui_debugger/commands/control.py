@@ -8,6 +8,7 @@ import time
 
 from pydantic import Field
 
+from backends.errors import BackendDied
 from backends.models import BreakpointSpec
 
 from ..config import settings
@@ -51,6 +52,11 @@ async def run_result(session: Session, label: str, started: float,
         context = await build_context(session, lines=3, embedded=True)
         return RunResult(status="stopped", command=label, waited_ms=waited, stop=session.stop,
                          context=context, others=others)
+    if session.state == SessionState.terminated and session.adapter_died:
+        raise BackendDied(
+            f"The debugger ({session.adapter}) died while the program ran: "
+            f"{session.adapter_died.strip()[:300]}. The program was ended with it; start the "
+            "session again (debug_launch / tui-debugger start).", adapter=session.adapter)
     if session.state == SessionState.terminated:
         return RunResult(status="terminated", command=label, waited_ms=waited,
                          exit_code=session.exit_code, others=others,

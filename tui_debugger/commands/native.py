@@ -38,6 +38,11 @@ def _source_text(path: str | None, line: int, cache: dict[str, list[str] | None]
     if not path:
         return None
     if path not in cache:
+        from ..paths import source_problem
+
+        if source_problem(path):
+            cache[path] = None
+            return None
         try:
             with open(path, encoding="utf-8", errors="replace") as handle:
                 cache[path] = handle.read().splitlines()

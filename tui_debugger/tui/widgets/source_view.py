@@ -50,6 +50,10 @@ class LoadedFile:
 
 
 def read_source(path: str) -> LoadedFile | None:
+    from ...paths import source_problem
+
+    if source_problem(path):  # /dev/zero, a FIFO, a huge file: nothing to show
+        return None
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
             text = handle.read()
