@@ -710,7 +710,9 @@ class Session:
         frame_id = None
         if self.state == SessionState.stopped:
             frame_id = (await self.frame(frame_index)).id
-        elif context != "repl":
+        else:
+            # While it runs, an answer would come from whatever thread the
+            # adapter picks (pydevd's own), racing the program: say it runs.
             self._require_state({SessionState.stopped}, "evaluate")
         result = await backend.evaluate(expression, frame_id, context)
         # Evaluation can change program state; children fetched before are stale.

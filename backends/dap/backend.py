@@ -67,6 +67,20 @@ log = logging.getLogger("backends.dap")
 RUNNING_MESSAGE = "The program is running; pause it or wait for it to stop."
 
 
+def user_error(message: str) -> str:
+    """One line, type and message ("SyntaxError: invalid syntax"), of an error
+    the adapter answered with its own traceback (pydevd's runs 20 lines through
+    pydevd_comm.py)."""
+    text = message.strip()
+    if "Traceback (most recent call last)" not in text:
+        return text
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    for line in reversed(lines):
+        if re.match(r"^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt|Warning)\b", line):
+            return line
+    return lines[-1] if lines else text
+
+
 class AdapterProfile:
     """How to start and speak to one debug adapter. Subclass it per adapter and
     override the hooks; the defaults are plain DAP."""
@@ -832,8 +846,10 @@ class DapBackend(Backend):
         try:
             body = await self._request("evaluate", arguments, timeout=timeout)
         except CommandFailed as exc:
-            # The adapter's words are the error text ("NameError: name 'x' is not defined").
-            raise CommandFailed(exc.message.strip(), expression=expression, **exc.details) from exc
+            # The adapter's words are the error text ("NameError: name 'x' is not defined");
+            # of a traceback through the adapter's own code, the user's part is the last line.
+            raise CommandFailed(user_error(exc.message), expression=expression,
+                                **exc.details) from exc
         return EvalResult(
             value=str(body.get("result", "")),
             type=body.get("type") or None,
