@@ -67,3 +67,23 @@ async def test_disassembly_stepi_memory_and_watch_from_variables():
         change = app.stop_info.watch_changes[0]
         assert (change.expression, change.old) == ("accumulator", "0")
         await app.action_quit()
+
+
+async def test_run_core_opens_post_mortem(tmp_path):
+    require(find_lldb_dap() is not None, "lldb-dap")
+    from tests.support.native_build import crash_core
+
+    program = c_program("native_segfault")
+    core = crash_core(program, tmp_path / "crash")
+    # What `tui-debugger run --core COREFILE PROGRAM` starts.
+    app = create_app("launch", {"program": str(program), "core_file": str(core)}, None)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: app.state == "stopped" and app.stop_info is not None
+                         and app.variables.filled > 0, what="the core's stop")
+        assert "SIGSEGV" in (app.stop_info.text or "")
+        assert app.source.location_line == line_of("native_segfault.c", "crash")
+        await pilot.press("f10")  # refused: the program is dead
+        await wait_until(pilot, lambda: any("core dump" in str(n.message)
+                                            for n in app._notifications), what="the refusal")
+        assert app.state == "stopped"
+        await app.action_quit()

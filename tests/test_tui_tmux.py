@@ -100,3 +100,38 @@ def test_installed_executable_in_tmux(tmp_path):
     left = processes_with(marker)
     assert not left, f"processes left running: {left}"
     assert os.environ.get("TUI_TMUX_TEST") is None
+
+
+@pytest.mark.slow
+def test_core_dump_and_disassembly_in_tmux(tmp_path):
+    """`run --core` on the real executable: where the program died, then the
+    source pane turned to its instructions with the faulting one marked."""
+    from tests.support.native_build import c_program, crash_core
+
+    exe = require_executable("tui-debugger")
+    require_executable("lldb-dap-19", "lldb-dap")
+    tmux = Tmux(require_executable("tmux"), tmp_path / "tmux.sock")
+    program = c_program("native_segfault")
+    core = crash_core(program, tmp_path / "crash")
+    marker = f"TUI_TMUX_TEST={uuid.uuid4().hex}"
+    env_args = [arg for key, value in runtime_env().items() for arg in ("-e", f"{key}={value}")]
+    tmux.run("new-session", "-d", "-s", "tui", "-x", "110", "-y", "32", "-c", str(ROOT),
+             "-e", marker, "-e", "TERM=xterm-256color", *env_args,
+             exe, "run", "--core", str(core), str(program))
+    try:
+        tmux.wait_for(lambda s: "STOPPED" in s and "exception at" in s and "read_next_value" in s
+                      and "▶" in row_of(s, 10), "the crash's stop")
+        tmux.run("send-keys", "-t", "tui", "C-d")
+        screen = tmux.wait_for(lambda s: "Disassembly" in s and "=> 0x" in s, "the disassembly")
+        assert "native_segfault.c:10" in screen
+        tmux.run("send-keys", "-t", "tui", "C-q")
+        deadline = time.monotonic() + 20
+        while tmux.run("has-session", "-t", "tui", check=False).returncode == 0:
+            assert time.monotonic() < deadline, "the TUI did not exit:\n" + tmux.screen()
+            time.sleep(0.1)
+    finally:
+        tmux.run("kill-server", check=False)
+    deadline = time.monotonic() + 5
+    while processes_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not processes_with(marker)
