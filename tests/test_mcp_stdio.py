@@ -145,11 +145,15 @@ def inspector() -> Path:
         npm = shutil.which("npm")
         require(npm is not None and shutil.which("node") is not None, "node and npm")
         INSPECTOR_DIR.mkdir(parents=True, exist_ok=True)
-        done = subprocess.run(
-            [npm, "install", "--no-save", "--no-audit", "--no-fund", "--prefix", str(INSPECTOR_DIR),
-             f"@modelcontextprotocol/inspector@{INSPECTOR_VERSION}"],
-            capture_output=True, text=True, timeout=300,
-        )
+        try:
+            done = subprocess.run(
+                [npm, "install", "--no-save", "--no-audit", "--no-fund", "--prefix",
+                 str(INSPECTOR_DIR), f"@modelcontextprotocol/inspector@{INSPECTOR_VERSION}"],
+                capture_output=True, text=True, timeout=300,
+            )
+        except subprocess.TimeoutExpired:
+            unavailable("npm did not install the MCP Inspector within 300 s: check npm's "
+                        "registry access (npm ping)")
         if done.returncode != 0 or not binary.exists():
             unavailable(f"npm could not install the MCP Inspector:\n{done.stderr[-2000:]}")
     return binary

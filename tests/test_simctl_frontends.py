@@ -62,7 +62,7 @@ def test_cli_attach_sim_headless(sims, sim_app, tmp_path):
     stop = tdb("await", "--timeout", "20")
     assert "draw_frame" in stop.stdout, stop.stdout + stop.stderr
     denied = tdb("lldb", "process", "kill")
-    assert denied.returncode == 1 and "denied" in denied.stderr.lower()
+    assert denied.returncode == 1 and "allowlist" in denied.stderr and "allowUnsafe" in denied.stderr
     detached = tdb("detach")
     assert detached.returncode == 0, detached.stderr
     assert pid_alive(proc.pid)

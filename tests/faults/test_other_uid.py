@@ -76,19 +76,22 @@ def other_user():
     """A second local user (uid, gid), created for the test when missing."""
     if os.geteuid() != 0:
         unavailable("a second uid needs root to create and to switch to")
-    if shutil.which("useradd") is None:
-        unavailable("useradd is missing")
+    # useradd lives in sbin, which a non-login PATH (PATH=/usr/bin:/bin) leaves out.
+    sbin = os.pathsep.join([os.environ.get("PATH", ""), "/usr/sbin", "/sbin"])
+    useradd, userdel = shutil.which("useradd", path=sbin), shutil.which("userdel", path=sbin)
+    if useradd is None or userdel is None:
+        unavailable("useradd is missing (Debian: passwd)")
     created = False
     try:
         entry = pwd.getpwnam(OTHER)
     except KeyError:
-        subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin",
+        subprocess.run([useradd, "--system", "--no-create-home", "--shell", "/usr/sbin/nologin",
                         OTHER], check=True, capture_output=True)
         created = True
         entry = pwd.getpwnam(OTHER)
     yield entry.pw_uid, entry.pw_gid
     if created:
-        subprocess.run(["userdel", OTHER], capture_output=True)
+        subprocess.run([userdel, OTHER], capture_output=True)
 
 
 def as_other(user, code: str, *args: str) -> str:
