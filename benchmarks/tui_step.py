@@ -11,6 +11,10 @@ Scenarios: small locals; huge locals (a dict and a list of 200,000 entries and a
 1 MB string, with the list expanded in the tree, so its first page is fetched
 again at every stop); and the same loop in a file of 100,000 lines.
 
+Then the output flood: a program prints 50,000 lines, writes the time, and
+reaches a breakpoint. Printed: from that time until the stop is painted, and the
+steps after it (with the rest of the output still arriving).
+
     python benchmarks/tui_step.py [--steps N]
 """
 
@@ -91,6 +95,37 @@ async def measure(program: Path, line: int, steps: int, expand: str | None) -> t
     return source_times, variable_times
 
 
+async def flood(folder: Path, steps: int) -> tuple[float, list[float], list[float]]:
+    """(program at the breakpoint -> stop painted, then F10 -> source, F10 -> variables)."""
+    from benchmarks.tui_vs_pudb import FLOOD, FLOOD_LINE
+    from tui_debugger.tui.app import create_app
+
+    program = folder / "flood.py"
+    program.write_text(FLOOD)
+    mark = folder / "flood.mark"
+    os.environ["FLOOD_MARK"] = str(mark)
+    app = create_app("launch", {"program": str(program), "breakpoints": [f"{program}:{FLOOD_LINE}"]},
+                     None, cwd=str(folder))
+    source_times: list[float] = []
+    variable_times: list[float] = []
+    async with app.run_test(size=(160, 45)) as pilot:
+        await until(pilot, lambda: app.source.painted_location == (str(program), FLOOD_LINE), 120)
+        shown = time.time() - float(mark.read_text())
+        await until(pilot, lambda: app.variables.filled > 0)
+        for _ in range(steps):
+            before = app.source.painted_location
+            filled = app.variables.filled
+            started = time.perf_counter()
+            app.simulate_key("f10")
+            await until(pilot, lambda: app.source.painted_location not in (before, None))
+            source_times.append(time.perf_counter() - started)
+            await until(pilot, lambda: app.variables.filled > filled)
+            variable_times.append(time.perf_counter() - started)
+            await pilot.pause(0.05)
+        await app.action_quit()
+    return shown, source_times, variable_times
+
+
 async def until(pilot, predicate, timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout
     while not predicate():
@@ -120,6 +155,10 @@ def main() -> int:
             expand = "items" if "huge" in name else None
             source, variables = asyncio.run(measure(program, line, ns.steps, expand))
             print(f"{name:42} {ms(source):>16} {ms(variables):>18}")
+        shown, source, variables = asyncio.run(flood(Path(tmp), ns.steps))
+        print(f"{'steps after 50,000 lines of output':42} {ms(source):>16} {ms(variables):>18}")
+        print(f"\n50,000 lines, then a breakpoint: the stop painted {shown * 1000:.1f} ms "
+              "after the program reached it")
     return 0
 
 

@@ -3,6 +3,7 @@ threads, frames, output, raw debugger commands and the activity log."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from pydantic import Field, model_validator
@@ -111,18 +112,26 @@ async def _variables(ctx: CommandContext, args: VariablesArgs) -> VariablesResul
             view = variable_view(session, var, args.path, length=length)
             return VariablesResult(frame_index=frame_index, scope=scope.name, path=args.path,
                                    scopes=[s.name for s in scopes], variables=[view], total=1)
-    children = await session.variables(ref)
-    if args.path and len(children) == 1 and children[0].name in ("", "*") and children[0].ref > 0:
-        # A pointer whose one child is the value it points to (delve names it ""):
-        # show the fields, as `p.X` would reach them.
-        children = await session.variables(children[0].ref)
+    # debugpy lists at most a few hundred children of a big container: its true
+    # length is asked for at the same time as the children, not one round after.
+    length_call = (asyncio.ensure_future(true_length(session, args.path, var.type, frame_index))
+                   if args.path and not args.names else None)
+    try:
+        children = await session.variables(ref)
+        if args.path and len(children) == 1 and children[0].name in ("", "*") and children[0].ref > 0:
+            # A pointer whose one child is the value it points to (delve names it ""):
+            # show the fields, as `p.X` would reach them.
+            children = await session.variables(children[0].ref)
+    except BaseException:
+        if length_call is not None:
+            length_call.cancel()
+        raise
     if args.names:
         wanted = set(args.names)
         children = [c for c in children if c.name in wanted or c.name.strip("'\"") in wanted]
     total = len(children)
-    if args.path and not args.names:
-        # debugpy lists at most a few hundred children of a big container.
-        length = await true_length(session, args.path, var.type, frame_index)
+    if length_call is not None:
+        length = await length_call
         if length is not None:
             total = max(total, length)
     limit = args.max_items or settings().max_items
@@ -133,7 +142,9 @@ async def _variables(ctx: CommandContext, args: VariablesArgs) -> VariablesResul
     for child in window:
         child_path = join_path(base_path, child.name)
         length = None
-        if len(child.value) > settings().max_value_chars and not base_path:
+        # The TUI cuts a value at its pane's width: the note of its true length, one
+        # evaluate per big value at every stop, would never be seen there.
+        if len(child.value) > settings().max_value_chars and not base_path and ctx.origin != "tui":
             length = await true_length(session, child_path, child.type, frame_index)
         view = variable_view(session, child, child_path, length=length)
         chars += len(view.value) + len(view.name) + 40
