@@ -57,6 +57,21 @@ def test_reading_in_pieces_never_loses_or_repeats(texts, limit, max_entries):
     assert len(seen) + dropped == len(texts)
 
 
+def test_tail_lines_keep_each_stream_apart():
+    # debugpy sends print()'s text and its newline as two events; a stderr line
+    # may come between them, and must not be glued to the stdout line.
+    buf = OutputBuffer()
+    for category, text in [("stdout", "hello stdout"), ("stderr", "hello stderr\n"),
+                           ("stdout", "\n"), ("stdout", "line 0\nline 1\n"), ("stdout", "tail")]:
+        buf.append(category, text)
+    tail = buf.tail_lines()
+    assert [(line.category, line.text) for line in tail.lines] == [
+        ("stdout", "hello stdout\n"), ("stderr", "hello stderr\n"),
+        ("stdout", "line 0\n"), ("stdout", "line 1\n"), ("stdout", "tail")]
+    assert [(line.category, line.text) for line in buf.tail_lines(2).lines] == [
+        ("stdout", "line 1\n"), ("stdout", "tail")]
+
+
 def test_redaction_hides_common_secrets():
     text = (
         "Authorization: Bearer abcdefghijklmnop123\n"

@@ -127,17 +127,20 @@ class OutputBuffer:
         picked.reverse()
         complete_from_start = bool(picked) and picked[0] is self._entries[0]
         lines: list[OutputLine] = []
-        buf, start_seq, category = "", 0, ""
+        # A line continues only in its own stream: stdout's "hello" and its "\n"
+        # may come as two entries with a stderr line between them.
+        pending: dict[str, tuple[int, str]] = {}
         for entry in picked:
             for piece in entry.text.splitlines(keepends=True):
-                if not buf:
-                    start_seq, category = entry.seq, entry.category
+                start_seq, buf = pending.pop(entry.category, (entry.seq, ""))
                 buf += piece
                 if buf.endswith("\n"):
-                    lines.append(OutputLine(seq=start_seq, category=category, text=buf))
-                    buf = ""
-        if buf:
-            lines.append(OutputLine(seq=start_seq, category=category, text=buf))
+                    lines.append(OutputLine(seq=start_seq, category=entry.category, text=buf))
+                else:
+                    pending[entry.category] = (start_seq, buf)
+        lines += [OutputLine(seq=seq, category=category, text=buf)
+                  for category, (seq, buf) in pending.items()]
+        lines.sort(key=lambda line: line.seq)  # stable: a line is placed where it began
         if lines and not complete_from_start and picked and len(lines) > 1:
             # The oldest picked entry may begin mid-line: that line is not whole.
             lines = lines[1:]
