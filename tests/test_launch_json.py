@@ -193,7 +193,7 @@ def test_a_compound_names_its_configurations():
 # ============================================================================ go, native, node
 
 
-def test_go_auto_mode_is_left_to_the_program_and_remote_is_refused():
+def test_go_auto_mode_is_left_to_the_program_and_remote_attaches_by_port():
     cfg = resolve_launch_config("Launch Package", str(GO), current_file="cmd/main.go")
     assert cfg.adapter == "dlv" and cfg.program == str(GO / "cmd")
     assert "mode" not in cfg.extra
@@ -202,8 +202,10 @@ def test_go_auto_mode_is_left_to_the_program_and_remote_is_refused():
     assert any('"dlvFlags" ignored' in w and "[adapters.dlv]" in w for w in test.warnings)
     attach = resolve_launch_config("Attach to Process", str(GO))
     assert (attach.request, attach.pid, attach.extra) == ("attach", 4242, {"mode": "local"})
-    with pytest.raises(InvalidInput, match=r'field "mode".*remote'):
-        resolve_launch_config("Connect to server", str(GO))
+    remote = resolve_launch_config("Connect to server", str(GO))
+    assert (remote.request, remote.host, remote.port) == ("attach", "127.0.0.1", 2345)
+    assert "mode" not in remote.extra  # a port is what makes the backend attach remotely
+    assert any('"remotePath" ignored' in w and "substitutePath" in w for w in remote.warnings)
 
 
 def test_cppdbg_runs_under_lldb_dap_with_its_fields_mapped():
@@ -383,3 +385,26 @@ async def test_launch_config_argument_and_an_attach_configuration(tmp_path: Path
     finally:
         await hub.close_all()
         await listener.kill_group()
+
+
+def test_remote_attach_fields_of_each_adapter(tmp_path):
+    """The adapters' own fields for a server on another host, as their users write them."""
+    (tmp_path / ".vscode").mkdir()
+    (tmp_path / ".vscode" / "launch.json").write_text(json.dumps({"configurations": [
+        {"name": "go", "type": "go", "request": "attach", "mode": "remote", "host": "10.0.0.2",
+         "port": 2345, "substitutePath": [{"from": "${workspaceFolder}", "to": "/build"}]},
+        {"name": "c", "type": "lldb-dap", "request": "attach", "program": "${workspaceFolder}/a",
+         "gdb-remote-hostname": "10.0.0.2", "gdb-remote-port": 1234,
+         "sourceMap": [["/build", "${workspaceFolder}"]]},
+        {"name": "node", "type": "node", "request": "attach", "address": "10.0.0.2", "port": 9229,
+         "remoteRoot": "/srv/app", "localRoot": "${workspaceFolder}"},
+    ]}))
+    go = resolve_launch_config("go", str(tmp_path))
+    assert (go.adapter, go.host, go.port) == ("dlv", "10.0.0.2", 2345)
+    assert go.extra == {"substitutePath": [{"from": str(tmp_path), "to": "/build"}]}
+    c = resolve_launch_config("c", str(tmp_path))
+    assert (c.adapter, c.host, c.port, c.pid) == ("lldb-dap", "10.0.0.2", 1234, None)
+    assert c.extra["sourceMap"] == [["/build", str(tmp_path)]]
+    node = resolve_launch_config("node", str(tmp_path))
+    assert (node.host, node.port, node.warnings) == ("10.0.0.2", 9229, [])
+    assert node.extra == {"remoteRoot": "/srv/app", "localRoot": str(tmp_path)}

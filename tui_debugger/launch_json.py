@@ -81,7 +81,7 @@ _LLDB_DAP_FIELDS = {
 }
 
 # What the node backend (CDP, no adapter between) reads; other fields are reported.
-_NODE_FIELDS = {"runtimeExecutable", "runtimeArgs", "outDirs"}
+_NODE_FIELDS = {"runtimeExecutable", "runtimeArgs", "outDirs", "remoteRoot", "localRoot"}
 _NODE_HARMLESS = {"sourceMaps", "trace", "outputCapture", "showAsyncStacks"}
 
 _KNOWN_COMMANDS = {
@@ -568,6 +568,10 @@ def _read_attach(cfg: LaunchConfig, raw: dict[str, Any], get, config_name: str) 
     if raw.get("port") is not None:
         cfg.port = _as_int(get("port"), config_name, "port")
     cfg.host = get("host") or get("address") or cfg.host
+    if cfg.adapter == "lldb-dap" and raw.get("gdb-remote-port") is not None:
+        # lldb-dap's own fields for a gdb-remote server (lldb-server gdbserver)
+        cfg.port = _as_int(get("gdb-remote-port"), config_name, "gdb-remote-port")
+        cfg.host = get("gdb-remote-hostname") or cfg.host
     if raw.get("waitFor") and cfg.adapter == "lldb-dap":
         target = cfg.program or get("program")
         if not target:
@@ -672,8 +676,12 @@ def _adapt_go(cfg: LaunchConfig, rest: dict[str, Any], get, name: str,
         value = get(field)
         if field == "mode":
             if cfg.request == "attach" and value == "remote":
-                raise _field_error(name, "mode", "attaching to a running dlv server (remote) is "
-                                   "not supported; attach by pid (\"mode\": \"local\")")
+                # `dlv --headless --listen HOST:PORT`: host and port say where; the
+                # backend attaches in remote mode when it is given a port.
+                if cfg.port is None:
+                    raise _field_error(name, "port", "\"mode\": \"remote\" needs the port "
+                                       "(and host) of `dlv --headless --listen HOST:PORT`")
+                continue
             if value in (None, "auto"):
                 continue  # chosen from the program: a binary runs as is, a package is built
             extra["mode"] = value
@@ -681,6 +689,10 @@ def _adapt_go(cfg: LaunchConfig, rest: dict[str, Any], get, name: str,
             if value == "legacy":
                 warnings.append("\"debugAdapter\": \"legacy\" ignored: dlv runs as a DAP server "
                                 "(dlv dap).")
+        elif field == "remotePath":
+            warnings.append("\"remotePath\" ignored: it is the legacy Go adapter's field; "
+                            "map the paths with \"substitutePath\" [{\"from\": LOCAL, "
+                            "\"to\": REMOTE}].")
         elif field in ("dlvFlags", "dlvToolPath"):
             warnings.append(f"\"{field}\" ignored: dlv is started by the debugger; set its path "
                             "and arguments in the config file ([adapters.dlv]).")

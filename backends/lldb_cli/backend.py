@@ -251,7 +251,7 @@ class LldbCliBackend(Backend):
                     raise CommandFailed(
                         f"lldb could not connect to the gdb-remote server at "
                         f"{request.host or '127.0.0.1'}:{request.port}: {said}. Check that "
-                        "`lldb-server gdbserver HOST:PORT -- PROGRAM` (or gdbserver) listens "
+                        "`lldb-server gdbserver *:PORT -- PROGRAM` listens "
                         "there and that this host can reach it.",
                         lldb_output=sanitize(output),
                     )

@@ -330,7 +330,7 @@ register(Command(
     id="attach", help="Attach to a running process (PID) or a listening adapter (HOST:PORT).",
     description="Attach the debugger to a running process by pid, or to a server listening "
     "on host:port (a debug adapter, `dlv --headless`, `python -m debugpy --listen`, a Node "
-    "inspector, or `lldb-server gdbserver`/`gdbserver` with adapter lldb-dap or lldb-cli), "
+    "inspector, or `lldb-server gdbserver` with adapter lldb-dap or lldb-cli), "
     "in a new session. pathMap maps the remote program's source paths to local ones.",
     args=AttachArgs, result=SessionStatus, handler=_attach, needs_session=False,
     creates_session=True, mcp="debug_attach", tui_action=False,
