@@ -14,8 +14,9 @@ import contextlib
 import os
 import signal
 import subprocess
+import sys
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
 from .errors import DependencyMissing
 
@@ -51,6 +52,30 @@ class ChildProcess:
                     stream.close()
 
 
+def _load_libc() -> Any:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return None
+
+
+_LIBC = _load_libc()
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with(parent: int) -> Any:
+    def preexec() -> None:
+        """Runs in the child between fork and exec."""
+        _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent:  # the parent already went: do not start at all
+            os._exit(1)
+    return preexec
+
+
 async def spawn(
     argv: Sequence[str],
     *,
@@ -62,7 +87,10 @@ async def spawn(
     what: str = "process",
     install_hint: str = "",
 ) -> ChildProcess:
-    """Start `argv` in a new session (so a process group of its own)."""
+    """Start `argv` in a new session (so a process group of its own), to die
+    with the process that started it (Linux: PR_SET_PDEATHSIG), so a host that
+    is killed (kill -9, a closed terminal) leaves no debugger, and with it no
+    debuggee, running."""
     argv = [str(a) for a in argv]
     try:
         proc = await asyncio.create_subprocess_exec(
@@ -73,6 +101,7 @@ async def spawn(
             stdout=stdout,
             stderr=stderr,
             start_new_session=True,
+            preexec_fn=_die_with(os.getpid()) if _LIBC is not None else None,
             limit=2**24,
         )
     except FileNotFoundError as exc:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import signal
 import sys
 from typing import Any
 
@@ -122,6 +123,7 @@ class DebuggerApp(App[int]):
         self._threads_selected: int | None = None
         self._threads_last: list[Any] | None = None
         self._shutting_down = False
+        self._signals: list[int] = []
         #: Sessions started from the attach dialog are shown once their command
         #: succeeded; until then their events wait here, subscribed at creation.
         self._adopt_later = False
@@ -189,6 +191,33 @@ class DebuggerApp(App[int]):
         self.source.prepare_for(self.start_args.get("program"))
         self.status.message = "starting…" if self.mode != "join" else "joining…"
         self.run_worker(self._start(), name="start", group="start")
+        self._handle_end_signals()
+
+    def _handle_end_signals(self) -> None:
+        """A closed terminal (SIGHUP) or a `kill` (SIGTERM) quits like q does: the
+        sessions this app hosts end, and their socket and .json go with them."""
+        loop = asyncio.get_running_loop()
+
+        async def hang_up() -> None:
+            # The terminal is gone: nothing can be drawn or restored, so end the
+            # sessions and leave without waiting on the screen (and leave anyway
+            # if that cannot finish: a thread, since the loop may be what hangs).
+            import threading
+
+            backstop = threading.Timer(25, lambda: (_end_leftovers(self), os._exit(129)))
+            backstop.daemon = True
+            backstop.start()
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(self.shutdown(), 20)
+            _end_leftovers(self)
+            os._exit(129)
+
+        handlers = {signal.SIGTERM: lambda: loop.create_task(self.action_quit()),
+                    signal.SIGHUP: lambda: loop.create_task(hang_up())}
+        for sig, handler in handlers.items():
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(sig, handler)
+                self._signals.append(sig)
 
     def _after_compose(self) -> None:
         if not self.CURSOR_BLINK:
@@ -1039,6 +1068,10 @@ class DebuggerApp(App[int]):
         if self._shutting_down:
             return
         self._shutting_down = True
+        loop = asyncio.get_running_loop()
+        for sig in self._signals:
+            with contextlib.suppress(Exception):
+                loop.remove_signal_handler(sig)
         self.workers.cancel_group(self, "start-session")
         self._drop_pending()
         with contextlib.suppress(Exception):

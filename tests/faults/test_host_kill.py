@@ -1,0 +1,133 @@
+"""Fault suite: the process hosting a session dies (kill -9, SIGHUP, SIGTERM)
+while its program runs. Nothing it started may live on: not the debugger
+(lldb, lldb-server, an adapter), not the program. A host that is asked to end
+(SIGHUP, SIGTERM) also removes its socket and its .json."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.support import processes_tagged, require
+from tests.support.mcp import PROGRAMS
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _start(adapter: str, program: str, env: dict[str, str]) -> dict:
+    done = subprocess.run(
+        [sys.executable, "-m", "tui_debugger", "start", "--adapter", adapter, "--session",
+         "victim", "--json", program], cwd=ROOT, env=env, capture_output=True, text=True,
+        timeout=60)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def _host_pid(runtime: Path) -> int:
+    return int(json.loads((runtime / "victim.json").read_text())["pid"])
+
+
+@pytest.mark.parametrize(("adapter", "how"), [
+    ("lldb-cli", signal.SIGKILL),
+    ("lldb-cli", signal.SIGTERM),
+    pytest.param("lldb-cli", signal.SIGHUP, marks=pytest.mark.slow),
+    pytest.param("lldb-dap", signal.SIGKILL, marks=pytest.mark.slow),
+    pytest.param("debugpy", signal.SIGKILL, marks=pytest.mark.slow),
+    pytest.param("dlv", signal.SIGKILL, marks=pytest.mark.slow),
+])
+def test_nothing_outlives_its_host(adapter, how, isolated_runtime):
+    from backends.adapters import find_dlv, find_lldb, find_lldb_dap
+
+    from tests.support.native_build import c_program, go_program
+
+    if adapter == "debugpy":
+        program = str(PROGRAMS / "py_sleep.py")
+    elif adapter == "dlv":
+        require(find_dlv() is not None, "dlv")
+        program = str(go_program("go_counter"))
+    else:
+        require((find_lldb() if adapter == "lldb-cli" else find_lldb_dap()) is not None, adapter)
+        program = str(c_program("native_counter"))
+    env = dict(os.environ)
+    runtime = Path(env["TUI_DEBUGGER_RUNTIME_DIR"])
+    tag = str(isolated_runtime)
+    _start(adapter, program, env)
+    host = _host_pid(runtime)
+    running = processes_tagged(tag)
+    assert len(running) >= 2, running  # the host and at least its debugger
+    os.kill(host, how)
+    deadline = time.monotonic() + 8
+    left = processes_tagged(tag)
+    while left and time.monotonic() < deadline:
+        time.sleep(0.1)
+        left = processes_tagged(tag)
+    for pid, _ in left:
+        with_suppress_kill(pid)
+    assert not left, f"left running after {signal.Signals(how).name} of the host: {left}"
+    if how != signal.SIGKILL:  # a host asked to end cleans up after itself
+        assert not (runtime / "victim.sock").exists() and not (runtime / "victim.json").exists()
+
+
+def with_suppress_kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+@pytest.mark.parametrize("how", [
+    "pane closed",
+    pytest.param("SIGTERM", marks=pytest.mark.slow),
+    pytest.param("SIGKILL", marks=pytest.mark.slow),
+])
+def test_the_tui_ends_what_it_hosts(how, isolated_runtime, tmp_path):
+    """The TUI on the real executable, in tmux, with lldb-cli running the program."""
+    from backends.adapters import find_lldb
+
+    from tests.support import require_executable
+    from tests.support.native_build import c_program
+    from tests.test_tui_tmux import Tmux
+
+    require(find_lldb() is not None, "lldb")
+    exe = require_executable("tui-debugger")
+    tmux = Tmux(require_executable("tmux"), tmp_path / "tmux.sock")
+    runtime = Path(os.environ["TUI_DEBUGGER_RUNTIME_DIR"])
+    env_args = [arg for key, value in os.environ.items() if key.startswith("TUI_DEBUGGER_")
+                for arg in ("-e", f"{key}={value}")]
+    tmux.run("new-session", "-d", "-s", "tui", "-x", "110", "-y", "32", "-c", str(ROOT),
+             "-e", "TERM=xterm-256color", *env_args,
+             exe, "run", "--adapter", "lldb-cli", str(c_program("native_counter")))
+    try:
+        deadline = time.monotonic() + 30
+        while not list(runtime.glob("*.json")) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        metas = list(runtime.glob("*.json"))
+        assert metas, "the TUI did not serve its session:\n" + tmux.screen()
+        tui_pid = int(json.loads(metas[0].read_text())["pid"])
+        tmux.wait_for(lambda screen: "RUNNING" in screen or "STOPPED" in screen, "the session")
+        if how == "pane closed":
+            tmux.run("kill-session", "-t", "tui")
+        else:
+            os.kill(tui_pid, getattr(signal, how))
+        tag = str(isolated_runtime)
+        started = time.monotonic()
+        deadline = time.monotonic() + 25
+        left = processes_tagged(tag)
+        while left and time.monotonic() < deadline:
+            time.sleep(0.1)
+            left = processes_tagged(tag)
+        for pid, _ in left:
+            with_suppress_kill(pid)
+        assert not left, f"left running after {how}: {left}"
+        print(f"{how}: everything ended within {time.monotonic() - started:.1f} s")
+        if how != "SIGKILL":
+            assert not list(runtime.glob("*.sock")) and not list(runtime.glob("*.json"))
+    finally:
+        tmux.run("kill-server", check=False)
