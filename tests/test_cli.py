@@ -197,3 +197,12 @@ def test_start_then_next_never_races_the_entry_stop(no_leftover_daemons, workdir
     stepped = tdb_json(workdir, "next")
     assert stepped["status"] == "stopped" and stepped["stop"]["reason"] == "step"
     tdb(workdir, "stop")
+
+
+def test_trace_from_the_command_line(no_leftover_daemons, workdir):
+    loop = marker_line(workdir / "py_basic.py", "@loop-body")
+    tdb(workdir, "start", "--stop-on-entry", "py_basic.py")
+    out = tdb(workdir, "trace", f"py_basic.py:{loop}", "v", "*", "10", "--max-hits", "2").stdout
+    assert out.splitlines()[:2] == ['{"type": "int", "value": 10}', '{"type": "int", "value": 20}']
+    assert "maxHits reached" in out
+    tdb(workdir, "stop")

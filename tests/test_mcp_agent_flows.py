@@ -205,3 +205,45 @@ async def test_restored_breakpoints_are_listed_never_doubled_and_yield_to_explic
         listed = await call(client, "debug_breakpoint_list", {})
         assert len(listed["breakpoints"]) == 1
         await call(client, "debug_terminate", {})
+
+
+# ============================================================================ trace
+
+
+@pytest.mark.parametrize("adapter", ["debugpy", "lldb-dap", "node"])
+async def test_trace_collects_typed_values_without_anyone_pressing_continue(
+        adapter, mcp_env, no_leftover_processes):
+    program, source, line = _target(adapter)
+    expression, expected = {
+        "debugpy": ("v", [{"type": "int", "value": v} for v in (1, 2, 3)]),
+        "lldb-dap": ("i * 2", [{"type": "int", "value": v} for v in (0, 2, 4)]),
+        "node": ("label", [{"type": "string", "value": f"item-{i}"} for i in (1, 2, 3)]),
+    }[adapter]
+    async with in_process_client() as client:
+        await call(client, "debug_launch", {"program": str(program), "adapter": adapter,
+                                            "stopOnEntry": True})
+        traced = await call(client, "debug_trace", {"file": str(source), "line": line,
+                                                    "expression": expression, "maxHits": 3})
+        assert traced["results"] == expected, traced.text
+        assert traced["status"] in ("running", "terminated") and size(traced) <= BUDGET
+        # The trace's own breakpoint is gone; the hits are in the activity log
+        # (the TUI's activity pane shows them as they come).
+        assert (await call(client, "debug_breakpoint_list", {}))["breakpoints"] == []
+        log = await call(client, "debug_activity", {})
+        assert sum(1 for e in log["entries"] if e["command"] == "trace") >= 3
+
+
+async def test_trace_stops_early_when_the_program_stops_elsewhere(mcp_env, no_leftover_processes):
+    loop_line = line_of(PY_BASIC, "@loop-body")
+    count_line = line_of(PY_BASIC, "@count")
+    async with in_process_client() as client:
+        await call(client, "debug_launch", {"program": str(PY_BASIC),
+                                            "breakpoints": [f"{PY_BASIC}:{count_line}"]})
+        # Stopped at @count, after the loop: the trace continues, the program
+        # stops at @count again (the person's breakpoint), and the trace ends there.
+        quiet = await call(client, "debug_trace", {"file": str(PY_BASIC), "line": loop_line,
+                                                   "expression": "acc", "timeoutMs": 5000})
+        assert quiet["results"] == [] and quiet["status"] == "stopped"
+        assert "stopped elsewhere" in quiet.text
+        await fails(client, "debug_trace", {"file": str(PY_BASIC), "line": 3}, "invalid_input",
+                    "expression")

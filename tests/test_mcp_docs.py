@@ -203,6 +203,8 @@ async def generate(tmp: str) -> dict[str, list[str]]:
             await rec("debug_continue", {"waitMs": 1000},
                       "no breakpoint ahead: the answer comes after waitMs")
             await rec("debug_pause", {"waitMs": 3000})
+            await rec("debug_trace", {"file": "app.py", "line": 18, "expression": "tick",
+                                      "maxHits": 3}, "the program goes on after each read")
             await rec("debug_status", {})
             await rec("debug_sessions", {})
             await rec("debug_terminate", {})

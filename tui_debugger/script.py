@@ -233,7 +233,7 @@ async def _run_session(target: ScriptTarget, path: str, line: int, expression: s
                 break
             if session.state == SessionState.terminated:
                 break
-            if _is_hit(session, breakpoint.id, path, line):
+            if is_hit(session, breakpoint.id, path, line):
                 results.append(await evaluate_typed(session, target.kind, expression))
             try:
                 generation = await session.resume("continue", "mcp")
@@ -259,7 +259,7 @@ def _ended_on_its_own(exc: DebuggerError) -> bool:
     return isinstance(exc, BackendDied)
 
 
-def _is_hit(session: Session, breakpoint_id: int, path: str, line: int) -> bool:
+def is_hit(session: Session, breakpoint_id: int, path: str, line: int) -> bool:
     """A stop of our breakpoint ON the requested line. A debugger moves a
     breakpoint on a line without code (blank, past the end of the file, in a
     function never compiled) to the next line that has some: stops there are
@@ -276,10 +276,19 @@ def _is_hit(session: Session, breakpoint_id: int, path: str, line: int) -> bool:
     return stop.reason == "breakpoint" and not stop.breakpoint_ids
 
 
+def value_kind(adapter: str | None) -> str:
+    """How a session's values are typed: python, node or native."""
+    return {"debugpy": "python", "node": "node"}.get(adapter or "", "native")
+
+
 async def evaluate_typed(session: Session, kind: str, expression: str) -> dict[str, Any]:
     try:
         if kind == "python":
             return await _python_typed(session, expression)
+        if kind == "node":
+            from backends.cdp.script import evaluate_typed as node_typed
+
+            return await node_typed(session.backend, expression)  # type: ignore[arg-type]
         return await _native_typed(session, expression)
     except DebuggerError as exc:
         return {"type": "error", "value": _first_line(exc.message)}

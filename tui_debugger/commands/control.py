@@ -4,11 +4,14 @@ Each waits a bounded time for the next stop and answers with where it stopped.""
 from __future__ import annotations
 
 import argparse
+import asyncio
+import json
+import os
 import time
 
 from pydantic import Field
 
-from backends.errors import BackendDied
+from backends.errors import BackendDied, InvalidInput
 from backends.models import BreakpointSpec
 
 from ..config import settings
@@ -25,7 +28,7 @@ from .context import (
     session_of,
 )
 from .registry import Args, CliSpec, Command, CommandContext, register
-from .views import RunResult
+from .views import RunResult, ScriptHit, TraceResult
 
 
 class RunArgs(Args):
@@ -166,4 +169,94 @@ register(Command(
     cli=[CliSpec(("await",), aliases=(("wait",),), build=_await_cli,
                  adapt=lambda ns: {} if ns.timeout is None else {"timeout_ms": int(ns.timeout * 1000)})],
     tui_action=False, next_steps=after_stop, log_activity=False,
+))
+
+
+# ============================================================================ trace
+
+
+class TraceArgs(Args):
+    file: str = Field(description="Source file of the line to trace.")
+    line: int = Field(ge=1, description="The line: the expression is read each time it is reached.")
+    expression: str = Field(description="Expression evaluated at each hit, in the program's language.")
+    max_hits: int = Field(10, ge=1, le=1000, description="Stop tracing after this many hits.")
+    timeout_ms: int = Field(10_000, ge=1, le=600_000, description="Stop tracing after this long.")
+
+
+async def _trace(ctx: CommandContext, args: TraceArgs) -> TraceResult:
+    """Stop-and-go on a breakpoint of the session's own: at each hit the value is
+    read and the program continued at once, with no one asked to press
+    continue. (Logpoints would not stop at all, but answer text, not typed
+    values, and each adapter formats them its own way.)"""
+    from ..script import evaluate_typed, is_hit, value_kind
+
+    session = session_of(ctx)
+    if not args.expression.strip():
+        raise InvalidInput("Give the expression to read at each hit, e.g. `total`.")
+    await session.settle()
+    session._require_state({SessionState.stopped, SessionState.running}, "trace")
+    path = abs_path(ctx, args.file)
+    kind = value_kind(session.adapter)
+    where = f"{os.path.basename(path)}:{args.line}"
+    bp = await session.add_breakpoint(BreakpointSpec(path=path, line=args.line), "session")
+    results: list[dict] = []
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + args.timeout_ms / 1000
+    stopped_elsewhere = False
+    try:
+        if session.state == SessionState.stopped:
+            generation = await session.resume("continue", ctx.origin)
+        else:
+            generation = session.run_generation
+        while len(results) < args.max_hits:
+            remaining = deadline - loop.time()
+            if remaining <= 0 or not await session.wait_for_stop(remaining, generation):
+                break
+            if session.state == SessionState.terminated:
+                break
+            if not is_hit(session, bp.id, path, args.line):
+                stopped_elsewhere = True  # someone's breakpoint, an exception: theirs to see
+                break
+            hit = await evaluate_typed(session, kind, args.expression)
+            results.append(hit)
+            # The trace fills in the activity log as it goes (the TUI shows it).
+            session.record_activity(ctx.origin, "trace", f"{where} {args.expression} = "
+                                    f"{json.dumps(hit['value'])[:80]} ({hit['type']})")
+            generation = await session.resume("continue", ctx.origin)
+    finally:
+        if bp.id in session.breakpoints:
+            await session.remove_breakpoints([bp.id], "session")
+    status = session.state.value if session.state.value in ("stopped", "terminated") else "running"
+    if status == "stopped" and not stopped_elsewhere:
+        status = "stopped"
+    message = (f"{len(results)} hit(s) of {where}"
+               + (" (maxHits reached)" if len(results) >= args.max_hits else "")
+               + ("; then the program stopped elsewhere: see debug_context." if stopped_elsewhere
+                  else "; the program ended." if status == "terminated" else "; it runs on."))
+    if not results and status == "running":
+        message = f"No hit of {where} within {args.timeout_ms} ms; the program runs on."
+    return TraceResult(results=[ScriptHit(**r) for r in results], status=status, message=message)
+
+
+def _trace_cli(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("location", metavar="FILE:LINE")
+    parser.add_argument("expression", nargs="+", metavar="EXPR")
+    parser.add_argument("--max-hits", type=int, default=None, metavar="N")
+    parser.add_argument("--timeout", type=float, default=None, metavar="S")
+
+
+register(Command(
+    id="trace", help="Collect an expression's value at each hit of FILE:LINE, without stopping.",
+    description="On the live session, read `expression` each time FILE:LINE runs (up to maxHits, "
+    "or timeoutMs) and answer the typed values in order, like debug-script; the program is "
+    "continued after each read, so nobody has to press continue. Stops early if the program "
+    "stops elsewhere (a breakpoint, an exception).",
+    args=TraceArgs, result=TraceResult, handler=_trace, mcp="debug_trace",
+    cli=[CliSpec(("trace",), build=_trace_cli, adapt=lambda ns: {
+        "file": parse_location(ns.location)[0], "line": parse_location(ns.location)[1],
+        "expression": " ".join(ns.expression),
+        **({"max_hits": ns.max_hits} if ns.max_hits else {}),
+        **({"timeout_ms": int(ns.timeout * 1000)} if ns.timeout else {})})],
+    tui_action=False, next_steps=lambda r: ["context"] if r.status == "stopped" else [],
+    applies_in=frozenset({"running", "stopped"}),
 ))

@@ -227,6 +227,11 @@ def _activity(result: Any) -> str:
     ) or "No activity yet."
 
 
+def _trace(result: Any) -> str:
+    lines = [json.dumps(r.model_dump()) for r in result.results]
+    return "\n".join([*lines, result.message or ""]).strip()
+
+
 def _script(result: Any) -> str:
     return "\n".join(json.dumps(r.model_dump()) for r in result.results) or "No hits."
 
@@ -239,7 +244,7 @@ _RENDERERS: dict[type, Callable[[Any], str]] = {
     views.EvaluateResult: _evaluate, views.ThreadsResult: _threads,
     views.FrameSelected: _frame, views.OutputResult: _output,
     views.RawCommandResult: lambda r: r.output, views.DoctorResult: _doctor,
-    views.ActivityResult: _activity, views.ScriptResult: _script,
+    views.ActivityResult: _activity, views.ScriptResult: _script, views.TraceResult: _trace,
 }
 
 

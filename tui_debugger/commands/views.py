@@ -207,6 +207,15 @@ class ScriptResult(Result):
     results: list[ScriptHit]
 
 
+class TraceResult(ActionResult):
+    """debug_trace: the expression's typed value at each hit, in order."""
+
+    results: list[ScriptHit]
+    status: Literal["running", "stopped", "terminated"] = Field(
+        description="the program after the trace: running on, stopped elsewhere, or ended")
+    message: str | None = None
+
+
 class ActivityResult(Result):
     entries: list[ActivityEntry]
 
