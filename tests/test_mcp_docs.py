@@ -97,6 +97,7 @@ def _stable(text: str, tmp: str) -> str:
                   lambda m: f'"{m.group(1)}": {"1234" if "pid" in m.group(1).lower() else "1767225600.0"}',
                   text)
     text = re.sub(r"pid \d+", "pid 1234", text)
+    text = re.sub(r'"(tui|mcp)-\d+"', r'"\1-1234"', text)
     text = re.sub(r"thread \d{3,}", "thread 1234", text)
     text = re.sub(r'"(thread_id|threadId|selectedThreadId|id)": (\d{4,})',
                   lambda m: f'"{m.group(1)}": 1234', text)

@@ -63,8 +63,10 @@ async def test_tools_are_generated_from_the_registry(mcp_env):
             "debugSessionId" not in props), name
         assert tool.description == cmd.mcp_description and len(tool.description) > 30
         assert tool.output_schema and tool.output_schema["type"] == "object"
-        assert tool.annotations.read_only_hint is cmd.read_only
-        assert tool.annotations.destructive_hint is (cmd.destructive and not cmd.read_only)
+        assert bool(tool.annotations.read_only_hint) is cmd.read_only
+        if not cmd.read_only:  # destructiveHint means something only then
+            assert tool.annotations.destructive_hint is cmd.destructive
+        assert tool.annotations.open_world_hint is False
         assert all("_" not in key for key in props), (name, props.keys())  # camelCase
     assert tools["debug_stack"].annotations.read_only_hint is True
     assert tools["debug_terminate"].annotations.destructive_hint is True

@@ -74,11 +74,13 @@ INSTRUCTIONS = """\
 A debugger shared with the person at the terminal. Start with debug_launch (or
 debug_attach), or work on the session the person already started: every tool
 acts on the current session unless debugSessionId names another (see
-debug_sessions). Set breakpoints with debug_breakpoint_add, then debug_continue.
-After a stop, debug_context shows the source, the stop reason and the locals;
-debug_variables drills into values by path. continue and step answer 'running'
-after waitMs: then call debug_wait. Read program output with debug_output and
-pass nextCursor back as since. For a one-shot look at a value in a script,
+debug_sessions). debug_launch takes breakpoints and, with them or stopOnEntry,
+answers with the first stop (source and locals), as the step tools do; then
+step, continue, evaluate. continue and step answer 'running' after waitMs: then
+call debug_wait. debug_variables drills into values by path. debug_output
+answers the newest lines; pass nextCursor back as since for what follows.
+debug_trace collects an expression's values at each hit of a line without
+anyone pressing continue. For a one-shot look at a value in a script,
 debug-script runs it, evaluates an expression at every hit of one breakpoint,
 and cleans up.
 """
@@ -122,17 +124,22 @@ def _optional_as_omitted(node: dict[str, Any]) -> dict[str, Any]:
     return node
 
 
+def _drop_closed(node: dict[str, Any]) -> dict[str, Any]:
+    # "additionalProperties": false on every object: the command layer refuses
+    # unknown arguments itself, with a message that names the valid ones.
+    if node.get("additionalProperties") is False:
+        del node["additionalProperties"]
+    return node
+
+
 def input_schema(cmd: Command) -> dict[str, Any]:
     schema = cmd.args.model_json_schema(by_alias=True)
-    schema = _walk_schema(schema, lambda n: _optional_as_omitted(_drop_titles(n)))
+    schema = _walk_schema(schema, lambda n: _drop_closed(_optional_as_omitted(_drop_titles(n))))
     schema.setdefault("type", "object")
     schema.setdefault("properties", {})
     if takes_session_arg(cmd):
-        schema["properties"][SESSION_ARG] = {
-            "type": "string",
-            "description": "Session name (default: the current one)." if cmd.needs_session
-            else "Ignored: this tool needs no session.",
-        }
+        # Said once, in the server's instructions, rather than on 35 tools.
+        schema["properties"][SESSION_ARG] = {"type": "string"}
     return schema
 
 
@@ -190,10 +197,12 @@ def output_schema(cmd: Command) -> dict[str, Any]:
 def annotations(cmd: Command) -> ToolAnnotations:
     # MCP's defaults assume a tool may destroy and reach the outside world;
     # say plainly which of ours only read and which end a program.
+    # Hints at MCP's defaults, or meaningless for the tool, are left out:
+    # tools/list is paid for in every agent session. (destructiveHint means
+    # something only when readOnlyHint is false.)
     return ToolAnnotations(
-        read_only_hint=cmd.read_only,
-        destructive_hint=cmd.destructive and not cmd.read_only,
-        idempotent_hint=cmd.read_only,
+        read_only_hint=True if cmd.read_only else None,
+        destructive_hint=None if cmd.read_only else cmd.destructive,
         open_world_hint=False,
     )
 
@@ -250,6 +259,8 @@ def _lean(node: Any, key: str | None = None) -> Any:
     out = {k: _lean(v, k) for k, v in node.items()}
     if "path" in out and out.get("path") == out.get("name"):
         del out["path"]
+    if "connected_at" in out and "origin" in out:
+        out.pop("connected_at")  # a client's clock time: noise to an agent
     if key == "stop":
         out.pop("at", None)
         if isinstance(out.get("location"), dict):
