@@ -68,6 +68,22 @@ def _go(source: Path, output: Path) -> Path:
     return output
 
 
+async def _ended(client, timeout: float = 20.0):
+    """The session's status once it has ended: the next request after the remote
+    went away finds out (lldb: its next packet; DAP, CDP: the closed socket),
+    and the end follows that request by a moment."""
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    await call(client, "debug_continue", {"waitMs": int(timeout * 1000)}, ok=False)
+    while True:
+        status = await call(client, "debug_status", {})
+        if status["state"] == "terminated" or loop.time() > deadline:
+            return status
+        await asyncio.sleep(0.1)
+
+
 @pytest.fixture(params=["lldb-dap", "lldb-cli"])
 def lldb_adapter(request):
     finder = find_lldb_dap if request.param == "lldb-dap" else find_lldb
@@ -103,9 +119,7 @@ async def test_gdb_remote_with_a_path_map(no_leftover_processes, mcp_env, lldb_a
         # The remote end goes away; the next request finds out: the session ends
         # and says so.
         remote_host.stop_all()
-        ended = await call(client, "debug_continue", {"waitMs": 20000})
-        assert ended["status"] == "terminated", ended
-        status = await call(client, "debug_status", {})
+        status = await _ended(client)
         assert status["state"] == "terminated", status
         assert "lost the connection to the gdb-remote server" in status["terminatedReason"]
         assert f"{remote_host.address}:{port}" in status["terminatedReason"]
@@ -134,8 +148,7 @@ async def test_dlv_headless_with_substitute_path(no_leftover_processes, mcp_env,
         assert hit["stop"]["location"]["path"] == local_file, hit
         assert "accumulator += i" in hit.text
         remote_host.stop_all()
-        await call(client, "debug_continue", {"waitMs": 20000}, ok=False)
-        status = await call(client, "debug_status", {})
+        status = await _ended(client)
         assert status["state"] == "terminated", status
         assert f"dlv server at {remote_host.address}:{port} was lost" in \
             status["terminatedReason"]
@@ -196,4 +209,8 @@ async def test_node_inspect_with_remote_root(no_leftover_processes, mcp_env, rem
         hit = await call(client, "debug_continue", {"waitMs": 20000})
         assert hit["stop"]["location"]["path"] == local_file, hit
         assert hit["stop"]["location"]["line"] == line
-        await call(client, "debug_terminate", {})
+        remote_host.stop_all()  # the remote end goes away: the session says so
+        status = await _ended(client)
+        assert status["state"] == "terminated", status
+        assert f"Node inspector at {remote_host.address}:{port} closed" in \
+            status["terminatedReason"]

@@ -185,6 +185,8 @@ class CdpBackend(Backend):
         self._pause_on_exceptions = "uncaught"
         self._stop_on_entry = False
         self._hold_if_unarmed = False
+        #: HOST:PORT of the inspector attached to, for the message when it goes away
+        self._inspector_at: str | None = None
         self._paused: dict[str, Any] | None = None
         self._visible_stop = False
         self._last_action: str | None = None  # "step" or "pause" until the next stop
@@ -358,6 +360,7 @@ class CdpBackend(Backend):
             raise InvalidInput("Attach needs a pid, or a host and port of a Node inspector.")
         else:
             ws_url = await discover_websocket_url(host, port)
+            self._inspector_at = f"{host}:{port}"
         mapping = dict(request.path_map)
         if request.extra.get("remoteRoot") and request.extra.get("localRoot"):
             # launch.json's remoteRoot/localRoot, as VS Code's node debugger reads them
@@ -670,7 +673,14 @@ class CdpBackend(Backend):
         self._schedule_finish("exited")
 
     def _on_closed(self, params: dict[str, Any]) -> None:
-        self._schedule_finish("exited" if self._child is not None else "inspector closed")
+        if self._child is not None:
+            self._schedule_finish("exited")
+        elif self._inspector_at:
+            self._schedule_finish(
+                f"The Node inspector at {self._inspector_at} closed the connection: the "
+                "program ended, or it or the network went away.")
+        else:
+            self._schedule_finish("inspector closed")
 
     # ================================================================= pause state
 
