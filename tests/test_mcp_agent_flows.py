@@ -65,7 +65,11 @@ async def test_truncation_notes_give_true_lengths(mcp_env, tmp_path, no_leftover
         stopped = await call(client, "debug_launch", {
             "program": str(program), "breakpoints": [f"{program}:{line_of(program, '@stop')}"]})
         assert stopped["state"] == "stopped" and size(stopped) <= BUDGET
-        assert "(1,000,000 chars in all)" in stopped.text  # not the debugger's own cut
+        # Not the debugger's own cut as if it were the value's length; a step's
+        # answer stays fast (no evaluation), debug_context asks for the truth.
+        assert "(at least " in stopped.text and "more chars)" not in stopped.text.split("big (str)")[1].splitlines()[0]
+        context = await call(client, "debug_context", {})
+        assert "(1,000,000 chars in all)" in context.text
         table = await call(client, "debug_variables", {"path": "table", "maxItems": 3})
         assert table["total"] == 200_000 and "of 200,000" in table.text
         big = await call(client, "debug_evaluate", {"expression": "big"})
@@ -247,3 +251,18 @@ async def test_trace_stops_early_when_the_program_stops_elsewhere(mcp_env, no_le
         assert "stopped elsewhere" in quiet.text
         await fails(client, "debug_trace", {"file": str(PY_BASIC), "line": 3}, "invalid_input",
                     "expression")
+
+
+def test_a_second_tui_is_not_you():
+    from tui_debugger.models import ActivityEntry, ClientInfo, client_id
+    from tui_debugger.tui.widgets.activity_pane import who_did
+    from tui_debugger.tui.widgets.status_bar import StatusBar
+
+    mine = ActivityEntry(origin="tui", command="next", client=client_id("tui"))
+    theirs = ActivityEntry(origin="tui", command="next", client="tui-1")
+    agent = ActivityEntry(origin="mcp", command="next", client="mcp-2")
+    assert [who_did(e) for e in (mine, theirs, agent)] == ["you", "tui", "agent"]
+    bar = StatusBar()
+    bar.set_clients([ClientInfo(id=client_id("tui"), origin="tui"),
+                     ClientInfo(id="tui-1", origin="tui"), ClientInfo(id="mcp-2", origin="mcp")])
+    assert bar.clients == ("agent", "tui")

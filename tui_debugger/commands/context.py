@@ -327,10 +327,16 @@ async def build_context(session: Session, lines: int | None = None, frame_index:
             value_limit, budget = (160, 1_200) if embedded else (None, 6_000)
             used = 0
             for var in children[:40]:
-                # A rendering this long was probably cut by the debugger itself.
-                length = await true_length(session, var.name, var.type, idx) if len(
-                    var.value) > 10_000 else None
+                # A rendering this long was probably cut by the debugger itself:
+                # its true length is asked for (one evaluation) by debug_context,
+                # not at every step, which must stay fast.
+                length = None
+                if len(var.value) > 10_000 and not embedded:
+                    length = await true_length(session, var.name, var.type, idx)
                 view = variable_view(session, var, var.name, value_limit, length)
+                if len(var.value) > 10_000 and length is None and view.value_truncated:
+                    view.value = view.value.rsplit("… (", 1)[0] + \
+                        f"… (at least {len(var.value):,} chars; debug_variables has its length)"
                 used += len(view.name) + len(view.value) + len(view.type or "") + 10
                 if result.locals and used > budget:
                     break

@@ -11,6 +11,14 @@ from ..format import one_line, who
 ORIGIN_STYLES = {"mcp": "bold magenta", "cli": "bold cyan", "tui": "bold green"}
 
 
+def who_did(entry: ActivityEntry) -> str:
+    """The label of an entry: "you" for this TUI's own moves only; a second
+    TUI joined to the session is another person."""
+    if entry.origin == "tui" and entry.client and entry.client != client_id("tui"):
+        return "tui"
+    return who(entry.origin)
+
+
 class ActivityPane(RichLog):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, wrap=False, max_lines=1_000, auto_scroll=True)
@@ -19,10 +27,7 @@ class ActivityPane(RichLog):
     def add(self, entry: ActivityEntry) -> None:
         self.entries.append(entry)
         text = Text()
-        label = who(entry.origin)
-        if entry.origin == "tui" and entry.client and entry.client != client_id("tui"):
-            label = "tui"  # another TUI joined to the session (a second person), not "you"
-        text.append(f"{label:>7} ", ORIGIN_STYLES.get(entry.origin, "bold"))
+        text.append(f"{who_did(entry):>7} ", ORIGIN_STYLES.get(entry.origin, "bold"))
         text.append(entry.command, "" if entry.ok else "red")
         if entry.summary:
             text.append(" " + one_line(entry.summary, 120), "dim" if entry.ok else "red")

@@ -7,7 +7,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from ...models import ClientInfo, StopInfo
+from ...models import ClientInfo, StopInfo, client_id
 from ..format import display_path, one_line, who
 
 STATE_STYLES = {"stopped": "bold black on yellow", "running": "bold black on green",
@@ -33,7 +33,9 @@ class StatusBar(Widget):
 
     def set_clients(self, clients: list[ClientInfo], own_origin: str = "tui") -> None:
         """Who else is here, by kind; ids and pids stay off screen."""
-        others = sorted({who(c.origin) for c in clients} - {who(own_origin)})
+        # This TUI is among the clients too; another TUI is another person.
+        others = sorted({"tui" if c.origin == own_origin else who(c.origin)
+                         for c in clients if c.id != client_id(own_origin)})
         self.clients = tuple(others)
 
     def render(self) -> Text:
