@@ -130,3 +130,16 @@ def test_cli_core_disassemble_memory(tmp_path, no_leftover_daemons, no_leftover_
         assert refused.returncode == 1 and "core dump" in refused.stderr
     finally:
         _tdb(tmp_path, "stop", check=False)
+
+
+async def test_a_backend_without_them_says_so_by_name(mcp_env, no_leftover_processes):
+    from tests.support.native_build import PROGRAMS
+
+    async with in_process_client() as client:
+        await call(client, "debug_launch", {"program": str(PROGRAMS / "py_basic.py"),
+                                            "stopOnEntry": True})
+        for tool, args in (("debug_disassemble", {}), ("debug_memory_read", {"address": "0x10"}),
+                           ("debug_watch", {"expression": "x"}), ("debug_stepi", {})):
+            await fails(client, tool, args, "invalid_input", "debugpy")
+        assert (await call(client, "debug_status", {}))["state"] == "stopped"
+        await call(client, "debug_terminate", {})

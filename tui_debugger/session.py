@@ -558,6 +558,7 @@ class Session:
             elif how == "step_out":
                 await backend.step_out(tid)  # type: ignore[arg-type]
             elif how in ("stepi", "nexti"):
+                # (a backend without instruction steps refuses by name; the stop is put back)
                 await backend.step_instruction(tid, over=how == "nexti")  # type: ignore[arg-type]
             else:
                 raise InvalidInput(f"Unknown run command {how!r}.")
@@ -778,6 +779,8 @@ class Session:
         frame's pc; and that pc, when the listing is around it."""
         await self.settle()
         backend = self._live_backend("disassemble")
+        if not backend.capabilities.disassemble:
+            await backend.disassemble("0x0", count)  # the backend's own refusal, by name
         self._require_state({SessionState.stopped}, "disassemble")
         if target:
             address = await self.resolve_address(target, frame_index)
@@ -793,6 +796,8 @@ class Session:
     async def read_memory(self, target: str, count: int, frame_index: int | None = None
                           ) -> tuple[str, bytes]:
         backend = self._live_backend("read memory")
+        if not backend.capabilities.read_memory:
+            await backend.read_memory("0x0", count)  # the backend's own refusal, by name
         self._require_state({SessionState.stopped}, "read memory")
         address = await self.resolve_address(target, frame_index)
         return address, await backend.read_memory(address, count)
@@ -804,6 +809,8 @@ class Session:
         await self.settle()
         backend = self._live_backend("set a watchpoint")
         self._refuse_post_mortem("set a watchpoint")
+        if not backend.capabilities.data_breakpoints:
+            await backend.set_data_breakpoints([DataBreakpointSpec(expression=expression)])
         self._require_state({SessionState.stopped}, "set a watchpoint")
         if not expression.strip():
             raise InvalidInput("Give the expression to watch, e.g. `watch counter`.")
