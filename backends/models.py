@@ -206,6 +206,9 @@ class LaunchRequest(Model):
     stop_on_entry: bool = False
     #: a core dump of `program`: post-mortem, inspection only, no run control
     core_file: str | None = None
+    #: a file the program reads as its standard input; None: end of file at
+    #: once (never a terminal or pipe the program could wait on forever)
+    stdin: str | None = None
     # Adapter-specific fields from a launch configuration (launch.json), passed through.
     extra: dict[str, Any] = Field(default_factory=dict)
 

@@ -43,6 +43,8 @@ def _add_launch_options(parser: argparse.ArgumentParser) -> None:
                         help="use this configuration from .vscode/launch.json")
     parser.add_argument("--core", dest="core_file", metavar="COREFILE",
                         help="open a core dump of PROGRAM post-mortem")
+    parser.add_argument("--stdin", metavar="FILE",
+                        help="a file the program reads as its stdin (default: end of file)")
     parser.add_argument("-m", dest="module", metavar="MODULE",
                         help="run a Python module, as `python -m MODULE ARGS`")
     parser.add_argument("program", nargs="?", metavar="PROGRAM")
@@ -183,7 +185,7 @@ def launch_args_from(ns: argparse.Namespace) -> dict[str, Any]:
         "args": args, "adapter": ns.adapter, "stop_on_entry": ns.stop_on_entry,
         "session_name": ns.session, "breakpoints": ns.breakpoints, "env": _env_pairs(ns.env),
         "cwd": ns.cwd, "launch_config": ns.launch_config, "module": module,
-        "core_file": getattr(ns, "core_file", None),
+        "core_file": getattr(ns, "core_file", None), "stdin": getattr(ns, "stdin", None),
     }
     # Only what was given, so the launch command's own defaults (and launch.json) apply.
     return {"program": ns.program or "", **{k: v for k, v in optional.items() if v}}

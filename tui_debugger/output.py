@@ -92,8 +92,14 @@ class OutputBuffer:
             if len(out) >= limit or (out and chars + len(entry.text) > max_chars):
                 truncated = True
                 break
-            out.append(OutputLine(seq=entry.seq, category=entry.category, text=entry.text))
-            chars += len(entry.text)
+            text = entry.text
+            if len(text) > max_chars:
+                # One entry over the whole answer's cap (a 1 MiB line): cut it too.
+                text = (text[:max_chars] + f"… [{len(text) - max_chars:,} more characters of "
+                        "this entry not shown]\n")
+                truncated = True
+            out.append(OutputLine(seq=entry.seq, category=entry.category, text=text))
+            chars += len(text)
         next_cursor = out[-1].seq + 1 if out else max(start, self._next_seq)
         return OutputChunk(entries=out, next_cursor=next_cursor, dropped=dropped, truncated=truncated)
 

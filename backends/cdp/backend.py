@@ -214,7 +214,12 @@ class CdpBackend(Backend):
         self._stop_on_entry = request.stop_on_entry
         for out_dir in request.extra.get("outDirs") or []:
             self.add_source_root(os.path.join(cwd, str(out_dir)))
-        await self.launch_command(argv, cwd=cwd, env=env, configure=configure)
+        stdin = None
+        if request.stdin is not None:
+            from ..dap.adapters import stdin_path
+
+            stdin = stdin_path(request)
+        await self.launch_command(argv, cwd=cwd, env=env, configure=configure, stdin=stdin)
 
     def add_source_root(self, directory: str) -> None:
         """A directory to search for compiled JavaScript whose source maps name
@@ -258,9 +263,11 @@ class CdpBackend(Backend):
         configure: Configure,
         port_hint: int | None = None,
         stop_on_entry: bool | None = None,
+        stdin: str | None = None,
     ) -> None:
         """Start a node command that carries --inspect-brk, connect to its
-        inspector and run the start-up sequence."""
+        inspector and run the start-up sequence. `stdin`: a file the program
+        reads as its standard input (default: end of file)."""
         if stop_on_entry is not None:
             self._stop_on_entry = stop_on_entry
         work_dir = cwd or os.getcwd()
@@ -268,10 +275,16 @@ class CdpBackend(Backend):
         if script:
             self.add_source_root(os.path.dirname(os.path.join(work_dir, script)))
         self.add_source_root(work_dir)
-        self._child = await spawn(
-            argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-            what="node", install_hint=NODE_INSTALL_HINT,
-        )
+        stdin_file = open(stdin, "rb") if stdin else None  # noqa: SIM115 - closed below
+        try:
+            self._child = await spawn(
+                argv, cwd=cwd, env=env,
+                stdin=stdin_file.fileno() if stdin_file else subprocess.DEVNULL,
+                what="node", install_hint=NODE_INSTALL_HINT,
+            )
+        finally:
+            if stdin_file is not None:
+                stdin_file.close()
         self.child_pids.append(self._child.pid)
         self.debuggee_pid = self._child.pid
         ws_url = await self._await_inspector_url(port_hint)

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import os
 import re
+import subprocess
 import sys
 from typing import Any
 
@@ -22,6 +23,21 @@ from .client import DapClient
 
 #: holds the sitecustomize that sets TCP_NODELAY on debugpy's sockets
 NODELAY_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_nodelay")
+
+
+#: the debuggee's stdin file, read by _nodelay/sitecustomize.py
+STDIN_ENV = "TUI_DEBUGGER_STDIN"
+
+
+def stdin_path(request: LaunchRequest) -> str:
+    """The file the program reads as stdin: the one the user chose, or the null
+    device (end of file at once)."""
+    if request.stdin is None:
+        return os.devnull
+    path = os.path.abspath(os.path.join(request.cwd or os.getcwd(), request.stdin))
+    if not os.path.exists(path) or os.path.isdir(path):
+        raise InvalidInput(f"There is no file {path} to give the program as its stdin.")
+    return path
 
 
 def with_nodelay(pythonpath: str | None) -> str:
@@ -84,6 +100,11 @@ class DebugpyProfile(AdapterProfile):
                 program=program,
             )
         env = {**request.env, **(extra.pop("env", None) or {})}
+        if request.stdin is not None:
+            # debugpy cannot redirect stdin; our sitecustomize, loaded first in
+            # the program, opens this file as fd 0 (the default is end of file).
+            env[STDIN_ENV] = stdin_path(request)
+            env["PYTHONPATH"] = with_nodelay(env.get("PYTHONPATH", os.environ.get("PYTHONPATH")))
         if self.nodelay:
             base = env.get("PYTHONPATH", os.environ.get("PYTHONPATH"))
             env["PYTHONPATH"] = with_nodelay(base)
@@ -188,6 +209,12 @@ class LldbDapProfile(AdapterProfile):
             # lldb-dap 19 takes "NAME=VALUE" strings; later versions take either form.
             arguments["env"] = [f"{k}={v}" for k, v in request.env.items()]
         arguments.update(request.extra)
+        # Its program otherwise reads a pty nobody writes: a read waits forever.
+        from ..lldb_cli.protocol import lldb_quote
+
+        stdin = stdin_path(request)
+        arguments["preRunCommands"] = [f"settings set target.input-path {lldb_quote(stdin)}",
+                                       *(arguments.get("preRunCommands") or [])]
         return arguments
 
     def attach_arguments(self, request: AttachRequest) -> dict[str, Any]:
@@ -445,8 +472,18 @@ class DelveProfile(AdapterProfile):
                 run_in_terminal=self.run_in_terminal,
                 output_sink=self.backend._terminal_output,
             )
-        process = await spawn(self.adapter_argv(), what="dlv adapter",
-                              install_hint="Install delve: sudo apt-get install delve")
+        # The program inherits dlv's stdin: the user's file, else end of file
+        # (an open pipe would hold a read forever).
+        stdin_file = None
+        if isinstance(request, LaunchRequest):
+            stdin_file = open(stdin_path(request), "rb")  # noqa: SIM115 - closed below
+        try:
+            process = await spawn(self.adapter_argv(), what="dlv adapter",
+                                  stdin=stdin_file.fileno() if stdin_file else subprocess.DEVNULL,
+                                  install_hint="Install delve: sudo apt-get install delve")
+        finally:
+            if stdin_file is not None:
+                stdin_file.close()
         assert process.proc.stdout is not None
         try:
             line = await asyncio.wait_for(process.proc.stdout.readline(), self.listen_timeout)

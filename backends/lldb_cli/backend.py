@@ -181,6 +181,12 @@ class LldbCliBackend(Backend):
                 "configure_launch", _encode({"args": request.args, "env": request.env})
             )
             self._stop_on_entry = request.stop_on_entry
+            if request.stdin is not None:
+                from ..dap.adapters import stdin_path
+
+                await self._channel.run(
+                    [f"settings set target.input-path {lldb_quote(stdin_path(request))}"],
+                    self.command_timeout)
             await configure()
             command = "process launch" + (" --stop-at-entry" if request.stop_on_entry else "")
             await self._begin_run(command, announce=False)

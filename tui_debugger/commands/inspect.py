@@ -72,9 +72,19 @@ async def _stack(ctx: CommandContext, args: StackArgs) -> StackResult:
     frames, total = await session.stack(args.thread_id, args.max_frames)
     tid = args.thread_id or session.selected_thread_id or 0
     same_thread = tid == session.selected_thread_id
-    views = [frame_view(f, same_thread and f.index == session.selected_frame_index) for f in frames]
-    return StackResult(thread_id=tid, frames=views, total=total,
-                       truncated=total is not None and total > len(views))
+    views = []
+    chars = 0
+    for f in frames:
+        view = frame_view(f, same_thread and f.index == session.selected_frame_index)
+        # A caller's maxFrames is capped by the server's answer size, like every list.
+        chars += len(view.model_dump_json())
+        if views and chars > settings().max_result_chars:
+            break
+        views.append(view)
+    cut = len(views) < len(frames)
+    return StackResult(thread_id=tid, frames=views, total=total if total is not None else (
+                           len(frames) if cut else None),
+                       truncated=cut or (total is not None and total > len(views)))
 
 
 register(Command(

@@ -57,6 +57,8 @@ class LaunchArgs(Args):
                                   "post-mortem (stack, threads, locals, memory, disassembly; "
                                   "no run control). lldb-dap, lldb-cli, dlv.")
     module: str | None = Field(None, description="Python module to run (-m), instead of program.")
+    stdin: str | None = Field(None, description="A file the program reads as its standard "
+                              "input (default: end of file at once).")
 
 
 async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
@@ -175,9 +177,12 @@ async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
                 entry = await session.add_breakpoint(
                     BreakpointSpec(path=first[0], line=first[1]), "session")
                 session.entry_breakpoint_id = entry.id
+        stdin = abs_path(ctx, args.stdin) if args.stdin else None
+        if stdin and (not os.path.exists(stdin) or os.path.isdir(stdin)):
+            raise InvalidInput(f"There is no file {stdin} to give the program as its stdin.")
         request = LaunchRequest(
             program=program_path, args=prog_args, cwd=base, env=env,
-            stop_on_entry=stop_on_entry, extra=request_extra, core_file=core_file,
+            stop_on_entry=stop_on_entry, extra=request_extra, core_file=core_file, stdin=stdin,
         )
         generation = session.run_generation
         await session.launch(request, adapter, ctx.origin)

@@ -153,4 +153,19 @@ try:
     _hide_token()
 except Exception:
     pass
+
+
+def _stdin_from_file():
+    """The program's stdin, when the user chose a file for it (TUI_DEBUGGER_STDIN)."""
+    path = os.environ.pop("TUI_DEBUGGER_STDIN", None)
+    if path:
+        fd = os.open(path, os.O_RDONLY)
+        os.dup2(fd, 0)
+        os.close(fd)
+
+
+try:
+    _stdin_from_file()
+except Exception:
+    pass
 _chain()
