@@ -19,7 +19,10 @@ the time just before it reaches the breakpoint line; "stop shown" is from then
 until the stop is on screen. Then the same steps are measured with that output
 behind them.
 
-    python benchmarks/tui_vs_pudb.py [--steps N] [--only tui-debugger|pudb]
+    python benchmarks/tui_vs_pudb.py [--steps N] [--only NAME]…
+
+Three columns: `tui-debugger run` (the TUI hosts the session), `tui-debugger ui`
+joining a headless `tui-debugger start` (the session in another process), pudb.
 
 Needs tmux, and pudb (`pip install -e '.[bench]'`).
 """
@@ -137,6 +140,9 @@ class Tool:
     shows: Callable[[str, str, int, int, int], bool]
     #: before the first measured stop (e.g. continue to the breakpoint)
     to_breakpoint: list[str] = field(default_factory=list)
+    #: a headless session to join, started before and stopped after (argv of `start`)
+    host: Callable[[Path, int], list[str]] | None = None
+    flood: bool = True  # whether the 50,000-line scenario means something for it
 
 
 def source_row(screen: str, text: str, marker: str) -> bool:
@@ -177,12 +183,22 @@ def pudb_env(folder: Path, program: Path, line: int) -> dict[str, str]:
     return {"TERM": "xterm-256color", "XDG_CONFIG_HOME": str(config)}
 
 
+TOOLS = ["tui-debugger", "tui-debugger ui", "pudb"]
+
+
 def tool(name: str) -> Tool:
+    exe = shutil.which("tui-debugger") or str(Path(sys.executable).parent / "tui-debugger")
     if name == "tui-debugger":
-        exe = shutil.which("tui-debugger") or str(Path(sys.executable).parent / "tui-debugger")
         return Tool(name, "F10", lambda program, line: [exe, "run", "--break", f"{program.name}:{line}",
                                                         program.name],
                     tui_env, tui_shows)
+    if name == "tui-debugger ui":
+        # The session in a headless host (`start`), the TUI joining it as a client:
+        # the debugger's I/O runs in another process than the screen.
+        return Tool(name, "F10", lambda program, line: [exe, "ui", "--session", "bench"],
+                    tui_env, tui_shows, flood=False,
+                    host=lambda program, line: [exe, "start", "--session", "bench", "--break",
+                                                f"{program.name}:{line}", program.name])
     return Tool(name, "n", lambda program, line: [sys.executable, "-m", "pudb", program.name],
                 pudb_env, pudb_shows, to_breakpoint=["c"])
 
@@ -230,6 +246,9 @@ def run_steps(t: Tool, folder: Path, program: Path, line: int, steps: int, quiet
     mark = folder / "flood.mark"
     if flood:
         env["FLOOD_MARK"] = str(mark)
+    if t.host is not None:
+        subprocess.run(t.host(program, line), cwd=folder, env={**os.environ, **env}, check=True,
+                       capture_output=True, timeout=60)
     tmux.start(folder, env, t.argv(program, line))
     results: dict[str, list[float]] = {"first change": [], "settled": []}
     try:
@@ -251,6 +270,9 @@ def run_steps(t: Tool, folder: Path, program: Path, line: int, steps: int, quiet
             results["settled"].append(settled)
     finally:
         tmux.stop()
+        if t.host is not None:
+            subprocess.run([*t.host(program, line)[:1], "stop", "--session", "bench"], cwd=folder,
+                           env={**os.environ, **env}, capture_output=True, timeout=60)
     return results
 
 
@@ -264,10 +286,11 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=30)
     parser.add_argument("--quiet", type=float, default=0.25,
                         help="seconds without a change that count as settled (default 0.25)")
-    parser.add_argument("--only", choices=["tui-debugger", "pudb"])
+    parser.add_argument("--only", choices=TOOLS, action="append",
+                        help="measure only these (default: all three)")
     parser.add_argument("--no-flood", action="store_true", help="skip the 50,000-line scenario")
     ns = parser.parse_args()
-    names = [ns.only] if ns.only else ["tui-debugger", "pudb"]
+    names = ns.only or TOOLS
     figures: dict[tuple[str, str], dict[str, list[float]]] = {}
     with tempfile.TemporaryDirectory(prefix="tui-vs-pudb-") as tmp:
         folder = Path(tmp)
@@ -280,13 +303,15 @@ def main() -> int:
             LOOP_SOURCE.clear()
             LOOP_SOURCE.update(enumerate(LOOP.splitlines(), 1))
             figures[(name, "steps")] = run_steps(t, folder, small, LOOP_LINE, ns.steps, ns.quiet)
-            if not ns.no_flood:
+            if not ns.no_flood and t.flood:
                 LOOP_SOURCE.clear()
                 LOOP_SOURCE.update(enumerate(FLOOD.splitlines(), 1))
                 figures[(name, "flood")] = run_steps(t, folder, flood, FLOOD_LINE, max(5, ns.steps // 3),
                                                      ns.quiet, flood=True)
     print(f"tmux {WIDTH}x{HEIGHT}, {ns.steps} steps; milliseconds from the key (median / p95)\n")
-    print(f"{'':34}" + "".join(f"{n:>24}" for n in names) + ("   ratio (median)" if len(names) == 2 else ""))
+    compare = "pudb" in names and len(names) > 1
+    print(f"{'':34}" + "".join(f"{n:>24}" for n in names)
+          + (f"   {names[0]} / pudb (median)" if compare else ""))
     rows = [("step: first change", "steps", "first change"), ("step: settled", "steps", "settled"),
             ("50,000 lines, then stop shown", "flood", "stop shown"),
             ("after them, step: first change", "flood", "first change"),
@@ -304,8 +329,9 @@ def main() -> int:
             medians.append(med)
             cells.append(f"{med:11.1f} / {p95:8.1f}" if len(values) > 1 else f"{med:22.1f}")
         ratio = ""
-        if len(medians) == 2 and all(medians):
-            ratio = f"   {medians[0] / medians[1]:5.1f}x"
+        pudb = medians[names.index("pudb")] if compare else None
+        if pudb and medians[0]:
+            ratio = f"   {medians[0] / pudb:5.1f}x"
         print(f"{label:34}" + "".join(f"{c:>24}" for c in cells) + ratio)
     return 0
 
