@@ -197,7 +197,10 @@ async def test_delve_opens_a_go_core(dlv, tmp_path, no_leftover_processes):
         assert threads
         found = None
         for thread in threads:
-            frames, _ = await backend.stack_trace(thread.id, 0, 20)
+            try:
+                frames, _ = await backend.stack_trace(thread.id, 0, 20)
+            except DebuggerError:
+                continue  # a goroutine parked in the runtime may not unwind in a core
             found = next((f for f in frames if f.name == "main.readNextValue"), None)
             if found:
                 break
