@@ -282,13 +282,22 @@ def start_daemon(command: str, args: dict[str, Any], timeout: float = 90.0) -> d
     """Start a daemon hosting a new session; return the launch result (or raise)."""
     spec = json.dumps({"command": command, "args": args, "cwd": os.getcwd()})
     name_hint = args.get("session_name") or "daemon"
-    log = paths.runtime_dir() / f"daemon-{os.getpid()}-{int(time.time() * 1000)}.log"
-    with open(log, "wb") as log_file:
+    log = paths.runtime_dir() / f"daemon-starting-{os.getpid()}-{int(time.time() * 1000)}.log"
+    # Appending, so that the clean-up can cut a log that grew too large under its writer.
+    with open(log, "ab") as log_file:
         proc = subprocess.Popen(
             [sys.executable, "-m", "tui_debugger", "daemon", "--spec", spec],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log_file,
             start_new_session=True, cwd=os.getcwd(),
         )
+    # Named after the daemon, so the clean-up can tell whose log is still written.
+    named = paths.runtime_dir() / f"daemon-{proc.pid}.log"
+    try:
+        os.replace(log, named)
+        log = named
+    except OSError:
+        pass
+    paths.clean_daemon_logs()
     assert proc.stdout is not None
     deadline = time.monotonic() + timeout
     import selectors

@@ -3,11 +3,13 @@ a per-user runtime directory (mode 0700; sockets 0600)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import socket
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -164,4 +166,33 @@ def source_problem(path: str) -> str | None:
     if st.st_size > MAX_SOURCE_BYTES:
         return f"it is {st.st_size:,} bytes, over the {MAX_SOURCE_BYTES:,} read for a source"
     return None
+
+
+def clean_daemon_logs(keep: int = 10, max_bytes: int = 10 * 1024 * 1024) -> None:
+    """Daemon logs do not pile up: of the daemons that ended, the newest `keep`
+    logs stay (for a look after a failure) and the rest go; a live daemon's log
+    over `max_bytes` is cut back to empty (it is opened for appending)."""
+    ended: list[tuple[float, Path]] = []
+    try:
+        logs = list(runtime_dir().glob("daemon-*.log"))
+    except (OSError, InvalidInput):
+        return
+    for log in logs:
+        found = re.fullmatch(r"daemon-(\d+)\.log", log.name)
+        try:
+            st = log.stat()
+        except OSError:
+            continue
+        if found and pid_alive(int(found.group(1))):
+            if st.st_size > max_bytes:
+                with contextlib.suppress(OSError):
+                    os.truncate(log, 0)
+            continue
+        if log.name.startswith("daemon-starting-") and time.time() - st.st_mtime < 300:
+            continue  # another start is writing it right now
+        ended.append((st.st_mtime, log))
+    ended.sort(reverse=True)
+    for _, log in ended[keep:]:
+        with contextlib.suppress(OSError):
+            log.unlink()
 

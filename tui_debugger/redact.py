@@ -16,6 +16,17 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
         ),
         r"\1\2[REDACTED]",
     ),
+    # Short names: pw=..., pass: ... (whole words only: not "bypass", not "pass" alone)
+    (
+        re.compile(r"(?i)(?<![A-Za-z0-9])((?:[A-Za-z0-9]+[_-])*(?:pw|pass|passphrase))"
+                   r"(\s*[\"']?\s*[:=]\s*[\"']?)([^\s\"',;}]{3,})"),
+        r"\1\2[REDACTED]",
+    ),
+    # Credentials inside URLs: postgres://admin:s3cr3t@db, https://user:token@host
+    (
+        re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://[^\s:/@'\"]+:)([^\s@/'\"]+)(@)"),
+        r"\1[REDACTED]\3",
+    ),
     (re.compile(r"\b(AKIA|ASIA)[A-Z0-9]{16}\b"), "[REDACTED-AWS-KEY]"),
     (re.compile(r"\bgh[pousr]_[A-Za-z0-9]{30,}\b"), "[REDACTED-GITHUB-TOKEN]"),
     (re.compile(r"\bsk-[A-Za-z0-9_\-]{20,}\b"), "[REDACTED-KEY]"),
@@ -39,7 +50,9 @@ def redact(text: str) -> str:
 
 _SECRET_NAME = re.compile(
     r"(?i)(api[_-]?key|secret|token|passw(?:or)?d|passwd|pwd|access[_-]?key|private[_-]?key|"
-    r"credential|auth[_-]?token|authorization|session[_-]?key)"
+    r"credential|auth[_-]?token|authorization|session[_-]?key|"
+    # short ones only as a whole part of the name: pw, db_pw, user-pass, passphrase
+    r"(?:^|[_.\-])(?:pw|pass|passphrase)(?:$|[_.\-\d]))"
 )
 # A string as debuggers render one: 'x', "x", b'x', or a C char* (0x1234 "x").
 _STRING_VALUE = re.compile(r"""^(?P<prefix>(?:0x[0-9a-fA-F]+\s+)?[bBrRuUfF]{0,2})(?P<q>['"])(?P<body>.+)(?P=q)$""", re.S)

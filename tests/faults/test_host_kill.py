@@ -131,3 +131,25 @@ def test_the_tui_ends_what_it_hosts(how, isolated_runtime, tmp_path):
             assert not list(runtime.glob("*.sock")) and not list(runtime.glob("*.json"))
     finally:
         tmux.run("kill-server", check=False)
+
+
+def test_daemon_logs_are_cleaned_and_capped(isolated_runtime):
+    """184 daemon logs piled up: now the logs of ended daemons are kept to the
+    newest ten, and a live daemon's log is cut back when it grows too large."""
+    from tui_debugger import paths
+
+    runtime = paths.runtime_dir()
+    for n in range(30):  # ended daemons (pids that cannot be alive), oldest first
+        log = runtime / f"daemon-{9_000_000 + n}.log"
+        log.write_text("old\n")
+        os.utime(log, (1_000_000 + n, 1_000_000 + n))
+    legacy = runtime / "daemon-123-1700000000000.log"  # the old naming
+    legacy.write_text("legacy\n")
+    os.utime(legacy, (1, 1))
+    live = runtime / f"daemon-{os.getpid()}.log"  # a live writer
+    live.write_bytes(b"x" * (11 * 1024 * 1024))
+    paths.clean_daemon_logs(keep=10)
+    kept = sorted(p.name for p in runtime.glob("daemon-9*.log"))
+    assert kept == [f"daemon-{9_000_000 + n}.log" for n in range(20, 30)]
+    assert not legacy.exists()
+    assert live.exists() and live.stat().st_size == 0

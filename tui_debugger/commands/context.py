@@ -260,7 +260,9 @@ def read_source(path: str, line: int, around: int) -> list[SourceLineView]:
         text = linecache.getline(path, n)
         if not text and n > line:
             break
-        out.append(SourceLineView(line=n, text=text.rstrip("\n")[:300], current=n == line))
+        # A source line can hold a secret too (password = "..."): redacted like output.
+        out.append(SourceLineView(line=n, text=redact_text(text.rstrip("\n")[:300]),
+                                  current=n == line))
     return out
 
 
