@@ -21,7 +21,12 @@ from backends.adapters import find_dlv, find_lldb, find_lldb_dap
 from tests.support import require
 from tests.support.mcp import call, in_process_client
 from tests.support.native_build import PROGRAMS, line_of
-from tests.support.remote import close_remote_host, open_remote_host
+from tests.support.remote import (
+    close_remote_host,
+    open_remote_host,
+    processes_serving,
+    reap_orphans,
+)
 
 
 @pytest.fixture
@@ -177,7 +182,9 @@ async def test_debugpy_listen_with_path_mappings(no_leftover_processes, mcp_env,
         hit = await call(client, "debug_wait", {"timeoutMs": 20000})
         assert hit["status"] == "stopped", hit
         assert hit["stop"]["location"]["path"] == local_file, hit
+        adapter_pids = processes_serving(port)
         await call(client, "debug_terminate", {})
+    reap_orphans(adapter_pids)
 
 
 

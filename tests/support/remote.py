@@ -46,13 +46,51 @@ class RemoteHost:
         raise AssertionError(f"nothing listens on port {port} of {self.address}")
 
     def stop_all(self) -> None:
+        from backends.process import descendants
+
+        orphans: list[int] = []
         for proc in self.started:
             if proc.poll() is None:
+                orphans += descendants(proc.pid)  # the servers' programs
                 try:
                     os.killpg(proc.pid, signal.SIGKILL)
                 except OSError:
                     pass
             proc.wait(timeout=10)
+        reap_orphans(orphans)
+
+
+def reap_orphans(pids: list[int], timeout: float = 5.0) -> None:
+    """A killed server's program is orphaned to the nearest subreaper, which is
+    this process when the MCP server runs in it: reap it, or it stays a zombie."""
+    deadline = time.monotonic() + timeout
+    pending = set(pids)
+    while pending and time.monotonic() < deadline:
+        for pid in list(pending):
+            try:
+                done, _ = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:  # not ours: its own parent reaps it
+                pending.discard(pid)
+                continue
+            if done:
+                pending.discard(pid)
+        if pending:
+            time.sleep(0.02)
+
+
+def processes_serving(port: int) -> list[int]:
+    """Pids whose command line names `port` (debugpy's detached adapter, which
+    `--listen` starts and which outlives the program by a moment)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                argv = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"--for-server" in argv and any(str(port).encode() in a for a in argv):
+                found.append(int(entry))
+    return found
 
 
 def can_make_namespaces() -> bool:
