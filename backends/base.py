@@ -103,6 +103,14 @@ class Backend(abc.ABC):
         """Which exceptions stop the program (ids from capabilities.exception_filters)."""
         return None
 
+    async def send_input(self, text: str, eof: bool = False) -> None:
+        """Write `text` to the program's standard input (launched with stdin=STDIN_PIPE);
+        `eof` closes it afterwards."""
+        raise NotSupported(
+            f"The {self.name} backend cannot give a program its input; use a terminal, or "
+            "read a file in the program."
+        )
+
     async def set_variable(self, container_ref: int, name: str, value: str) -> Variable:
         """Give the child `name` of the container `container_ref` a new value (an
         expression in the program's language); answers the variable as it is now."""

@@ -198,6 +198,10 @@ class EvalResult(Model):
 # --------------------------------------------------------------------------- requests
 
 
+#: LaunchRequest.stdin: keep the program's input open for Backend.send_input.
+STDIN_PIPE = "pipe"
+
+
 class LaunchRequest(Model):
     program: str
     args: list[str] = Field(default_factory=list)
@@ -206,8 +210,9 @@ class LaunchRequest(Model):
     stop_on_entry: bool = False
     #: a core dump of `program`: post-mortem, inspection only, no run control
     core_file: str | None = None
-    #: a file the program reads as its standard input; None: end of file at
-    #: once (never a terminal or pipe the program could wait on forever)
+    #: the program's standard input: None, end of file at once (never a terminal or
+    #: pipe the program could wait on forever unasked); STDIN_PIPE, a pipe the front
+    #: ends write to (Backend.send_input), where the backend can; else a file to read
     stdin: str | None = None
     # Adapter-specific fields from a launch configuration (launch.json), passed through.
     extra: dict[str, Any] = Field(default_factory=dict)
@@ -249,6 +254,7 @@ class Capabilities(Model):
     instruction_step: bool = False  # Backend.step_instruction
     data_breakpoints: bool = False  # Backend.set_data_breakpoints
     core_files: bool = False  # LaunchRequest.core_file
+    program_input: bool = False  # LaunchRequest.stdin and Backend.send_input
     exception_filters: list[ExceptionFilter] = Field(default_factory=list)
 
 

@@ -40,15 +40,15 @@ async def test_pane_keys_find_goto_open_and_breakpoint_dialog():
         await stopped_at(pilot, CALL_RESTOCK)
 
         # Every pane has a key; a tabbed one comes to the front.
-        for key, pane_id, widget_id in [("alt+9", "tab-breakpoints", "breakpoints"),
-                                        ("alt+8", "tab-threads", "threads"),
-                                        ("alt+7", "tab-stack", "stack"),
-                                        ("alt+6", "tab-watches", "watch-table"),
-                                        ("alt+5", "tab-variables", "variables"),
-                                        ("alt+4", "tab-activity", "activity"),
-                                        ("alt+3", "tab-console", "console-input"),
-                                        ("alt+2", "tab-output", "output-log"),
-                                        ("alt+1", None, "source")]:
+        for key, pane_id, widget_id in [("alt+p", "tab-breakpoints", "breakpoints"),
+                                        ("alt+h", "tab-threads", "threads"),
+                                        ("alt+u", "tab-stack", "stack"),
+                                        ("alt+w", "tab-watches", "watch-table"),
+                                        ("alt+v", "tab-variables", "variables"),
+                                        ("alt+a", "tab-activity", "activity"),
+                                        ("alt+c", "tab-console", "console-input"),
+                                        ("alt+o", "tab-output", "output-log"),
+                                        ("alt+s", None, "source")]:
             await pilot.press(key)
             assert app.focused is not None and app.focused.id == widget_id, (key, app.focused)
             if pane_id:
@@ -56,7 +56,7 @@ async def test_pane_keys_find_goto_open_and_breakpoint_dialog():
         await pilot.press("question_mark")
         await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), what="help")
         shown = screen_text(app)
-        assert "Go to the Breakpoints pane" in shown and "Alt+9" in shown
+        assert "Go to the Breakpoints pane" in shown and "Alt+P" in shown
         await pilot.press("escape")
 
         # The same breakpoint hit again says so on the status line.
@@ -68,7 +68,7 @@ async def test_pane_keys_find_goto_open_and_breakpoint_dialog():
         source = app.source
         await pilot.press("slash")
         prompt = app.query_one(SourcePrompt)
-        assert app.focused is prompt
+        await wait_until(pilot, lambda: app.focused is prompt, what="the find prompt focused")
         await pilot.press(*"restock")
         await wait_until(pilot, lambda: source.find_text == "restock", what="the find")
         assert source.cursor_line == CALL_RESTOCK  # the first match at or after the cursor
@@ -117,13 +117,13 @@ async def test_pane_keys_find_goto_open_and_breakpoint_dialog():
         await wait_until(pilot, lambda: len(app.breakpoints) == 1, what="the removal")
 
         # `e` in the Breakpoints pane opens the same dialog.
-        await pilot.press("alt+9", "e")
+        await pilot.press("alt+p", "e")
         await wait_until(pilot, lambda: isinstance(app.screen, BreakpointDialog), what="e")
         assert app.screen.focused.id == "bp-condition"
         await pilot.press("escape")
 
         # Ctrl+O: a fuzzy opener over the program's directory and the stack's files.
-        await pilot.press("alt+1", "ctrl+o")
+        await pilot.press("alt+s", "ctrl+o")
         await wait_until(pilot, lambda: isinstance(app.screen, OpenFileDialog), what="the opener")
         await pilot.press(*"invc")
         await pilot.press("enter")
@@ -181,7 +181,7 @@ async def test_selecting_a_thread_moves_the_source(tmp_path):
         assert states["MainThread"] == "stopped: breakpoint", states
         assert states["bg-worker"] == "stopped", states
         row = next(r for r in range(threads.row_count) if str(threads.get_row_at(r)[1]) == "bg-worker")
-        await pilot.press("alt+8")
+        await pilot.press("alt+h")
         threads.move_cursor(row=row)
         await pilot.press("enter")
         # The worker is in its loop: on the `while` or the sleep.
@@ -227,7 +227,7 @@ async def test_set_a_value_console_assignment_and_exception_filters(tmp_path):
         await wait_until(pilot, lambda: find_node(tree, "total") is not None, what="locals")
 
         # Enter on a value asks for the new one; Locals show it at once.
-        await pilot.press("alt+5")
+        await pilot.press("alt+v")
         tree.move_cursor(find_node(tree, "total"))
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, ValueDialog), what="the value dialog")
@@ -238,7 +238,7 @@ async def test_set_a_value_console_assignment_and_exception_filters(tmp_path):
                          what="total = 40 in Locals")
 
         # An assignment in the console refreshes Locals too.
-        await pilot.press("alt+3")
+        await pilot.press("alt+c")
         assert isinstance(app.focused, ConsoleInput)
         app.focused.value = "items[0] = 100"
         await pilot.press("enter")

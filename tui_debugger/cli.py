@@ -44,7 +44,8 @@ def _add_launch_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--core", dest="core_file", metavar="COREFILE",
                         help="open a core dump of PROGRAM post-mortem")
     parser.add_argument("--stdin", metavar="FILE",
-                        help="a file the program reads as its stdin (default: end of file)")
+                        help="a file the program reads as its stdin (default: end of file; "
+                             "'pipe': type it with `tui-debugger input`, or in the TUI under Output)")
     parser.add_argument("-m", dest="module", metavar="MODULE",
                         help="run a Python module, as `python -m MODULE ARGS`")
     parser.add_argument("program", nargs="?", metavar="PROGRAM")
@@ -419,6 +420,26 @@ def cmd_attach(ns: argparse.Namespace) -> int:
     return _run_tui(mode=command, args=args, session=None)
 
 
+def program_input_for_tui() -> str:
+    """The input of a program the TUI runs: what was redirected into `tui-debugger
+    run` (`< in.json`, a pipe), or else a pipe the person types into under Output.
+    A redirected stdin is kept for the program, and the TUI's own stdin becomes the
+    terminal, so its keys come from the keyboard and not from the file."""
+    if sys.stdin is None or sys.stdin.isatty():
+        return "pipe"
+    try:
+        tty = os.open("/dev/tty", os.O_RDWR)
+    except OSError as exc:
+        raise InvalidInput("Standard input is redirected and there is no terminal to read the "
+                           f"keys from ({exc}). Use `tui-debugger start` for a headless "
+                           "session, with --stdin FILE for the program's input.") from exc
+    kept = os.dup(0)  # the redirected input, for the program
+    os.set_inheritable(kept, False)
+    os.dup2(tty, 0)
+    os.close(tty)
+    return f"/dev/fd/{kept}"
+
+
 def _run_tui(mode: str, args: dict[str, Any], session: str | None) -> int:
     try:
         from .tui.app import run_app
@@ -482,6 +503,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 # With no breakpoint to run to, a person wants to start at the top
                 # (as pdb and pudb do), not watch the program run to its end.
                 args["stop_on_entry"] = True
+            try:
+                args.setdefault("stdin", program_input_for_tui())
+            except DebuggerError as exc:
+                return emit_error(exc, False)
             return _run_tui(mode="launch", args=args, session=None)
         if entry == "start":
             return cmd_start(ns)

@@ -730,6 +730,12 @@ class Session:
         self.publish("values", {"name": name, "value": variable.value}, origin=origin)
         return variable
 
+    async def send_input(self, text: str, eof: bool, origin: Origin) -> None:
+        """Give the program (launched with stdin 'pipe') a line of input."""
+        backend = self._live_backend("give the program input")
+        self._require_state({SessionState.running, SessionState.stopped}, "give the program input")
+        await backend.send_input(text, eof)
+
     def available_exception_filters(self) -> list[ExceptionFilter]:
         return list(self.backend.capabilities.exception_filters) if self.backend else []
 

@@ -47,6 +47,7 @@ from ..models import (
     ExceptionFilter,
     ExitedEvent,
     Frame,
+    STDIN_PIPE,
     LaunchRequest,
     OutputEvent,
     Scope,
@@ -159,6 +160,7 @@ class CdpBackend(Backend):
     def __init__(self, emit: EventSink) -> None:
         super().__init__(emit)
         self.capabilities = Capabilities(
+            program_input=True,
             conditional_breakpoints=True,
             hit_conditional_breakpoints=True,
             log_points=True,
@@ -214,12 +216,26 @@ class CdpBackend(Backend):
         self._stop_on_entry = request.stop_on_entry
         for out_dir in request.extra.get("outDirs") or []:
             self.add_source_root(os.path.join(cwd, str(out_dir)))
-        stdin = None
-        if request.stdin is not None:
+        stdin = request.stdin
+        if stdin is not None and stdin != STDIN_PIPE:
             from ..dap.adapters import stdin_path
 
             stdin = stdin_path(request)
         await self.launch_command(argv, cwd=cwd, env=env, configure=configure, stdin=stdin)
+
+    async def send_input(self, text: str, eof: bool = False) -> None:
+        stream = self._child.proc.stdin if self._child is not None else None
+        if stream is None or stream.is_closing():
+            raise InvalidInput("The program's input is closed: it was launched without an "
+                               "input to type into, or end of input was already sent.")
+        try:
+            if text:
+                stream.write(text.encode("utf-8"))
+                await stream.drain()
+            if eof:
+                stream.close()
+        except (ConnectionError, RuntimeError) as exc:
+            raise InvalidInput(f"The program's input is closed ({exc}).") from exc
 
     def add_source_root(self, directory: str) -> None:
         """A directory to search for compiled JavaScript whose source maps name
@@ -267,7 +283,8 @@ class CdpBackend(Backend):
     ) -> None:
         """Start a node command that carries --inspect-brk, connect to its
         inspector and run the start-up sequence. `stdin`: a file the program
-        reads as its standard input (default: end of file)."""
+        reads as its standard input, STDIN_PIPE for Backend.send_input (default:
+        end of file)."""
         if stop_on_entry is not None:
             self._stop_on_entry = stop_on_entry
         work_dir = cwd or os.getcwd()
@@ -275,16 +292,16 @@ class CdpBackend(Backend):
         if script:
             self.add_source_root(os.path.dirname(os.path.join(work_dir, script)))
         self.add_source_root(work_dir)
-        stdin_file = open(stdin, "rb") if stdin else None  # noqa: SIM115 - closed below
+        source = open(stdin, "rb") if stdin not in (None, STDIN_PIPE) else None
         try:
             self._child = await spawn(
                 argv, cwd=cwd, env=env,
-                stdin=stdin_file.fileno() if stdin_file else subprocess.DEVNULL,
+                stdin=source or (subprocess.PIPE if stdin == STDIN_PIPE else subprocess.DEVNULL),
                 what="node", install_hint=NODE_INSTALL_HINT,
             )
         finally:
-            if stdin_file is not None:
-                stdin_file.close()
+            if source is not None:
+                source.close()
         self.child_pids.append(self._child.pid)
         self.debuggee_pid = self._child.pid
         ws_url = await self._await_inspector_url(port_hint)

@@ -16,7 +16,7 @@ import sys
 from typing import Any
 
 from ..errors import BackendDied, DebuggerError, DependencyMissing, InvalidInput, Timeout
-from ..models import AttachRequest, ContinuedEvent, LaunchRequest
+from ..models import STDIN_PIPE, AttachRequest, ContinuedEvent, LaunchRequest
 from ..process import spawn
 from .backend import AdapterProfile, DapBackend
 from .client import DapClient
@@ -32,7 +32,8 @@ STDIN_ENV = "TUI_DEBUGGER_STDIN"
 def stdin_path(request: LaunchRequest) -> str:
     """The file the program reads as stdin: the one the user chose, or the null
     device (end of file at once)."""
-    if request.stdin is None:
+    if request.stdin is None or request.stdin == STDIN_PIPE:
+        # No input, or a pipe this adapter cannot give (Backend.send_input says so).
         return os.devnull
     path = os.path.abspath(os.path.join(request.cwd or os.getcwd(), request.stdin))
     if not os.path.exists(path) or os.path.isdir(path):
@@ -57,6 +58,9 @@ class DebugpyProfile(AdapterProfile):
     attach_remote = True
     # Uncaught exceptions stop the program unless the session says otherwise.
     default_exception_filters = ("uncaught",)
+    # A program given an input runs through runInTerminal, started by us.
+    run_in_terminal = True
+    program_input = True
 
     #: set TCP_NODELAY inside debugpy's processes (see docs/backends/dap.md)
     nodelay = True
@@ -100,7 +104,7 @@ class DebugpyProfile(AdapterProfile):
                 program=program,
             )
         env = {**request.env, **(extra.pop("env", None) or {})}
-        if request.stdin is not None:
+        if request.stdin is not None and request.stdin != STDIN_PIPE:
             # debugpy cannot redirect stdin; our sitecustomize, loaded first in
             # the program, opens this file as fd 0 (the default is end of file).
             env[STDIN_ENV] = stdin_path(request)
@@ -129,6 +133,14 @@ class DebugpyProfile(AdapterProfile):
         }
         if "module" in extra or "code" in extra:
             arguments.pop("program")
+        if request.stdin == STDIN_PIPE:
+            # Its input is ours to give only if we start it (runInTerminal); its
+            # output then comes through the pipes we read, not as output events.
+            arguments["console"] = "integratedTerminal"
+            arguments["redirectOutput"] = False
+            # Its output is a pipe now, not a terminal: unbuffered, so a prompt it
+            # prints before reading shows at once.
+            arguments["env"] = {"PYTHONUNBUFFERED": "1", **arguments["env"]}
         if "justMyCode" not in extra and _is_library_code(extra.get("module"), program):
             # With justMyCode the library's own lines never stop: `-m json.tool` or a
             # copy of the stdlib's calendar.py would run to its end without a word.

@@ -100,6 +100,9 @@ class AdapterProfile:
     attach_remote = False
     #: launch with a core dump (LaunchRequest.core_file)
     core_files = False
+    #: LaunchRequest.stdin works: the debuggee is started through runInTerminal
+    #: (by us), so its input is ours to give
+    program_input = False
     #: exception filter ids on by default; None keeps the adapter's own defaults
     default_exception_filters: tuple[str, ...] | None = None
     request_timeout = 30.0
@@ -250,6 +253,8 @@ class DapBackend(Backend):
         try:
             client = await self.profile.start_adapter(request)
             self.client = client
+            if isinstance(request, LaunchRequest):
+                client.terminal_stdin = request.stdin
             if client.process is not None:
                 self.child_pids.append(client.process.pid)
             initialized: asyncio.Future[None] = loop.create_future()
@@ -383,6 +388,7 @@ class DapBackend(Backend):
             instruction_step=bool(body.get("supportsSteppingGranularity")),
             data_breakpoints=bool(body.get("supportsDataBreakpoints")),
             core_files=profile.core_files,
+            program_input=profile.program_input,
             exception_filters=filters,
         )
 
@@ -778,6 +784,13 @@ class DapBackend(Backend):
             )
             for raw in body.get("variables") or []
         ]
+
+    async def send_input(self, text: str, eof: bool = False) -> None:
+        if self.client is None or not self.capabilities.program_input:
+            await super().send_input(text, eof)
+        if not await self.client.write_input(text.encode("utf-8"), eof):
+            raise InvalidInput("The program's input is closed: it was launched without an "
+                               "input to type into, or end of input was already sent.")
 
     async def set_variable(self, container_ref: int, name: str, value: str) -> Variable:
         self._require_stopped()

@@ -63,6 +63,9 @@ class DapClient:
         self.stderr_lines: deque[str] = deque(maxlen=STDERR_LINES)
         #: processes started for runInTerminal; ended with the client
         self.terminal_processes: list[ChildProcess] = []
+        #: what the runInTerminal process reads as its input: None (nothing: end of
+        #: input), "pipe" (write_input), or a file's path
+        self.terminal_stdin: str | None = None
 
         self._reader = reader
         self._writer = writer
@@ -350,16 +353,44 @@ class DapClient:
             raise ReverseRequestRefused(f"runInTerminal: the directory {cwd!r} does not exist.")
         # Arguments are an argv list even when the adapter says a shell may
         # interpret them: no shell ever sees them.
-        child = await spawn(
-            argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-            what="program (runInTerminal)",
-        )
+        source = self.terminal_stdin
+        stdin_file = None
+        if source not in (None, "pipe"):
+            try:
+                stdin_file = open(source, "rb")
+            except OSError as exc:
+                raise ReverseRequestRefused(f"Cannot read the program's input {source}: {exc}.")
+        try:
+            child = await spawn(
+                argv, cwd=cwd, env=env,
+                stdin=subprocess.PIPE if source == "pipe" else (stdin_file or subprocess.DEVNULL),
+                what="program (runInTerminal)",
+            )
+        finally:
+            if stdin_file is not None:
+                stdin_file.close()
         self.terminal_processes.append(child)
         if child.proc.stdout is not None:
             self._spawn_task(self._pump_output(child.proc.stdout, "stdout"))
         if child.proc.stderr is not None:
             self._spawn_task(self._pump_output(child.proc.stderr, "stderr"))
         return {"processId": child.pid}
+
+    async def write_input(self, data: bytes, eof: bool = False) -> bool:
+        """Write to the input of the program started for runInTerminal; False when
+        there is no open input to write to."""
+        stream = next((c.proc.stdin for c in self.terminal_processes if c.proc.stdin), None)
+        if stream is None or stream.is_closing():
+            return False
+        try:
+            if data:
+                stream.write(data)
+                await stream.drain()
+            if eof:
+                stream.close()
+        except (ConnectionError, RuntimeError):
+            return False
+        return True
 
     async def _refuse_start_debugging(self, arguments: Message) -> Message:
         raise ReverseRequestRefused(

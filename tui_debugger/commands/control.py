@@ -28,7 +28,7 @@ from .context import (
     session_of,
 )
 from .registry import Args, CliSpec, Command, CommandContext, register
-from .views import RunResult, ScriptHit, TraceResult
+from .views import InputSent, RunResult, ScriptHit, TraceResult
 
 
 class RunArgs(Args):
@@ -259,4 +259,30 @@ register(Command(
         **({"timeout_ms": int(ns.timeout * 1000)} if ns.timeout else {})})],
     tui_action=False, next_steps=lambda r: ["context"] if r.status == "stopped" else [],
     applies_in=frozenset({"running", "stopped"}),
+))
+
+
+class SendInputArgs(Args):
+    text: str = Field("", description="Text for the program's input; a newline is added.")
+    eof: bool = Field(False, description="Then close the input (end of file).")
+
+
+async def _send_input(ctx: CommandContext, args: SendInputArgs) -> InputSent:
+    session = session_of(ctx)
+    data = args.text + "\n" if args.text else ""
+    await session.send_input(data, args.eof, ctx.origin)
+    sent = f"Sent {len(data)} characters" if data else "Nothing sent"
+    return InputSent(message=sent + (", then end of input." if args.eof else "."))
+
+
+register(Command(
+    id="send_input", help="Type a line into the program's input (launched with --stdin pipe).",
+    description="Send a line to the program's standard input (launch with stdin 'pipe').",
+    args=SendInputArgs, result=InputSent, handler=_send_input, mcp="debug_send_input",
+    cli=[CliSpec(("input",), build=lambda p: (
+        p.add_argument("text", nargs="*", help="the line to send"),
+        p.add_argument("--eof", action="store_true", help="then close the input")),
+        adapt=lambda ns: {"text": " ".join(ns.text), "eof": ns.eof})],
+    applies_in=RUNNING | STOPPED,
+    log_activity=True,
 ))

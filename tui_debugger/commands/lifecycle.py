@@ -11,7 +11,7 @@ from pydantic import Field, model_validator
 
 from backends import adapters, probe
 from backends.errors import InvalidInput
-from backends.models import AttachRequest, BreakpointSpec, LaunchRequest
+from backends.models import STDIN_PIPE, AttachRequest, BreakpointSpec, LaunchRequest
 
 from .. import paths, persist
 from ..persist import add_note
@@ -57,8 +57,8 @@ class LaunchArgs(Args):
                                   "post-mortem (stack, threads, locals, memory, disassembly; "
                                   "no run control). lldb-dap, lldb-cli, dlv.")
     module: str | None = Field(None, description="Python module to run (-m), instead of program.")
-    stdin: str | None = Field(None, description="A file the program reads as its standard "
-                              "input (default: end of file at once).")
+    stdin: str | None = Field(None, description="Program input: a file, or 'pipe' "
+                              "(debug_send_input; default: end of file at once).")
 
 
 async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
@@ -177,8 +177,9 @@ async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
                 entry = await session.add_breakpoint(
                     BreakpointSpec(path=first[0], line=first[1]), "session")
                 session.entry_breakpoint_id = entry.id
-        stdin = abs_path(ctx, args.stdin) if args.stdin else None
-        if stdin and (not os.path.exists(stdin) or os.path.isdir(stdin)):
+        stdin = args.stdin if args.stdin == STDIN_PIPE else (
+            abs_path(ctx, args.stdin) if args.stdin else None)
+        if stdin and stdin != STDIN_PIPE and (not os.path.exists(stdin) or os.path.isdir(stdin)):
             raise InvalidInput(f"There is no file {stdin} to give the program as its stdin.")
         request = LaunchRequest(
             program=program_path, args=prog_args, cwd=base, env=env,

@@ -265,3 +265,7 @@ class ExceptionBreakpointsResult(ActionResult):
 class SetVariableResult(ActionResult):
     variable: VariableView
     message: str
+
+
+class InputSent(ActionResult):
+    message: str

@@ -34,8 +34,8 @@ from ..router import LocalHandle, RemoteHandle, SessionHandle, join
 from ..session import Session
 from .format import breakpoint_detail, breakpoint_glyph, display_path, who_proper
 from .keymap import app_bindings, bindable_ids, user_keymap
-from .messages import (EditBreakpoint, EditValue, Evaluate, LoadChildren, RunCommand, StartSession,
-                       ToggleBreakpoint, WatchesChanged, ShowMemory)
+from .messages import (EditBreakpoint, EditValue, Evaluate, LoadChildren, RunCommand, SendInput,
+                       ShowMemory, StartSession, ToggleBreakpoint, WatchesChanged)
 from .palette import RegistryCommands
 from .widgets.activity_pane import ActivityPane
 from .widgets.attach_dialog import AttachDialog
@@ -916,6 +916,12 @@ class DebuggerApp(App[int]):
         # The expression may have assigned (`x = 5`, lldb's `expr x = 5`): show the effect.
         await self._refresh_values()
 
+    def on_send_input(self, message: SendInput) -> None:
+        message.stop()
+        if message.text:
+            self.query_one(OutputPane).echo_input(message.text)
+        self._run("send_input", {"text": message.text, "eof": message.eof})
+
     def on_edit_value(self, message: EditValue) -> None:
         message.stop()
         if self.state != "stopped":
@@ -953,7 +959,7 @@ class DebuggerApp(App[int]):
     def action_help(self) -> None:
         from .widgets.breakpoints_pane import BreakpointsPane as BP
         from .widgets.console_pane import ConsoleInput
-        from .widgets.output_pane import OutputPane as OP
+        from .widgets.output_pane import OutputPane as OP, ProgramInput
         from .widgets.watches_pane import WatchesPane as WP
 
         sections = [
@@ -963,6 +969,10 @@ class DebuggerApp(App[int]):
             ("Breakpoints pane", binding_rows(BP.BINDINGS, self.keymap)),
             ("Watches pane", binding_rows(WP.BINDINGS, self.keymap)),
             ("Output pane", binding_rows(OP.BINDINGS, self.keymap)),
+            ("Program input (under Output)", [("Enter", "send the line to the program")]
+             + binding_rows(ProgramInput.BINDINGS, self.keymap)),
+            ("Variables pane", [("Enter", "open a value, or change a plain one")]
+             + binding_rows(VariablesPane.BINDINGS, self.keymap)),
             ("Console", binding_rows(ConsoleInput.BINDINGS, self.keymap)
              + [("Enter", "evaluate in the selected frame")]),
             ("Mouse", [("click gutter", "toggle a breakpoint on that line"),
@@ -997,17 +1007,21 @@ class DebuggerApp(App[int]):
 
     def action_find(self) -> None:
         self.action_focus_pane("source")
-        self.query_one(SourcePrompt).ask("find", self.source.find_text)
+        prompt = self.query_one(SourcePrompt)
         self._find_origin = self.source.cursor_line
+        prompt.ask("find", self.source.find_text)
+        self.source.typing_into = prompt
 
     def action_go_to_line(self) -> None:
         if self.source.file is None:
             self.notify("No file is open in the source pane.", severity="warning")
             return
         self.action_focus_pane("source")
-        self.query_one(SourcePrompt).ask("line")
+        prompt = self.query_one(SourcePrompt)
+        prompt.ask("line")
+        self.source.typing_into = prompt
 
-    def on_source_prompt_changed(self, message: SourcePrompt.Changed) -> None:
+    def on_source_prompt_answered(self, message: SourcePrompt.Answered) -> None:
         message.stop()
         source = self.source
         if message.mode == "line":
@@ -1024,6 +1038,7 @@ class DebuggerApp(App[int]):
             if message.done and not count:
                 self.notify(f"No match for {message.value!r} in this file.", severity="warning")
         if message.done:
+            source.typing_into = None
             source.focus()
 
     def action_open_file(self) -> None:

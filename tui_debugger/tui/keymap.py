@@ -26,17 +26,19 @@ TUI_ACTIONS = [
     ("help", "question_mark", "help", "Keys"),
     ("quit", "ctrl+q", "quit", "Quit"),
     ("attach_dialog", "ctrl+a", "attach_dialog", "Attach / launch (a new session)"),
-    # Every pane has a key: Alt+1..9 in screen order (left column, then right),
-    # and the F keys people already know for the four most used.
-    ("focus_source", "f2,alt+1", "focus_pane('source')", "Go to the Source pane"),
-    ("focus_output", "f4,alt+2", "focus_pane('output')", "Go to the Output pane"),
-    ("focus_console", "f7,alt+3", "focus_pane('console')", "Go to the Console pane"),
-    ("focus_activity", "alt+4", "focus_pane('activity')", "Go to the Activity pane"),
-    ("focus_variables", "f3,alt+5", "focus_pane('variables')", "Go to the Variables pane"),
-    ("focus_watches", "alt+6", "focus_pane('watches')", "Go to the Watches pane"),
-    ("focus_stack", "alt+7", "focus_pane('stack')", "Go to the Stack pane"),
-    ("focus_threads", "alt+8", "focus_pane('threads')", "Go to the Threads pane"),
-    ("focus_breakpoints", "alt+9", "focus_pane('breakpoints')", "Go to the Breakpoints pane"),
+    # Every pane has a key: Alt and a letter of its name, and the F keys people
+    # already know for the four most used. Not Alt+digits (Textual reads ESC digit
+    # as the character macOS types with Option), nor Alt+B / Alt+F (word moves),
+    # nor Alt+T / Alt+K, which reach Textual garbled through tmux.
+    ("focus_source", "f2,alt+s", "focus_pane('source')", "Go to the Source pane"),
+    ("focus_output", "f4,alt+o", "focus_pane('output')", "Go to the Output pane"),
+    ("focus_console", "f7,alt+c", "focus_pane('console')", "Go to the Console pane"),
+    ("focus_activity", "alt+a", "focus_pane('activity')", "Go to the Activity pane"),
+    ("focus_variables", "f3,alt+v", "focus_pane('variables')", "Go to the Variables pane"),
+    ("focus_watches", "alt+w", "focus_pane('watches')", "Go to the Watches pane"),
+    ("focus_stack", "alt+u", "focus_pane('stack')", "Go to the Stack pane"),
+    ("focus_threads", "alt+h", "focus_pane('threads')", "Go to the Threads pane"),
+    ("focus_breakpoints", "alt+p", "focus_pane('breakpoints')", "Go to the Breakpoints pane"),
     ("go_to_line", "ctrl+g", "go_to_line", "Go to line in the source"),
     ("open_file", "ctrl+o", "open_file", "Open a file in the source"),
     ("maximize", "f8", "toggle_maximize", "Maximize pane"),
@@ -101,11 +103,13 @@ def display_key(key: str) -> str:
 def bindable_ids() -> list[str]:
     """Every id a keymap may name: the app's bindings and the panes'."""
     from .widgets.breakpoints_pane import BreakpointsPane
-    from .widgets.output_pane import OutputPane
+    from .widgets.output_pane import OutputPane, ProgramInput
     from .widgets.source_view import SourceView
+    from .widgets.variables_pane import VariablesPane
     from .widgets.watches_pane import WatchesPane
 
     ids = [b.id for b in app_bindings()]
-    for widget in (SourceView, BreakpointsPane, OutputPane, WatchesPane):
+    for widget in (SourceView, BreakpointsPane, OutputPane, ProgramInput, VariablesPane,
+                   WatchesPane):
         ids += [b.id for b in widget.BINDINGS if isinstance(b, Binding) and b.id]
     return [i for i in ids if i]

@@ -84,3 +84,12 @@ class ShowMemory(Message):
     def __init__(self, expression: str) -> None:
         super().__init__()
         self.expression = expression
+
+
+class SendInput(Message):
+    """Send a line to the program's input (and end it, with eof)."""
+
+    def __init__(self, text: str, eof: bool = False) -> None:
+        super().__init__()
+        self.text = text
+        self.eof = eof

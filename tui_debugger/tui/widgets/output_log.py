@@ -23,6 +23,7 @@ from textual.strip import Strip
 MAX_LINE_CHARS = 2_000  # a line longer than this is cut rather than measured and laid out whole
 FRAME = 1 / 30  # seconds between two updates of the view while lines keep coming
 STYLES = {"stderr": Style(color="red"), "console": Style(italic=True, dim=True),
+          "input": Style(color="cyan"),
           "important": Style(bold=True)}
 
 

@@ -12,7 +12,18 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Input
 
+from ..messages import SendInput
 from .output_log import OutputLog
+
+
+class ProgramInput(Input):
+    """The program's input: Enter sends the line, Ctrl+D ends the input."""
+
+    BINDINGS = [Binding("ctrl+d", "end_input", "end of input (Ctrl+D)", id="input.eof")]
+
+    def action_end_input(self) -> None:
+        self.post_message(SendInput(self.value, eof=True))
+        self.value = ""
 
 MAX_LINES = 10_000
 
@@ -23,6 +34,7 @@ class OutputPane(Vertical):
     BINDINGS = [
         Binding("slash,ctrl+f", "search", "search output", id="output.search"),
         Binding("escape", "close_search", "close search", show=False),
+        Binding("i", "type_input", "type into the program's input", id="output.input"),
     ]
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -35,6 +47,8 @@ class OutputPane(Vertical):
     def compose(self) -> ComposeResult:
         yield OutputLog(MAX_LINES, id="output-log")
         yield Input(placeholder="search output (Escape closes)", id="output-search")
+        yield ProgramInput(placeholder="program input: a line, Enter sends it (Ctrl+D: end of input)",
+                           id="program-input")
 
     @property
     def log_view(self) -> OutputLog:
@@ -76,6 +90,9 @@ class OutputPane(Vertical):
         box.display = True
         box.focus()
 
+    def action_type_input(self) -> None:
+        self.query_one(ProgramInput).focus()
+
     def action_close_search(self) -> None:
         box = self.query_one("#output-search", Input)
         box.value = ""
@@ -85,11 +102,20 @@ class OutputPane(Vertical):
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
-        self._apply_search(event.value)
+        if event.input.id == "output-search":
+            self._apply_search(event.value)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
+        if event.input.id == "program-input":
+            self.post_message(SendInput(event.value))
+            event.input.value = ""
+            return
         self.query_one(OutputLog).focus()
+
+    def echo_input(self, text: str) -> None:
+        """What the person typed, in the output where a terminal would have echoed it."""
+        self.append("input", text + "\n")
 
     def _apply_search(self, query: str) -> None:
         self.query_text = query

@@ -17,7 +17,7 @@ PLACEHOLDERS = {
 class SourcePrompt(Input):
     BINDINGS = [Binding("escape", "cancel", "cancel", show=False)]
 
-    class Changed(Message):
+    class Answered(Message):
         """The find text changed (live), or the prompt was submitted or cancelled."""
 
         def __init__(self, mode: str, value: str, done: bool, cancelled: bool = False) -> None:
@@ -34,23 +34,25 @@ class SourcePrompt(Input):
     def ask(self, mode: str, value: str = "") -> None:
         self.mode = mode
         self.placeholder = PLACEHOLDERS[mode]
-        self.restrict = r"[0-9]*" if mode == "line" else None
         self.value = value
         self.cursor_position = len(value)
-        self.add_class("-shown")
-        self.focus()
+        # Shown and focused now, not at the next refresh: a key typed right after `/`
+        # (a fast typist, a paste) must land here, not run as a command in the source.
+        self.display = True
+        self.screen.set_focus(self)
+        self.call_after_refresh(self.focus)  # once laid out it can take the focus itself
 
     def _close(self, value: str, cancelled: bool) -> None:
-        self.remove_class("-shown")
-        self.post_message(self.Changed(self.mode, value, done=True, cancelled=cancelled))
+        self.display = False
+        self.post_message(self.Answered(self.mode, value, done=True, cancelled=cancelled))
 
     def action_cancel(self) -> None:
         self._close(self.value, cancelled=True)
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
-        if self.mode == "find" and self.has_class("-shown"):
-            self.post_message(self.Changed(self.mode, event.value, done=False))
+        if self.mode == "find" and self.display:
+            self.post_message(self.Answered(self.mode, event.value, done=False))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

@@ -135,6 +135,9 @@ class SourceView(ScrollView, can_focus=True):
         self.matches: dict[int, list[tuple[int, int]]] = {}
         self._match_order: list[tuple[int, int, int]] = []  # (line, start, end), in file order
         self.current_match: tuple[int, int, int] | None = None
+        #: the prompt `/` or Ctrl+G opened: keys that reached this pane before the
+        #: focus moved (typed fast, pasted) go there, not to the pdb letters
+        self.typing_into = None
         self._base_style: Style | None = None
 
     # ------------------------------------------------------------------ inputs from the app
@@ -237,6 +240,31 @@ class SourceView(ScrollView, can_focus=True):
         self._find_matches()
         self.refresh()
 
+    async def on_key(self, event) -> None:
+        target = self.typing_into
+        if event.key == "slash" and (target is None or not target.display) \
+                and "src.find" not in getattr(self.app, "keymap", {}):
+            # Here rather than through the binding, which the app runs only after
+            # this pane has taken the keys typed next: those must reach the prompt.
+            event.stop()
+            event.prevent_default()
+            await self.app.run_action("find")
+            return
+        if target is None or not target.display:
+            return
+        if event.is_printable and event.character:
+            target.insert_text_at_cursor(event.character)
+        elif event.key == "enter":
+            await target.action_submit()
+        elif event.key == "escape":
+            target.action_cancel()
+        elif event.key == "backspace":
+            target.action_delete_left()
+        else:
+            return
+        event.stop()
+        event.prevent_default()
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("find_next", "clear_find"):
             return bool(self.find_text)  # else the key's other binding (n: step over) runs
@@ -295,8 +323,8 @@ class SourceView(ScrollView, can_focus=True):
             self.border_subtitle = f"/{self.find_text}: no match"
         else:
             index = self._match_order.index(self.current_match) + 1 if self.current_match else 0
-            self.border_subtitle = (f"/{self.find_text}: {index} of {len(self._match_order)}"
-                                    "  n/N next/previous, Esc ends")
+            # Short enough for the border at 80 columns (a longer one is not drawn at all).
+            self.border_subtitle = f"/{self.find_text}: {index} of {len(self._match_order)} (n N Esc)"
 
     def watch_cursor_line(self, previous: int, line: int) -> None:
         self._refresh_rows(previous, line)
