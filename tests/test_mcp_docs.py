@@ -213,6 +213,13 @@ async def generate(tmp: str) -> dict[str, list[str]]:
             await rec("debug_breakpoint_add", {"file": "app.py", "line": 5, "function": "main"},
                       "conflicting arguments")
 
+            Path(tmp, "ask.py").write_text('name = input("name? ")\nprint("hello", name)\n')
+            await rec("debug_launch", {"program": "ask.py", "stdin": "pipe"},
+                      "a program that reads its input: typed with debug_send_input")
+            await rec("debug_send_input", {"text": "Ada"})
+            await rec("debug_wait", {"timeoutMs": 10000}, "it read the line, printed and ended")
+            await client.call_tool("debug_terminate", {})
+
             await rec("debug_launch", {"program": native, "breakpoints": [f"{native_src}:29"]},
                       "a C program, with a breakpoint set before it starts")
             await rec("debug_wait", {"timeoutMs": 10000})

@@ -263,8 +263,8 @@ register(Command(
 
 
 class SendInputArgs(Args):
-    text: str = Field("", description="Text for the program's input; a newline is added.")
-    eof: bool = Field(False, description="Then close the input (end of file).")
+    text: str = Field("", description="A line (newline added).")
+    eof: bool = Field(False, description="Then end the input.")
 
 
 async def _send_input(ctx: CommandContext, args: SendInputArgs) -> InputSent:
@@ -277,7 +277,7 @@ async def _send_input(ctx: CommandContext, args: SendInputArgs) -> InputSent:
 
 register(Command(
     id="send_input", help="Type a line into the program's input (launched with --stdin pipe).",
-    description="Send a line to the program's standard input (launch with stdin 'pipe').",
+    description="Type a line into the program's input (launched with stdin 'pipe').",
     args=SendInputArgs, result=InputSent, handler=_send_input, mcp="debug_send_input",
     cli=[CliSpec(("input",), build=lambda p: (
         p.add_argument("text", nargs="*", help="the line to send"),

@@ -58,7 +58,7 @@ class LaunchArgs(Args):
                                   "no run control). lldb-dap, lldb-cli, dlv.")
     module: str | None = Field(None, description="Python module to run (-m), instead of program.")
     stdin: str | None = Field(None, description="Program input: a file, or 'pipe' "
-                              "(debug_send_input; default: end of file at once).")
+                              "(debug_send_input).")
 
 
 async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
