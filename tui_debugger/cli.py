@@ -437,7 +437,9 @@ def program_input_for_tui() -> str:
     os.set_inheritable(kept, False)
     os.dup2(tty, 0)
     os.close(tty)
-    return f"/dev/fd/{kept}"
+    # By /proc/PID, not /dev/fd: the debugger may open it in another process (a
+    # file or a pipe alike), and this process lives as long as the session.
+    return f"/proc/{os.getpid()}/fd/{kept}"
 
 
 def _run_tui(mode: str, args: dict[str, Any], session: str | None) -> int:
