@@ -69,6 +69,8 @@ def _no_wait(command_id: str | None, args: dict[str, Any] | None) -> dict[str, A
 MODES = {"launch": "launch", "attach": "attach", "attach_sim": "attach_sim", "join": None}
 #: Seconds a program must keep running before its panes are dimmed as stale.
 STALE_AFTER = 0.15
+#: Seconds after a stop by which the footer's keys are un-greyed, at the latest.
+FOOTER_AFTER_STOP = 0.3
 
 #: The TUI learns of the stop from the session's events, so it does not wait for it.
 RESUMING = {"continue", "next", "step", "finish", "stepi", "nexti"}
@@ -498,7 +500,17 @@ class DebuggerApp(App[int]):
             # checked against the state when pressed, so nothing runs that shouldn't.
             self.set_timer(STALE_AFTER, self._show_running)
             return
+        if state == "stopped" and self._bindings_state != state:
+            # Rebuilding the footer's keys costs tens of milliseconds of the loop:
+            # after a stop it waits until the stop's panes are shown (end of _refresh),
+            # or a moment, whichever comes first.
+            self.set_timer(FOOTER_AFTER_STOP, self._show_stopped_bindings)
+            return
         self._show_bindings_for(state)
+
+    def _show_stopped_bindings(self) -> None:
+        if self.state == "stopped":
+            self._show_bindings_for("stopped")
 
     def _show_bindings_for(self, state: str) -> None:
         if self._bindings_state != state:
@@ -590,6 +602,7 @@ class DebuggerApp(App[int]):
         if watches is not None:
             self.query_one(WatchesPane).show_values(watches)
         self._show_threads(threads)
+        self.call_after_refresh(self._show_stopped_bindings)
 
     def _threads_shown(self) -> bool:
         return self.query_one("#nav-tabs", TabbedContent).active == "tab-threads"
