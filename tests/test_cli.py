@@ -206,3 +206,16 @@ def test_trace_from_the_command_line(no_leftover_daemons, workdir):
     assert out.splitlines()[:2] == ['{"type": "int", "value": 10}', '{"type": "int", "value": 20}']
     assert "maxHits reached" in out
     tdb(workdir, "stop")
+
+
+@pytest.mark.slow
+def test_the_daemon_reaps_the_programs_it_ran(no_leftover_daemons, workdir):
+    from backends.process import _zombie_children
+
+    host = json.loads(tdb(workdir, "start", "--json", "--stop-on-entry", "py_basic.py").stdout)["hostPid"]
+    tdb(workdir, "restart")  # the first debuggee ends under the daemon (a subreaper)
+    deadline = time.monotonic() + 10
+    while _zombie_children(host) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _zombie_children(host)
+    tdb(workdir, "stop")
