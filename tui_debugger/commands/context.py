@@ -8,7 +8,6 @@ from __future__ import annotations
 import linecache
 import os
 import re
-import time
 from typing import Any
 
 from backends.errors import CommandFailed, DebuggerError, InvalidInput
