@@ -55,7 +55,7 @@ def _program(adapter: str) -> str:
 
 
 @pytest.mark.parametrize("adapter", [
-    "debugpy", "lldb-cli",
+    "debugpy", pytest.param("lldb-cli", marks=pytest.mark.slow),
     pytest.param("lldb-dap", marks=pytest.mark.slow), pytest.param("dlv", marks=pytest.mark.slow),
 ])
 async def test_a_dead_debugger_is_named_and_its_program_ends(adapter, mcp_env,

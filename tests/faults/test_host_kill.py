@@ -36,7 +36,7 @@ def _host_pid(runtime: Path) -> int:
 
 @pytest.mark.parametrize(("adapter", "how"), [
     ("lldb-cli", signal.SIGKILL),
-    ("lldb-cli", signal.SIGTERM),
+    pytest.param("lldb-cli", signal.SIGTERM, marks=pytest.mark.slow),
     pytest.param("lldb-cli", signal.SIGHUP, marks=pytest.mark.slow),
     pytest.param("lldb-dap", signal.SIGKILL, marks=pytest.mark.slow),
     pytest.param("debugpy", signal.SIGKILL, marks=pytest.mark.slow),

@@ -170,6 +170,7 @@ async def test_debugpy_ports_refuse_another_user(other_user, mcp_env, no_leftove
         await _launch_and_probe(client, other_user, str(PROGRAMS / "py_sleep.py"), None, "dap")
 
 
+@pytest.mark.slow
 async def test_delve_refuses_another_user(other_user, mcp_env, no_leftover_processes):
     from backends.adapters import find_dlv
 
@@ -181,6 +182,7 @@ async def test_delve_refuses_another_user(other_user, mcp_env, no_leftover_proce
         await _launch_and_probe(client, other_user, str(binary), "dlv", "dap")
 
 
+@pytest.mark.slow
 async def test_node_inspector_url_is_not_listed(other_user, mcp_env, no_leftover_processes):
     require(shutil.which("node") is not None, "node")
     async with in_process_client() as client:
@@ -223,3 +225,17 @@ def test_the_probe_reaches_an_open_port(other_user):
     answers = json.loads(as_other(other_user, PROBE, json.dumps([["dap", port]])))
     server.close()
     assert "Content-Length" in answers[str(port)]
+
+
+def test_a_squatted_runtime_directory_is_refused(other_user, tmp_path, monkeypatch):
+    """Another user who creates our runtime directory first (in /tmp) must not
+    receive our sockets: the directory is refused, with what to do instead."""
+    from backends.errors import InvalidInput
+    from tui_debugger import paths
+
+    squatted = tmp_path / "squatted"
+    squatted.mkdir(mode=0o777)
+    os.chown(squatted, *other_user)
+    monkeypatch.setenv("TUI_DEBUGGER_RUNTIME_DIR", str(squatted))
+    with pytest.raises(InvalidInput, match="another user"):
+        paths.runtime_dir()
