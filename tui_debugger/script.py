@@ -51,6 +51,10 @@ _NATIVE_DEPTH = 3
 _NATIVE_ITEMS = 100
 
 
+
+#: The longest debug-script command read (a command line, not a file).
+MAX_COMMAND_CHARS = 16_384
+
 class ScriptTimeout(Timeout):
     """Nothing was hit before the timeout (seeds/002's first error)."""
 
@@ -93,6 +97,10 @@ async def run_debug_script(
     if float(timeout_ms).is_integer():
         timeout_ms = int(timeout_ms)
     work_dir = os.path.abspath(cwd or os.getcwd())
+    if len(command) > MAX_COMMAND_CHARS:
+        # shlex takes quadratic time on one long word (4 s for 256 KB, on the loop)
+        raise InvalidInput(f"command is {len(command):,} characters; the limit is "
+                           f"{MAX_COMMAND_CHARS:,}. Put long arguments in a file.")
     try:
         argv = shlex.split(command)
     except ValueError as exc:

@@ -145,6 +145,8 @@ async def run_debug_script_node(
     """
     if not command or not command.strip():
         raise InvalidInput("command is empty; pass e.g. 'node --inspect-brk=9229 app.js'.")
+    if len(command) > 16_384:  # shlex is quadratic on one long word
+        raise InvalidInput(f"command is {len(command):,} characters; the limit is 16,384.")
     try:
         argv = [_as_inspect_brk(a) for a in shlex.split(command)]
     except ValueError as exc:

@@ -132,6 +132,13 @@ async def test_arguments_too_large_are_refused_at_once(mcp_env, no_leftover_proc
             await fails(client, tool, args, "invalid_input", "limit")
             assert time.monotonic() - started < 2.0, tool
         assert (await call(client, "debug_status", {}))["state"] == "stopped"
+        # debug-script splits its command like a shell: not 200 KB of it, on the loop
+        started = time.monotonic()
+        answer = await call(client, "debug-script", {
+            "command": "python " + "x" * 200_000, "breakpoint": {"file": str(PY_SLEEP), "line": 1},
+            "expression": "1", "timeout": 1000}, ok=False)
+        assert answer.is_error and "limit" in answer.text, answer.text
+        assert time.monotonic() - started < 2.0
         await call(client, "debug_terminate", {})
 
 
