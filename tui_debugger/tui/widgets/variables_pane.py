@@ -179,6 +179,10 @@ class VariablesPane(Tree[VarNode]):
                 self._add_specs(node, spec.children)
                 if spec.expand:
                     node.expand()
+            elif spec.expandable and (spec.data.scope, spec.data.path) in self.expanded:
+                # Opened while this stop's values were on their way: the page
+                # fetched for it went with the old tree, so load it again.
+                node.expand()
 
     def _same_shape(self, nodes: list[TreeNode[VarNode]], specs: list[Spec]) -> bool:
         if len(nodes) != len(specs):
