@@ -239,3 +239,51 @@ def test_a_squatted_runtime_directory_is_refused(other_user, tmp_path, monkeypat
     monkeypatch.setenv("TUI_DEBUGGER_RUNTIME_DIR", str(squatted))
     with pytest.raises(InvalidInput, match="another user"):
         paths.runtime_dir()
+
+
+HTTP_PROBE = r"""
+import json, sys, urllib.request, urllib.error
+url, token_file = sys.argv[1], sys.argv[2]
+out = {}
+try:
+    open(token_file).read()
+    out["token_file"] = "read"
+except OSError as exc:
+    out["token_file"] = "refused: %s" % exc.strerror
+body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).encode()
+request = urllib.request.Request(url, data=body, headers={
+    "content-type": "application/json", "accept": "application/json, text/event-stream"})
+try:
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        out["status"] = answer.status
+        out["body"] = answer.read().decode(errors="replace")[:2000]
+except urllib.error.HTTPError as exc:
+    out["status"] = exc.code
+    out["body"] = exc.read().decode(errors="replace")[:2000]
+print(json.dumps(out))
+"""
+
+
+async def test_mcp_over_http_refuses_another_user(other_user, mcp_env, no_leftover_processes):
+    import asyncio
+    import socket
+    import sys
+
+    from tui_debugger.paths import runtime_dir
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tui_debugger", "mcp", "--transport", "http", "--port", str(port),
+        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE, env=dict(os.environ))
+    try:
+        await asyncio.wait_for(proc.stderr.readline(), 20)  # the banner: it listens
+        token_file = runtime_dir() / "mcp-http.token"
+        answer = json.loads(await asyncio.to_thread(
+            as_other, other_user, HTTP_PROBE, f"http://127.0.0.1:{port}/mcp", str(token_file)))
+        assert answer["token_file"].startswith("refused"), answer
+        assert answer["status"] == 401 and "debug_launch" not in answer["body"], answer
+    finally:
+        proc.terminate()
+        await asyncio.wait_for(proc.wait(), 10)
