@@ -457,6 +457,11 @@ class Session:
         if self.state in allowed:
             return
         if self.state == SessionState.terminated:
+            if self.adapter_died:
+                raise InvalidInput(
+                    f"Cannot {what}: the debugger ({self.adapter}) died "
+                    f"({self.adapter_died.strip()[:200]}) and the program was ended with it. "
+                    "Start a new session with `tui-debugger start PROGRAM` (MCP: debug_launch).")
             raise InvalidInput(
                 f"Cannot {what}: the session has ended"
                 + (f" (exit code {self.exit_code})" if self.exit_code is not None else "")

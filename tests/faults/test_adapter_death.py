@@ -84,6 +84,36 @@ async def test_a_dead_debugger_is_named_and_its_program_ends(adapter, mcp_env,
         while any(p in _below_us() for p in debuggee) and time.monotonic() < deadline:
             await asyncio.sleep(0.1)
         assert not [p for p in debuggee if p in _below_us()], "the program still runs"
-        # the server serves on: a new session starts
-        status = await client.call_tool("debug_status", {})
-        assert "Traceback" not in " ".join(getattr(c, "text", "") for c in status.content)
+        # the next call says why too, and the server serves on
+        after = await client.call_tool("debug_stack", {})
+        text = " ".join(getattr(c, "text", "") for c in after.content)
+        assert after.is_error and "died" in text and "Traceback" not in text, text
+
+
+@pytest.mark.parametrize("adapter", ["debugpy", pytest.param("lldb-cli", marks=pytest.mark.slow),
+                                     pytest.param("dlv", marks=pytest.mark.slow)])
+async def test_a_debugger_that_dies_while_stopped(adapter, mcp_env, no_leftover_processes):
+    """Killed while the program is stopped, with no call waiting: the next call
+    names the death and the program is gone."""
+    program = _program(adapter)
+    async with in_process_client() as client:
+        await call(client, "debug_launch", {"program": program, "adapter": adapter,
+                                            "stopOnEntry": True})
+        debuggee = [p for p in _below_us() if Path(program).name in _cmdline(p)
+                    and CASES[adapter] not in _cmdline(p)]
+        for pid in [p for p in _below_us() if CASES[adapter] in _cmdline(p)
+                    and "lldb-server" not in _cmdline(p)]:
+            os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + 8
+        text = ""
+        while time.monotonic() < deadline:
+            answer = await client.call_tool("debug_continue", {"waitMs": 2_000})
+            text = " ".join(getattr(c, "text", "") for c in answer.content)
+            if "died" in text:
+                break
+            await asyncio.sleep(0.2)
+        assert "died" in text and adapter in text and "Traceback" not in text, text
+        deadline = time.monotonic() + 5
+        while any(p in _below_us() for p in debuggee) and time.monotonic() < deadline:
+            await asyncio.sleep(0.1)
+        assert not [p for p in debuggee if p in _below_us()], "the program still runs"
