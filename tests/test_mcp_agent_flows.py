@@ -140,14 +140,31 @@ async def test_the_natural_first_calls_never_race_the_program(adapter, mcp_env, 
         assert again["status"] in ("stopped", "terminated")
 
 
-async def test_pause_never_reports_line_zero(mcp_env, no_leftover_processes):
+def _running_target(adapter: str):
+    """A program that runs long enough to be paused, for each adapter."""
+    if adapter == "debugpy":
+        return PROGRAMS / "py_sleep.py"
+    if adapter == "node":
+        require_executable("node")
+        return PROGRAMS / "node" / "spin.js"
+    _target(adapter)  # skips (fails under CI) when the debugger is missing
+    from tests.support.native_build import c_program, go_program
+
+    return go_program("go_counter") if adapter == "dlv" else c_program("native_counter")
+
+
+@pytest.mark.parametrize("adapter", ["debugpy", "lldb-dap", "lldb-cli", "dlv", "node"])
+async def test_a_pause_right_after_launch_stops_and_never_at_line_zero(
+        adapter, mcp_env, no_leftover_processes):
     async with in_process_client() as client:
-        await call(client, "debug_launch", {"program": str(PROGRAMS / "py_sleep.py")})
+        await call(client, "debug_launch", {"program": str(_running_target(adapter)),
+                                            "adapter": adapter})
         paused = await call(client, "debug_pause", {})
-        assert paused["status"] == "stopped"
+        assert paused["status"] == "stopped" and paused["stop"]["reason"] == "pause", paused.text
         location = paused["stop"].get("location")
         assert location is None or location["line"] > 0
-        assert ":0" not in paused.text.splitlines()[0]
+        assert ":0," not in paused.text.splitlines()[0]
+        await call(client, "debug_terminate", {})
 
 
 # ============================================================================ sessions tell the truth

@@ -154,6 +154,7 @@ class Session:
         #: a stop is on its way (stop on entry, a step, a pause): calls that need
         #: the program stopped wait for it instead of failing (see settle)
         self._stop_expected = False
+        self._pause_requested = False  # a pause was sent and its stop has not come
         #: watchpoints (data breakpoints), by the session's id
         self.watches: dict[int, Watch] = {}
         self._next_watch_id = 1
@@ -394,6 +395,12 @@ class Session:
             session_bp_ids = [i for i in session_bp_ids if i != entry]
             self.entry_breakpoint_id = None
             asyncio.get_running_loop().create_task(self._drop_breakpoint(entry))
+        if self._pause_requested and not session_bp_ids and reason in (
+                "breakpoint", "function breakpoint"):
+            # Paused at none of ours (lldb's own shared-library breakpoint, hit
+            # by a pause sent while the program loads): the pause asked for.
+            reason = "pause"
+        self._pause_requested = False
         for bp_id in session_bp_ids:
             self.breakpoints[bp_id].hits += 1
         info = StopInfo(
@@ -595,10 +602,11 @@ class Session:
         self._require_state({SessionState.running}, "pause")
         self._resumed_by = origin
         self._stop_expected = True
+        self._pause_requested = True
         try:
             await backend.pause(thread_id)
         except BaseException:
-            self._stop_expected = False
+            self._stop_expected = self._pause_requested = False
             raise
 
     @property

@@ -629,11 +629,16 @@ class CdpBackend(Backend):
                 self._show_stop(StoppedEvent(
                     reason="entry", thread_id=THREAD_ID, description="Paused on entry",
                 ))
+            elif self._last_action == "pause":
+                self._show_asked_pause()
             else:
                 await self._resume_quietly()
             return
         if "instrumentation" in reasons and not hit_ids:
-            await self._resume_quietly()
+            if self._last_action == "pause":
+                self._show_asked_pause()
+            else:
+                await self._resume_quietly()
             return
         action, self._last_action = self._last_action, None
         if reasons & {"exception", "promiseRejection"}:
@@ -666,6 +671,13 @@ class CdpBackend(Backend):
                 reason="pause", thread_id=THREAD_ID, description=f"Paused ({reason})",
             )
         self._show_stop(event)
+
+    def _show_asked_pause(self) -> None:
+        # A pause asked for just after the start lands on a pause of our own
+        # (break on start, a script's instrumentation): that pause is the one
+        # asked for, not one to resume from.
+        self._last_action = None
+        self._show_stop(StoppedEvent(reason="pause", thread_id=THREAD_ID, description="Paused"))
 
     def _show_stop(self, event: StoppedEvent) -> None:
         self._visible_stop = True
@@ -906,6 +918,8 @@ class CdpBackend(Backend):
     async def pause(self, thread_id: int | None) -> None:
         conn = self._require_conn()
         if self._paused is not None:
+            if not self._visible_stop:
+                self._show_asked_pause()  # paused quietly (start-up): say so
             return
         self._last_action = "pause"
         await conn.request("Debugger.pause")
