@@ -108,7 +108,7 @@ def no_leftover_daemons(isolated_runtime):
     """Fails the test if any process started under this test's runtime directory
     (a daemon, an adapter, a debuggee) is still alive shortly after it."""
     yield
-    tag = str(isolated_runtime)
+    tag = os.path.join(str(isolated_runtime), "")  # rt1/ must not match rt12/
     deadline = time.monotonic() + 8
     left = processes_tagged(tag)
     while left and time.monotonic() < deadline:

@@ -345,8 +345,11 @@ async def test_agent_actions_appear_as_they_happen():
             messages = [n.message for n in app._notifications]  # noqa: SLF001
             assert any("agent stepped over" in m for m in messages), messages
             activity = app.query_one("#activity")
-            assert [e.command for e in activity.entries if e.origin == "mcp"][-2:] == \
-                ["breakpoint_add", "next"]
+            # The host logs a command once it has answered, so the entry may
+            # follow the stop it caused.
+            await wait_until(pilot, lambda: [e.command for e in activity.entries
+                                             if e.origin == "mcp"][-2:] == ["breakpoint_add", "next"],
+                             what="the agent's step in the activity log")
             assert str(app.query_one("#io-tabs").get_tab("tab-activity").label) == "Activity •"
 
             # The person takes over at once.

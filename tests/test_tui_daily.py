@@ -255,8 +255,13 @@ async def test_set_a_value_console_assignment_and_exception_filters(tmp_path):
         assert app.focused.id == "exc-0"  # "raised"
         await pilot.press("space")
         await pilot.click("#exc-save")
-        await wait_until(pilot, lambda: app.link.session.exception_filters == ["raised", "uncaught"],
-                         what="the filters set")
+        # The session lives in its host: ask it, as any client would.
+        for _ in range(100):
+            listed = await app.link.call("exception_breakpoints")
+            if [f.id for f in listed.filters if f.enabled] == ["raised", "uncaught"]:
+                break
+            await pilot.pause(0.05)
+        assert [f.id for f in listed.filters if f.enabled] == ["raised", "uncaught"], listed
         await pilot.press("f5")
         await wait_until(pilot, lambda: app.state == "stopped" and app.stop_info is not None
                          and app.stop_info.reason == "exception", what="the handled exception stop")

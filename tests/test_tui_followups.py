@@ -20,7 +20,7 @@ from backends.process import pid_alive
 from tests.support.node import APP_TS, mark
 from tests.support.simctl import APP_SOURCE, BREAK_LINE, BUNDLE, IPHONE_15, wait_until_released
 from tests.support.tui import find_node, source_row, tree_labels, wait_until
-from tui_debugger import persist
+from tui_debugger import paths, persist
 from tui_debugger.router import join
 from tui_debugger.tui.app import create_app
 from tui_debugger.tui.widgets.attach_dialog import (
@@ -395,10 +395,13 @@ async def test_attach_dialog_switches_to_a_new_session_and_the_old_one_keeps_run
             # Escape while it attaches (nobody listens there) stops it; nothing changes.
             target.value = f"127.0.0.1:{free_port()}"
             await pilot.press("enter")
-            await wait_until(pilot, lambda: len(tui.hub.sessions) == 2, what="the attach under way")
+            # The attach runs in a host of its own, which serves its session at once.
+            await wait_until(pilot, lambda: len(paths.live_sessions()) == 2,
+                             what="the attach under way")
             assert dialog.busy
             await pilot.press("escape")
-            await wait_until(pilot, lambda: list(tui.hub.sessions) == [first], what="the cancelled attach")
+            await wait_until(pilot, lambda: [s.name for s in paths.live_sessions()] == [first],
+                             what="the cancelled attach's host gone")
             assert tui.link.name == first and tui.source.location_line == 2
 
             await pilot.press("ctrl+a")
@@ -412,8 +415,7 @@ async def test_attach_dialog_switches_to_a_new_session_and_the_old_one_keeps_run
             assert tui.status.adapter == "debugpy"
             assert tui.breakpoints == [] and tui.source.file is None  # fresh panes
 
-            # The first session keeps running here, joinable by name.
-            assert tui.hub.sessions[first].state == "stopped"
+            # The first session keeps running in its host, joinable by name.
             other = await join(first, "cli")
             try:
                 assert (await other.call("status")).state == "stopped"

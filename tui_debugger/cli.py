@@ -8,14 +8,13 @@ import argparse
 import asyncio
 import json
 import os
-import subprocess
 import sys
 import time
 from typing import Any, Sequence
 
-from backends.errors import DebuggerError, ErrorCode, InvalidInput
+from backends.errors import DebuggerError, InvalidInput
 
-from . import __version__, paths
+from . import __version__
 from .commands import registry
 from .commands.registry import CliSpec, Command
 from .commands.render import render
@@ -279,66 +278,11 @@ def run_client_command(ns: argparse.Namespace) -> int:
 # ============================================================================ headless sessions
 
 
-def start_daemon(command: str, args: dict[str, Any], timeout: float = 90.0) -> dict[str, Any]:
+def start_daemon(command: str, args: dict[str, Any]) -> dict[str, Any]:
     """Start a daemon hosting a new session; return the launch result (or raise)."""
-    spec = json.dumps({"command": command, "args": args, "cwd": os.getcwd()})
-    name_hint = args.get("session_name") or "daemon"
-    log = paths.runtime_dir() / f"daemon-starting-{os.getpid()}-{int(time.time() * 1000)}.log"
-    # Appending, so that the clean-up can cut a log that grew too large under its writer.
-    with open(log, "ab") as log_file:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "tui_debugger", "daemon", "--spec", spec],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log_file,
-            start_new_session=True, cwd=os.getcwd(),
-        )
-    # Named after the daemon, so the clean-up can tell whose log is still written.
-    named = paths.runtime_dir() / f"daemon-{proc.pid}.log"
-    try:
-        os.replace(log, named)
-        log = named
-    except OSError:
-        pass
-    paths.clean_daemon_logs()
-    assert proc.stdout is not None
-    deadline = time.monotonic() + timeout
-    import selectors
+    from .host import start_host
 
-    selector = selectors.DefaultSelector()
-    selector.register(proc.stdout, selectors.EVENT_READ)
-    line = b""
-    while time.monotonic() < deadline:
-        if selector.select(timeout=0.2):
-            line = proc.stdout.readline()
-            break
-        if proc.poll() is not None:
-            line = proc.stdout.readline()
-            break
-    selector.close()
-    proc.stdout.close()
-    if not line:
-        tail = ""
-        try:
-            tail = log.read_text()[-2000:]
-        except OSError:
-            pass
-        if proc.poll() is None:
-            proc.kill()
-            raise DebuggerError(
-                f"The session {name_hint} did not start within {timeout:.0f} s. Log: {log}",
-                ErrorCode.timeout,
-            )
-        raise DebuggerError(
-            f"The session host exited before it was ready (code {proc.returncode}). {tail.strip()[-800:]}",
-            ErrorCode.command_failed,
-        )
-    message = json.loads(line)
-    if not message.get("ok"):
-        err = message.get("error", {})
-        raise DebuggerError(err.get("message", "start failed"),
-                            ErrorCode(err.get("code", "internal_error")))
-    with_log = message["result"]
-    with_log["_log"] = str(log)
-    return with_log
+    return asyncio.run(start_host(command, args))
 
 
 def cmd_start(ns: argparse.Namespace) -> int:
@@ -443,12 +387,21 @@ def program_input_for_tui() -> str:
 
 
 def _run_tui(mode: str, args: dict[str, Any], session: str | None) -> int:
+    host = None
+    if mode != "join":
+        # The session's host starts first, so its own start-up overlaps the
+        # TUI's import of Textual and first paint.
+        from .host import PendingHost, no_first_stop_wait
+
+        host = PendingHost(mode, no_first_stop_wait(mode, args), origin="tui")
     try:
         from .tui.app import run_app
     except ImportError as exc:  # pragma: no cover - the TUI ships with the package
+        if host is not None:
+            asyncio.run(host.abandon())
         print(f"error: the TUI is not available: {exc}", file=sys.stderr)
         return 1
-    return run_app(mode=mode, args=args, session=session)
+    return run_app(mode=mode, args=args, session=session, host=host)
 
 
 def cmd_daemon(ns: argparse.Namespace) -> int:

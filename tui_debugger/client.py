@@ -74,8 +74,11 @@ class RemoteSession:
     async def _send(self, message: dict[str, Any]) -> None:
         if self._writer is None or self.closed:
             raise self._died()
-        self._writer.write(wire.encode(message))
-        await self._writer.drain()
+        try:
+            self._writer.write(wire.encode(message))
+            await self._writer.drain()
+        except (ConnectionError, OSError):
+            raise self._died() from None
 
     def _died(self) -> DebuggerError:
         return BackendDied(

@@ -1,10 +1,12 @@
-"""The headless session host behind `tui-debugger start`.
+"""The host process of a session: behind `tui-debugger start`, and behind
+every session the TUI runs or attaches (host.py starts it).
 
 It runs the launch (or attach) command, writes one JSON line with the result to
-its stdout (read by the `start` command, which then returns), and serves the
-session on its socket until the session ends, the idle timeout passes, or it
-is told to stop. It exits when its session ends; after the program ends on its
-own it lingers briefly so `output` and `status` can still be read.
+its stdout (read by whoever started it, who then joins), and serves the session
+on its socket until the session ends, no client has used it for
+`idle_timeout_s`, or it is told to stop. It exits when its session ends; after
+the program ends on its own it lingers briefly so `output` and `status` can
+still be read. Nothing it started outlives it.
 """
 
 from __future__ import annotations
@@ -45,12 +47,26 @@ async def serve(spec: dict[str, Any]) -> int:
     hub = Hub(serve=True)
     stop_requested = asyncio.Event()
     loop = asyncio.get_running_loop()
+    starting = loop.create_task(execute(
+        hub, spec["command"], spec.get("args") or {}, origin=spec.get("origin") or "cli",
+        client_cwd=spec.get("cwd")))
+
+    def stop() -> None:
+        # Told to stop before the session is up (its starter gave up waiting):
+        # abandon the start; the hub ends whatever it had begun.
+        if not starting.done():
+            starting.cancel()
+        stop_requested.set()
+
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         with contextlib.suppress(NotImplementedError):
-            loop.add_signal_handler(sig, stop_requested.set)
+            loop.add_signal_handler(sig, stop)
     try:
-        result = await execute(hub, spec["command"], spec.get("args") or {}, origin="cli",
-                               client_cwd=spec.get("cwd"))
+        result = await starting
+    except asyncio.CancelledError:
+        await hub.close_all()
+        await end_descendants()
+        return 1
     except DebuggerError as exc:
         _write_ready({"ok": False, "error": exc.to_dict()})
         await hub.close_all()
@@ -64,6 +80,9 @@ async def serve(spec: dict[str, Any]) -> int:
     assert session is not None
     cfg = settings()
     ended_at: float | None = None
+    # A client that goes away without a word (a TUI killed with SIGKILL) leaves
+    # the session here; it ends once no client has come back for idle_timeout_s.
+    last_client = loop.time()
     try:
         while not stop_requested.is_set():
             with contextlib.suppress(asyncio.TimeoutError):
@@ -75,7 +94,10 @@ async def serve(spec: dict[str, Any]) -> int:
                 ended_at = ended_at or loop.time()
                 if loop.time() - ended_at >= cfg.linger_s:
                     break
-            if cfg.idle_timeout_s and session.idle_seconds > cfg.idle_timeout_s and not session.clients:
+            if session.clients:
+                last_client = loop.time()
+            unused = min(session.idle_seconds, loop.time() - last_client)
+            if cfg.idle_timeout_s and not session.clients and unused > cfg.idle_timeout_s:
                 session.output.append("console", "Ending the session: idle timeout.\n")
                 break
     finally:
@@ -90,3 +112,17 @@ def run_daemon(spec: dict[str, Any]) -> int:
         with contextlib.suppress(OSError):
             os.chdir(spec["cwd"])
     return asyncio.run(serve(spec))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m tui_debugger.daemon --spec JSON`: what host.py starts. It skips
+    the CLI's parser, which a host does not need, so a session starts sooner."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="tui-debugger daemon")
+    parser.add_argument("--spec", required=True)
+    return run_daemon(json.loads(parser.parse_args(argv).spec))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,7 +1,13 @@
 """The TUI application. `create_app` is the one factory: the CLI (through
 `run_app`) and the tests build the app the same way.
 
-The app is the only part that talks to the session (through a SessionHandle):
+The TUI is always a client. `run` and `attach` start a host process (a
+daemon, host.py) for the new session and join it through its socket; `ui`
+joins a live one. The sessions it started end when it quits; killed outright,
+it leaves them to their hosts, which end them once no client has come back
+within their idle time.
+
+The app is the only part that talks to the session (through a RemoteHandle):
 panes receive data as attributes and post messages when the person acts. Every
 session event is handled here, whoever caused it, so what an agent or the CLI
 does shows up exactly as what the person does.
@@ -27,11 +33,8 @@ from backends.models import Breakpoint
 from ..commands import registry
 from ..commands.views import VariablesResult
 from .. import paths
-from ..execute import execute
-from ..hub import Hub
 from ..models import ActivityEntry, ClientInfo, StopInfo
-from ..router import LocalHandle, RemoteHandle, SessionHandle, join
-from ..session import Session
+from ..router import RemoteHandle, join
 from .format import breakpoint_detail, breakpoint_glyph, display_path, who_proper
 from .keymap import app_bindings, bindable_ids, user_keymap
 from .messages import (EditBreakpoint, EditValue, Evaluate, LoadChildren, RunCommand, SendInput,
@@ -57,14 +60,6 @@ from .widgets.status_bar import StatusBar
 from .widgets.threads_pane import ThreadsPane
 from .widgets.variables_pane import Key, VariablesPane
 from .widgets.watches_pane import WatchesPane
-
-def _no_wait(command_id: str | None, args: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The TUI paints a launch's first stop from its event: the launch itself
-    need not wait for it (as an agent's does)."""
-    if command_id != "launch" or args is None or "wait_ms" in args or "waitMs" in args:
-        return args
-    return {**args, "wait_ms": 0}
-
 
 MODES = {"launch": "launch", "attach": "attach", "attach_sim": "attach_sim", "join": None}
 #: Seconds a program must keep running before its panes are dimmed as stale.
@@ -96,8 +91,7 @@ class DebuggerApp(App[int]):
     state: var[str] = var("connecting")
 
     def __init__(self, mode: str, args: dict[str, Any] | None = None, session: str | None = None,
-                 *, cwd: str | None = None, keymap: dict[str, str] | None = None,
-                 serve: bool = True) -> None:
+                 *, cwd: str | None = None, keymap: dict[str, str] | None = None) -> None:
         super().__init__()
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
@@ -106,9 +100,11 @@ class DebuggerApp(App[int]):
         self.session_arg = session
         self.cwd = cwd or os.getcwd()
         self.keymap = user_keymap() if keymap is None else dict(keymap)
-        self.serve = serve
-        self.hub: Hub | None = None
-        self.link: SessionHandle | None = None
+        self.link: RemoteHandle | None = None
+        #: The sessions this TUI started, and how quitting ends each: a launched
+        #: program is terminated, an attached one detached. Their hosts are
+        #: daemons; the TUI is only ever their client.
+        self.owned: dict[str, str] = {}
         self.stop_info: StopInfo | None = None
         self.selected_frame = 0
         self.breakpoints: list[Breakpoint] = []
@@ -126,10 +122,8 @@ class DebuggerApp(App[int]):
         self._threads_last: list[Any] | None = None
         self._shutting_down = False
         self._signals: list[int] = []
-        #: Sessions started from the attach dialog are shown once their command
-        #: succeeded; until then their events wait here, subscribed at creation.
-        self._adopt_later = False
-        self._pending: dict[str, tuple[SessionHandle, Any]] = {}
+        #: The host of the session to start, when run_app started it already.
+        self.pending_host: Any = None
 
     # ================================================================== layout
 
@@ -177,6 +171,7 @@ class DebuggerApp(App[int]):
     def on_mount(self) -> None:
         from .. import config
 
+
         theme = getattr(config.settings(), "theme", None)
         if theme and theme in self.available_themes:
             self.theme = theme
@@ -197,7 +192,8 @@ class DebuggerApp(App[int]):
 
     def _handle_end_signals(self) -> None:
         """A closed terminal (SIGHUP) or a `kill` (SIGTERM) quits like q does: the
-        sessions this app hosts end, and their socket and .json go with them."""
+        sessions this app started end (their hosts exit and remove their socket
+        and .json); joined ones are left as they are."""
         loop = asyncio.get_running_loop()
 
         async def hang_up() -> None:
@@ -206,12 +202,11 @@ class DebuggerApp(App[int]):
             # if that cannot finish: a thread, since the loop may be what hangs).
             import threading
 
-            backstop = threading.Timer(25, lambda: (_end_leftovers(self), os._exit(129)))
+            backstop = threading.Timer(25, lambda: os._exit(129))
             backstop.daemon = True
             backstop.start()
             with contextlib.suppress(BaseException):
                 await asyncio.wait_for(self.shutdown(), 20)
-            _end_leftovers(self)
             os._exit(129)
 
         handlers = {signal.SIGTERM: lambda: loop.create_task(self.action_quit()),
@@ -239,51 +234,43 @@ class DebuggerApp(App[int]):
                     self.open_start_dialog("launch", note="No live session to join.")
                     return
                 link = await join(self.session_arg, "tui")
-                self._show_now(link, link.events())
             else:
-                await execute(self._own_hub(), MODES[self.mode], _no_wait(MODES[self.mode],
-                              self.start_args), origin="tui", client_cwd=self.cwd)
+                link = await self._host(MODES[self.mode], self.start_args)
         except DebuggerError as exc:
             self.fail(exc.message)
             return
+        self._show_now(link)
         await self._sync_all()
 
-    def _own_hub(self) -> Hub:
-        """The hub of the sessions this TUI hosts (created on first use: a joining
-        TUI hosts none until the person attaches or launches from it)."""
-        if self.hub is None:
-            self.hub = Hub(serve=self.serve)
-            self.hub.on_session_created(self._adopt)
-        return self.hub
+    async def _host(self, command_id: str, args: dict[str, Any]) -> RemoteHandle:
+        """Start a host process (a daemon) running `command_id` for a new session,
+        and join it. The session is this TUI's: quitting ends it. `run_app`
+        starts the first host before the TUI is even imported."""
+        from ..host import PendingHost, no_first_stop_wait
 
-    def _adopt(self, session: Session) -> None:
-        """Subscribe as soon as the session exists, before its program can stop."""
-        assert self.hub is not None
-        link = LocalHandle(self.hub, session, "tui")
-        events = session.subscribe()
-        if self._adopt_later:
-            self._pending[session.name] = (link, events)
-        else:
-            self._show_now(link, events)
+        pending, self.pending_host = self.pending_host, None
+        if pending is None:
+            pending = PendingHost(command_id, no_first_stop_wait(command_id, args), cwd=self.cwd,
+                                  origin="tui")
+        status = await pending.ready()
+        name = status["session"]
+        self.owned[name] = "terminate" if command_id == "launch" else "detach"
+        return await join(name, "tui")
 
-    def _show_now(self, link: SessionHandle, events: Any) -> None:
+    def _show_now(self, link: RemoteHandle) -> None:
         """Make `link` the session on screen and pump its events (panes already empty)."""
         self.link = link
-        self.run_worker(self._pump(link, events), name="events", group="events", exclusive=True)
+        self.run_worker(self._pump(link), name="events", group="events", exclusive=True)
 
-    async def _pump(self, link: SessionHandle, events: Any) -> None:
-        try:
-            async for event in events:
-                if self.link is not link:
-                    break  # switched to another session
-                try:
-                    self.on_session_event(event.kind, event.data, event.origin)
-                except Exception as exc:  # a bad event must not stop the pane updates
-                    self.log.error(f"event {event.kind}: {exc!r}")
-        finally:
-            if hasattr(events, "close") and isinstance(link, LocalHandle):
-                events.close()
-        if not self._shutting_down and self.link is link and isinstance(link, RemoteHandle):
+    async def _pump(self, link: RemoteHandle) -> None:
+        async for event in link.events():
+            if self.link is not link:
+                break  # switched to another session
+            try:
+                self.on_session_event(event.kind, event.data, event.origin)
+            except Exception as exc:  # a bad event must not stop the pane updates
+                self.log.error(f"event {event.kind}: {exc!r}")
+        if not self._shutting_down and self.link is link:
             self.state = "terminated"
             self.status.message = "the session's host went away"
 
@@ -341,66 +328,42 @@ class DebuggerApp(App[int]):
                         group="start-session", exclusive=True)
 
     async def _start_session(self, command_id: str, args: dict[str, Any]) -> None:
-        """Run attach / attach_sim / launch in this TUI's hub, then switch to the new
-        session. The one on screen before keeps running (see switch_session)."""
-        hub = self._own_hub()
-        self._adopt_later = True
+        """Start attach / attach_sim / launch in a host of its own, then switch to
+        the new session. The one on screen before keeps running (see _leave).
+        Cancelled (the dialog closed while it waits for an app), the host that was
+        not ready yet is ended."""
         try:
-            status = await execute(hub, command_id, _no_wait(command_id, args), origin="tui",
-                                   client_cwd=self.cwd)
+            link = await self._host(command_id, args)
         except DebuggerError as exc:
-            self._drop_pending()
             if isinstance(self.screen, AttachDialog):
                 self.screen.failed(exc.message)
             else:
                 self.notify(exc.message, title=command_id, severity="error")
             return
-        except BaseException:
-            self._drop_pending()
-            raise
-        finally:
-            self._adopt_later = False
-        link, events = self._pending.pop(status.session)
-        self._drop_pending()
         if isinstance(self.screen, AttachDialog):
             await self.screen.dismiss(True)
-        await self._switch(link, events)
-
-    def _drop_pending(self) -> None:
-        for _link, events in self._pending.values():
-            events.close()
-        self._pending.clear()
+        await self._switch(link)
 
     async def switch_session(self, name: str) -> None:
-        """Show another session: one this TUI hosts, or a live one elsewhere (joined)."""
+        """Show another live session (joined through its socket)."""
         if self.link is not None and self.link.name == name:
             return
-        hosted = self.hub.sessions.get(name) if self.hub is not None else None
         try:
-            if hosted is not None:
-                link = LocalHandle(self.hub, hosted, "tui")
-                events: Any = hosted.subscribe()
-            else:
-                link = await join(name, "tui")
-                events = link.events()
+            link = await join(name, "tui")
         except DebuggerError as exc:
             self.notify(exc.message, title="switch session", severity="error")
             return
-        await self._switch(link, events)
+        await self._switch(link)
 
     def other_sessions(self) -> list[str]:
-        """Names of the sessions one could switch to: hosted here, then live elsewhere."""
+        """Names of the live sessions one could switch to."""
         current = self.link.name if self.link is not None else None
-        names = [n for n, s in (self.hub.sessions.items() if self.hub else [])
-                 if n != current and s.state != "terminated"]
-        names += [s.name for s in paths.live_sessions() if s.name != current and s.name not in names]
-        return names
+        return [s.name for s in paths.live_sessions() if s.name != current]
 
-    async def _switch(self, link: SessionHandle, events: Any) -> None:
-        """Fresh panes for `link`. The previous session is left as it is: hosted
-        here, it keeps running (served on its socket, so it stays joinable by name)
-        and ends with this TUI, or at once if its program already ended; joined, this
-        TUI just leaves it."""
+    async def _switch(self, link: RemoteHandle) -> None:
+        """Fresh panes for `link`. The previous session is left as it is: started
+        here, it keeps running (joinable by name) and ends with this TUI, or at
+        once if its program already ended; joined, this TUI just leaves it."""
         previous = self.link
         self.link = None  # the old pump stops at its next event
         for group in ("events", "refresh", "children", "watches", "threads", "console"):
@@ -409,7 +372,7 @@ class DebuggerApp(App[int]):
             await self.recompose()
             self._reset_panes_state()
             self._after_compose()
-        self._show_now(link, events)
+        self._show_now(link)
         await self._sync_all()
         if previous is not None and previous.name != link.name:
             await self._leave(previous)
@@ -426,21 +389,37 @@ class DebuggerApp(App[int]):
         self._threads_last = None
         self.state = "connecting"
 
-    async def _leave(self, previous: SessionHandle) -> None:
-        if not isinstance(previous, LocalHandle):
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(previous.close(), 5)
-            return
-        session = previous.session
-        if self.hub is None or session.name not in self.hub.sessions:
-            return
-        if session.state == "terminated":
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self.hub.close_session(session.name), 20)
-            return
-        self.notify(f"{session.name} keeps running: Ctrl+P \"switch\" comes back to it, "
-                    f"`tui-debugger ui --session {session.name}` joins it. Quitting ends it.",
-                    title="Previous session")
+    async def _leave(self, previous: RemoteHandle) -> None:
+        name = previous.name
+        if name in self.owned:
+            try:
+                status = await asyncio.wait_for(previous.call("status"), 5)
+            except (DebuggerError, asyncio.TimeoutError):
+                status = None
+            if status is not None and status.state == "terminated":
+                await self._end_owned(name, previous)
+            elif status is not None:
+                self.notify(f"{name} keeps running: Ctrl+P \"switch\" comes back to it, "
+                            f"`tui-debugger ui --session {name}` joins it. Quitting ends it.",
+                            title="Previous session")
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(previous.close(), 5)
+
+    async def _end_owned(self, name: str, link: RemoteHandle | None = None) -> None:
+        """End a session this TUI started (its host then exits)."""
+        how = self.owned.pop(name, "terminate")
+        opened = link is None or link.closed
+        try:
+            if opened:
+                link = await RemoteHandle.connect(name, "tui", register=False)
+            assert link is not None
+            await asyncio.wait_for(link.call(how), 20)
+        except (DebuggerError, asyncio.TimeoutError, OSError):
+            pass  # already gone, or its host ends it after its idle time
+        finally:
+            if opened and link is not None:
+                with contextlib.suppress(Exception):
+                    await link.close()
 
     # ================================================================== session events
 
@@ -1092,7 +1071,8 @@ class DebuggerApp(App[int]):
         self.exit(0 if self.error_message is None else 1)
 
     async def shutdown(self) -> None:
-        """End what this app started: its session (launch/attach) or its connection (join)."""
+        """End what this app started: the sessions it started (their hosts exit),
+        then its connection. A joined session is left running."""
         if self._shutting_down:
             return
         self._shutting_down = True
@@ -1101,13 +1081,12 @@ class DebuggerApp(App[int]):
             with contextlib.suppress(Exception):
                 loop.remove_signal_handler(sig)
         self.workers.cancel_group(self, "start-session")
-        self._drop_pending()
-        with contextlib.suppress(Exception):
-            if isinstance(self.link, RemoteHandle):
-                await asyncio.wait_for(self.link.close(), 5)
-        with contextlib.suppress(Exception):
-            if self.hub is not None:
-                await asyncio.wait_for(self.hub.close_all(), 20)
+        link = self.link
+        await asyncio.gather(*(self._end_owned(name, link if link and link.name == name else None)
+                               for name in list(self.owned)), return_exceptions=True)
+        if link is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(link.close(), 5)
 
     async def on_unmount(self) -> None:
         await self.shutdown()
@@ -1121,29 +1100,14 @@ def create_app(mode: str, args: dict[str, Any] | None = None, session: str | Non
     return DebuggerApp(mode, args, session, **options)
 
 
-def run_app(mode: str, args: dict[str, Any] | None = None, session: str | None = None) -> int:
+def run_app(mode: str, args: dict[str, Any] | None = None, session: str | None = None,
+            host: Any = None) -> int:
+    """Run the TUI for the CLI; `host` is the PendingHost of the session to
+    start, when the CLI started it before importing the TUI."""
     app = create_app(mode, args, session)
+    app.pending_host = host
     code = app.run()
-    _end_leftovers(app)
     if app.error_message:
         print(f"error: {app.error_message}", file=sys.stderr)
         return 1
     return int(code or 0)
-
-
-def _end_leftovers(app: DebuggerApp) -> None:
-    """If the app died before ending its session, still end the processes it started."""
-    if app.hub is None:
-        return
-    from backends.process import descendants, pid_alive
-    import signal
-
-    for session in app.hub.sessions.values():
-        backend = session.backend
-        if backend is None:
-            continue
-        for pid in list(backend.child_pids):
-            for p in [pid, *descendants(pid)]:
-                if pid_alive(p):
-                    with contextlib.suppress(OSError):
-                        os.kill(p, signal.SIGKILL)

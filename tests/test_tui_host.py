@@ -1,0 +1,179 @@
+"""The TUI is always a client: `run` and `attach` start a host process (a
+daemon) and join it. Quitting ends what the TUI started and leaves what it
+joined; a TUI killed outright leaves its session to the host, which a second
+TUI can rejoin and which ends it once no client comes back within its idle
+time; SIGTERM and SIGHUP quit as the person would. Nothing outlives the host.
+The real executable runs in a pseudo-terminal here, as a person runs it."""
+
+from __future__ import annotations
+
+import os
+import pty
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from backends.process import pid_alive
+from tests.support import processes_tagged
+from tests.support.tui import wait_until
+from tui_debugger import paths
+from tui_debugger.tui.app import create_app
+
+pytestmark = pytest.mark.usefixtures("no_leftover_daemons")
+
+PROGRAM = """\
+import time
+n = 0
+while True:
+    n += 1  # loop
+    time.sleep(0.05)
+"""
+
+
+def program(tmp_path: Path) -> Path:
+    path = tmp_path / "spin.py"
+    path.write_text(PROGRAM)
+    return path
+
+
+def cli(*args: str, cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "tui_debugger", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+def host_pid(name: str) -> int:
+    return next(s.pid for s in paths.live_sessions() if s.name == name)
+
+
+def wait_for(predicate, timeout: float, what) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, \
+            f"timed out after {timeout} s waiting for {what() if callable(what) else what}"
+        time.sleep(0.05)
+
+
+class Terminal:
+    """The real `tui-debugger` in a pseudo-terminal, its screen drained so it
+    never blocks on a full terminal."""
+
+    def __init__(self, *args: str, cwd: Path) -> None:
+        master, slave = pty.openpty()
+        env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "100", "LINES": "30"}
+        self.proc = subprocess.Popen([sys.executable, "-m", "tui_debugger", *args], cwd=cwd,
+                                     stdin=slave, stdout=slave, stderr=slave, env=env,
+                                     start_new_session=True)
+        os.close(slave)
+        self.master = master
+        self.screen = bytearray()
+        self._drain = threading.Thread(target=self._read, daemon=True)
+        self._drain.start()
+
+    def _read(self) -> None:
+        while True:
+            try:
+                chunk = os.read(self.master, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            self.screen += chunk
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait(timeout=10)
+        os.close(self.master)
+
+
+@pytest.fixture
+def terminals():
+    opened: list[Terminal] = []
+    yield lambda *args, cwd: opened.append(Terminal(*args, cwd=cwd)) or opened[-1]
+    for terminal in opened:
+        terminal.close()
+
+
+def session_stopped(cwd: Path) -> bool:
+    status = cli("status", "--json", cwd=cwd, timeout=30)
+    return status.returncode == 0 and '"state": "stopped"' in status.stdout
+
+
+async def test_quitting_ends_what_it_started_and_leaves_what_it_joined(tmp_path):
+    prog = program(tmp_path)
+    joined = cli("start", "--session", "joined", "--stop-on-entry", str(prog), cwd=tmp_path)
+    assert joined.returncode == 0, joined.stderr
+    tui = create_app("launch", {"program": str(prog), "stop_on_entry": True,
+                                "session_name": "mine"}, None, cwd=str(tmp_path))
+    async with tui.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: tui.state == "stopped", what="the entry stop")
+        # The TUI hosts nothing: its session lives in a daemon of its own.
+        mine = host_pid("mine")
+        assert mine != os.getpid() and pid_alive(mine)
+        await tui.switch_session("joined")
+        await wait_until(pilot, lambda: tui.link.name == "joined" and tui.state == "stopped",
+                         what="the joined session")
+        await tui.action_quit()
+    wait_for(lambda: not pid_alive(mine), 10, "the host of the TUI's session to exit")
+    assert [s.name for s in paths.live_sessions()] == ["joined"]
+    assert session_stopped(tmp_path)
+    assert cli("stop", "--session", "joined", cwd=tmp_path).returncode == 0
+
+
+@pytest.mark.slow
+def test_a_killed_tui_leaves_its_session_to_the_host_until_its_idle_time(
+        tmp_path, monkeypatch, terminals, isolated_runtime):
+    monkeypatch.setenv("TUI_DEBUGGER_IDLE_TIMEOUT_S", "8")
+    prog = program(tmp_path)
+    tui = terminals("run", "--session", "kept", str(prog), cwd=tmp_path)
+    wait_for(lambda: session_stopped(tmp_path), 30, "the TUI's session to stop on entry")
+    host = host_pid("kept")
+    assert host != tui.proc.pid
+
+    tui.proc.kill()  # no chance to clean up
+    tui.proc.wait(timeout=10)
+    assert session_stopped(tmp_path), "the host keeps the session"
+
+    # A second TUI rejoins meanwhile, and leaves it running.
+    again = terminals("ui", "--session", "kept", cwd=tmp_path)
+    wait_for(lambda: any(c["origin"] == "tui" for c in clients(tmp_path)), 20,
+             lambda: f"the rejoin; the screen: {bytes(again.screen[-3000:])!r}")
+    again.proc.send_signal(signal.SIGTERM)
+    assert again.proc.wait(timeout=20) == 0
+    assert pid_alive(host) and session_stopped(tmp_path)
+
+    # With no client back within the idle time, the host ends it and exits.
+    wait_for(lambda: not pid_alive(host), 30, "the host to end the abandoned session")
+    assert paths.live_sessions() == []
+    wait_for(lambda: not processes_tagged(str(isolated_runtime)), 10, "every process to end")
+
+
+def clients(cwd: Path) -> list[dict]:
+    import json
+
+    status = cli("status", "--json", cwd=cwd, timeout=30)
+    return json.loads(status.stdout).get("clients", []) if status.returncode == 0 else []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_a_signal_quits_the_tui_and_ends_what_it_started(tmp_path, terminals, sig):
+    prog = program(tmp_path)
+    joined = cli("start", "--session", "other", "--stop-on-entry", str(prog), cwd=tmp_path)
+    assert joined.returncode == 0, joined.stderr
+    tui = terminals("run", "--session", "signalled", str(prog), cwd=tmp_path)
+    wait_for(lambda: any(s.name == "signalled" for s in paths.live_sessions())
+             and session_stopped(tmp_path), 30, "the TUI's session")
+    host = host_pid("signalled")
+    tui.proc.send_signal(sig)
+    assert tui.proc.wait(timeout=20) == 0
+    wait_for(lambda: not pid_alive(host), 10, "the host of the TUI's session to exit")
+    # It removed nothing it does not own: the other session is live and answers.
+    assert [s.name for s in paths.live_sessions()] == ["other"]
+    assert cli("status", "--session", "other", cwd=tmp_path).returncode == 0
+    assert cli("stop", "--session", "other", cwd=tmp_path).returncode == 0

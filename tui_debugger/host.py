@@ -1,0 +1,128 @@
+"""Starting a host process for a new session: `tui-debugger start`, and every
+session the TUI runs or attaches, live in a daemon (daemon.py) that serves it
+on its socket. The daemon runs the launch or attach command, writes one JSON
+line with the result to the pipe read here, and keeps serving; the caller then
+joins the session like any other client.
+
+A host that is not ready yet belongs to whoever started it: cancelling the
+start (the TUI's attach dialog closed while it waits for an app) ends it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from typing import Any
+
+from backends.errors import DebuggerError, ErrorCode
+
+from . import paths
+
+
+def no_first_stop_wait(command: str, args: dict[str, Any]) -> dict[str, Any]:
+    """The TUI paints a launch's first stop from its event: its launch need not
+    wait for the stop (as an agent's does)."""
+    if command != "launch" or "wait_ms" in args or "waitMs" in args:
+        return args
+    return {**args, "wait_ms": 0}
+
+
+class PendingHost:
+    """A host process started for a new session and not known to be ready yet.
+    Starting it early (before the TUI has even imported Textual) lets its own
+    start-up overlap the caller's."""
+
+    def __init__(self, command: str, args: dict[str, Any], *, cwd: str | None = None,
+                 origin: str = "cli") -> None:
+        cwd = cwd or os.getcwd()
+        spec = json.dumps({"command": command, "args": args, "cwd": cwd, "origin": origin})
+        self.name_hint = args.get("session_name") or args.get("sessionName") or "daemon"
+        log = paths.runtime_dir() / f"daemon-starting-{os.getpid()}-{int(time.time() * 1000)}.log"
+        # Appending, so that the clean-up can cut a log that grew too large under its writer.
+        with open(log, "ab") as log_file:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "tui_debugger.daemon", "--spec", spec],
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log_file,
+                start_new_session=True, cwd=cwd,
+            )
+        # Named after the daemon, so the clean-up can tell whose log is still written.
+        named = paths.runtime_dir() / f"daemon-{self.proc.pid}.log"
+        with contextlib.suppress(OSError):
+            os.replace(log, named)
+            log = named
+        self.log = log
+        paths.clean_daemon_logs()
+
+    async def ready(self, timeout: float = 90.0) -> dict[str, Any]:
+        """The command's result by alias once the session is up (or the command's
+        own error). The result's `_log` names the daemon's log."""
+        proc, log = self.proc, self.log
+        assert proc.stdout is not None
+        try:
+            # A thread blocked in readline returns when the daemon writes its line
+            # or exits (then the pipe closes), whichever comes first.
+            line = await asyncio.wait_for(asyncio.to_thread(proc.stdout.readline), timeout)
+        except asyncio.TimeoutError:
+            await self.abandon()
+            raise DebuggerError(
+                f"The session {self.name_hint} did not start within {timeout:.0f} s. Log: {log}",
+                ErrorCode.timeout,
+            ) from None
+        except BaseException:
+            await self.abandon()
+            raise
+        finally:
+            proc.stdout.close()
+        if not line:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=5)
+            tail = ""
+            with contextlib.suppress(OSError):
+                tail = log.read_text()[-2000:]
+            raise DebuggerError(
+                f"The session host exited before it was ready (code {proc.returncode}). "
+                f"{tail.strip()[-800:]}",
+                ErrorCode.command_failed,
+            )
+        message = json.loads(line)
+        if not message.get("ok"):
+            err = message.get("error", {})
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=5)  # it exits after reporting; reap it
+            try:
+                code = ErrorCode(err.get("code", "internal_error"))
+            except ValueError:
+                code = ErrorCode.internal_error
+            raise DebuggerError(err.get("message", "start failed"), code,
+                                **(err.get("details") or {}))
+        result = message["result"]
+        result["_log"] = str(log)
+        return result
+
+    async def abandon(self) -> None:
+        """A host that never got ready: SIGTERM (it ends what it started), then
+        SIGKILL if it does not go."""
+        proc = self.proc
+        with contextlib.suppress(OSError):
+            proc.send_signal(signal.SIGTERM)
+        for _ in range(100):
+            if proc.poll() is not None:
+                return
+            await asyncio.sleep(0.05)
+        with contextlib.suppress(OSError):
+            proc.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=2)
+
+
+async def start_host(command: str, args: dict[str, Any], *, cwd: str | None = None,
+                     origin: str = "cli", timeout: float = 90.0) -> dict[str, Any]:
+    """Start a daemon hosting a new session with `command` (launch, attach or
+    attach_sim); answer its result once the session is up."""
+    return await PendingHost(command, args, cwd=cwd, origin=origin).ready(timeout)
