@@ -254,6 +254,8 @@ class DebuggerApp(App[int]):
                                   origin="tui")
         status = await pending.ready()
         name = status["session"]
+        # A first stop can be painted before the start-up status call answers.
+        self.status.adapter = status.get("adapter")
         self.owned[name] = "terminate" if command_id == "launch" else "detach"
         return await join(name, "tui")
 
@@ -514,9 +516,6 @@ class DebuggerApp(App[int]):
         self.source.show_location(loc.path if loc else None, loc.line if loc else 0, top=True,
                                   name=loc.name if loc else None)
         self.source.remove_class("-stale")
-        if self.status.adapter is None and self.link is not None and self.link.session is not None:
-            # A first stop can be painted before the start-up status call answers.
-            self.status.adapter = self.link.session.adapter
         self.status.stop = stop
         self.status.state = "stopped"
         self._show_hits()
