@@ -57,7 +57,7 @@ def test_nothing_outlives_its_host(adapter, how, isolated_runtime):
         program = str(c_program("native_counter"))
     env = dict(os.environ)
     runtime = Path(env["TUI_DEBUGGER_RUNTIME_DIR"])
-    tag = str(isolated_runtime)
+    tag = os.path.join(str(isolated_runtime), "")  # rt1/ must not match rt12/
     _start(adapter, program, env)
     host = _host_pid(runtime)
     running = processes_tagged(tag)
@@ -87,8 +87,11 @@ def with_suppress_kill(pid: int) -> None:
     pytest.param("SIGTERM", marks=pytest.mark.slow),
     pytest.param("SIGKILL", marks=pytest.mark.slow),
 ])
-def test_the_tui_ends_what_it_hosts(how, isolated_runtime, tmp_path):
-    """The TUI on the real executable, in tmux, with lldb-cli running the program."""
+def test_the_tui_ends_what_it_started(how, isolated_runtime, tmp_path, monkeypatch):
+    """The TUI on the real executable, in tmux, with lldb-cli running the program.
+    Its session lives in a host of its own: closed or told to end, the TUI ends
+    it; killed outright, it leaves it to the host, which ends it once no client
+    has come back within its idle time (a few seconds here)."""
     from backends.adapters import find_lldb
 
     from tests.support import require_executable
@@ -99,6 +102,7 @@ def test_the_tui_ends_what_it_hosts(how, isolated_runtime, tmp_path):
     exe = require_executable("tui-debugger")
     tmux = Tmux(require_executable("tmux"), tmp_path / "tmux.sock")
     runtime = Path(os.environ["TUI_DEBUGGER_RUNTIME_DIR"])
+    monkeypatch.setenv("TUI_DEBUGGER_IDLE_TIMEOUT_S", "3")
     env_args = [arg for key, value in os.environ.items() if key.startswith("TUI_DEBUGGER_")
                 for arg in ("-e", f"{key}={value}")]
     tmux.run("new-session", "-d", "-s", "tui", "-x", "110", "-y", "32", "-c", str(ROOT),
@@ -109,14 +113,16 @@ def test_the_tui_ends_what_it_hosts(how, isolated_runtime, tmp_path):
         while not list(runtime.glob("*.json")) and time.monotonic() < deadline:
             time.sleep(0.1)
         metas = list(runtime.glob("*.json"))
-        assert metas, "the TUI did not serve its session:\n" + tmux.screen()
-        tui_pid = int(json.loads(metas[0].read_text())["pid"])
+        assert metas, "the TUI's session has no host:\n" + tmux.screen()
+        host_pid = int(json.loads(metas[0].read_text())["pid"])
+        tui_pid = int(tmux.run("display-message", "-p", "-t", "tui", "#{pane_pid}").stdout)
+        assert host_pid != tui_pid  # the TUI is a client of its session's host
         tmux.wait_for(lambda screen: "RUNNING" in screen or "STOPPED" in screen, "the session")
         if how == "pane closed":
             tmux.run("kill-session", "-t", "tui")
         else:
             os.kill(tui_pid, getattr(signal, how))
-        tag = str(isolated_runtime)
+        tag = os.path.join(str(isolated_runtime), "")
         started = time.monotonic()
         deadline = time.monotonic() + 25
         left = processes_tagged(tag)
