@@ -276,6 +276,8 @@ class StoppedEvent(Model):
     thread_id: int | None = None
     description: str | None = None
     text: str | None = None  # exception message / signal name
+    #: an exception's traceback as the debugger formats it (DAP exceptionInfo details)
+    traceback: str | None = None
     all_threads_stopped: bool = True
     hit_breakpoint_ids: list[int | str] = Field(default_factory=list)  # backend ids
 

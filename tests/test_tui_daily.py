@@ -266,4 +266,15 @@ async def test_set_a_value_console_assignment_and_exception_filters(tmp_path):
         await wait_until(pilot, lambda: app.state == "stopped" and app.stop_info is not None
                          and app.stop_info.reason == "exception", what="the handled exception stop")
         assert "handled on purpose" in app.status.render().plain
+
+        # The exception in a tab of its own, in front: type, message, traceback.
+        from tui_debugger.tui.widgets.exception_pane import ExceptionPane
+
+        await wait_until(pilot, lambda: app.query_one("#io-tabs").active == "tab-exception",
+                         what="the Exception tab in front")
+        shown = str(app.query_one("#exception-text").render())
+        assert "ValueError" in shown and "handled on purpose" in shown, shown
+        assert "handled.py" in shown and "line" in shown, shown  # the traceback
+        await pilot.press("f5")
+        await wait_until(pilot, lambda: not app.query(ExceptionPane), what="the tab gone on resume")
         await app.action_quit()

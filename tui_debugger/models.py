@@ -32,6 +32,7 @@ class StopInfo(BaseModel):
     thread_id: int | None = None
     description: str | None = None
     text: str | None = None  # exception text or signal; kept until the next resume
+    traceback: str | None = None  # an exception's, as the debugger formats it
     location: SourceLocation | None = None
     function: str | None = None
     breakpoint_ids: list[int] = Field(default_factory=list)

@@ -408,6 +408,7 @@ class Session:
             thread_id=thread_id,
             description=event.description,
             text=event.text,
+            traceback=event.traceback,
             breakpoint_ids=session_bp_ids,
             caused_by=self._resumed_by,
         )

@@ -81,6 +81,9 @@ def user_error(message: str) -> str:
     return lines[-1] if lines else text
 
 
+#: An exception's traceback is kept to its innermost lines (a stop's answer stays short).
+TRACEBACK_LINES = 40
+
 class AdapterProfile:
     """How to start and speak to one debug adapter. Subclass it per adapter and
     override the hooks; the defaults are plain DAP."""
@@ -522,13 +525,16 @@ class DapBackend(Backend):
         if event == "stopped":
             reason = str(body.get("reason") or "unknown")
             text = body.get("text")
+            traceback = None
             if reason == "exception":
-                text = await self._exception_text(body) or text
+                found, traceback = await self._exception_info(body)
+                text = found or text
             return StoppedEvent(
                 reason=reason,
                 thread_id=body.get("threadId"),
                 description=body.get("description"),
                 text=text,
+                traceback=traceback,
                 all_threads_stopped=bool(body.get("allThreadsStopped", True)),
                 hit_breakpoint_ids=list(body.get("hitBreakpointIds") or []),
             )
@@ -563,18 +569,25 @@ class DapBackend(Backend):
                 return ThreadEvent(thread_id=body["threadId"], reason=reason)
         return None
 
-    async def _exception_text(self, stopped: Message) -> str | None:
+    async def _exception_info(self, stopped: Message) -> tuple[str | None, str | None]:
+        """What was thrown (one line) and its traceback, when the adapter says."""
         thread_id = stopped.get("threadId")
         if not self.adapter_capabilities.get("supportsExceptionInfoRequest") or thread_id is None:
-            return None
+            return None, None
         try:
             info = await self._client().request(
                 "exceptionInfo", {"threadId": thread_id}, timeout=5.0
             )
         except DebuggerError as exc:
             log.info("exceptionInfo failed: %s", exc)
-            return None
-        return self.profile.exception_text(info, stopped)
+            return None, None
+        details = info.get("details") or {}
+        trace = str(details.get("stackTrace") or "").rstrip() if isinstance(details, dict) else ""
+        lines = trace.splitlines()
+        if len(lines) > TRACEBACK_LINES:
+            # A RecursionError's is thousands of lines; the innermost ones say where.
+            trace = "\n".join([f"… {len(lines) - TRACEBACK_LINES} lines before", *lines[-TRACEBACK_LINES:]])
+        return self.profile.exception_text(info, stopped), trace or None
 
     # ================================================================ breakpoints
 

@@ -51,6 +51,7 @@ from .widgets.memory_screen import MemoryScreen
 from .widgets.help_screen import HelpScreen, binding_rows
 from .widgets.output_pane import OutputPane
 from .widgets.exception_dialog import ExceptionDialog
+from .widgets.exception_pane import ExceptionPane
 from .widgets.value_dialog import ValueDialog
 from .widgets.open_file_dialog import OpenFileDialog, program_files
 from .widgets.source_prompt import SourcePrompt
@@ -431,6 +432,7 @@ class DebuggerApp(App[int]):
         elif kind == "stopped":
             self._on_stopped(StopInfo.model_validate(data), origin)
         elif kind == "continued":
+            self.run_worker(self._hide_exception(), group="exception", exclusive=True)
             self._last_resume = (origin, data.get("how", "continue"))
             self.stop_info = None
             self.status.stop = None
@@ -528,9 +530,27 @@ class DebuggerApp(App[int]):
         if stop.watch_changes:
             self.notify("\n".join(f"{c.expression}: {c.old} → {c.new}" for c in stop.watch_changes),
                         title="Watchpoint")
+        if stop.reason == "exception":
+            self.run_worker(self._show_exception(stop), group="exception", exclusive=True)
         self.run_worker(self._refresh(), group="refresh", exclusive=True)
         if self.disassembly_shown:
             self.run_worker(self._refresh_disassembly(), group="disassembly", exclusive=True)
+
+    async def _show_exception(self, stop: StopInfo) -> None:
+        """The Exception tab, in front, until the next resume."""
+        tabs = self.query_one("#io-tabs", TabbedContent)
+        if not self.query(ExceptionPane):
+            await tabs.add_pane(TabPane("Exception", ExceptionPane(id="exception", cwd=self.cwd),
+                                        id="tab-exception"), before="tab-output")
+        pane = self.query_one(ExceptionPane)
+        pane.show(stop)
+        tabs.active = "tab-exception"
+        if self.focused is not None and tabs in self.focused.ancestors:
+            pane.focus()  # the tabs follow the focus: it must not stay in a hidden tab
+
+    async def _hide_exception(self) -> None:
+        if self.query(ExceptionPane):
+            await self.query_one("#io-tabs", TabbedContent).remove_pane("tab-exception")
 
     def _on_selection(self, data: dict[str, Any], origin: str) -> None:
         if data.get("thread_id") not in (None, self._threads_selected):
