@@ -56,3 +56,54 @@ async def test_caps_hold_on_floods_and_huge_values(adapter, mcp_env, no_leftover
         await call(client, "debug_status", {})
         assert time.monotonic() - started < 2
         await call(client, "debug_terminate", {})
+
+
+PY_FLOOD = """
+import sys
+
+def deep(n):
+    if n == 0:
+        return 0  # DEEPEST
+    return deep(n - 1) + 1
+
+big_list = list(range(1_000_000))
+big_dict = {i: str(i) for i in range(200_000)}
+big_string = "x" * 10_000_000
+line = "y" * (1024 * 1024) + "\\n"
+for _ in range(4):
+    sys.stdout.write(line)
+sys.stdout.flush()
+deep(300)
+"""
+
+
+async def test_caps_hold_on_debugpy(tmp_path, mcp_env, no_leftover_processes):
+    from tests.support.mcp import write_program
+
+    program = write_program(tmp_path, "flood.py", PY_FLOOD)
+    async with in_process_client() as client:
+        await call(client, "debug_launch", {
+            "program": str(program), "breakpoints": [f"{program}:{line_of(program, '# DEEPEST')}"]})
+        assert (await call(client, "debug_wait", {"timeoutMs": 30_000}))["status"] == "stopped"
+        top = 301  # the module's frame, below 300 calls of deep()
+        for tool, args in (
+            ("debug_output", {}), ("debug_output", {"tail": 5}), ("debug_output", {"since": 0}),
+            ("debug_stack", {"maxFrames": 1000}),
+            ("debug_variables", {"frameIndex": top, "maxItems": 5000}),
+            ("debug_evaluate", {"expression": "big_string"}),
+            ("debug_evaluate", {"expression": "big_list"}),
+            ("debug_evaluate", {"expression": "big_dict"}),
+            ("debug_variables", {"frameIndex": top, "path": "big_list", "maxItems": 5000}),
+            ("debug_variables", {"frameIndex": top, "path": "big_dict", "maxItems": 5000}),
+        ):
+            started = time.monotonic()
+            answer = await call(client, tool, args, ok=False)
+            elapsed = time.monotonic() - started
+            text = json.dumps(answer.raw.structured_content or {})
+            assert len(text) < CAP * 1.5, (tool, args, len(text))
+            assert elapsed < BOUND_S, (tool, args, elapsed)
+            assert "Traceback" not in answer.text, (tool, answer.text[:300])
+        started = time.monotonic()
+        await call(client, "debug_status", {})
+        assert time.monotonic() - started < 2
+        await call(client, "debug_terminate", {})
