@@ -83,7 +83,7 @@ def with_suppress_kill(pid: int) -> None:
 
 
 @pytest.mark.parametrize("how", [
-    "pane closed",
+    pytest.param("pane closed", marks=pytest.mark.slow),
     pytest.param("SIGTERM", marks=pytest.mark.slow),
     pytest.param("SIGKILL", marks=pytest.mark.slow),
 ])
