@@ -71,11 +71,11 @@ class RemoteSession:
         self.host_pid = welcome.get("pid")
         return self
 
-    async def _send(self, message: dict[str, Any]) -> None:
+    async def _send(self, message: dict[str, Any] | bytes) -> None:
         if self._writer is None or self.closed:
             raise self._died()
         try:
-            self._writer.write(wire.encode(message))
+            self._writer.write(message if isinstance(message, bytes) else wire.encode(message))
             await self._writer.drain()
         except (ConnectionError, OSError):
             raise self._died() from None
@@ -122,19 +122,27 @@ class RemoteSession:
             self._events.put_nowait(None)
 
     async def call(self, command: str, args: dict[str, Any], cwd: str | None = None,
-                   origin: str | None = None) -> dict[str, Any]:
+                   origin: str | None = None, answer: str | None = None) -> dict[str, Any]:
+        """The result by alias; with answer="agent", what an agent reads of it
+        instead ({"structured", "text"}, made by the host)."""
         call_id = next(self._ids)
-        message = {"type": "call", "id": call_id, "command": command, "args": args,
-                   "cwd": cwd or os.getcwd(), "origin": origin or self.origin}
-        if len(wire.encode(message)) > wire.MAX_REQUEST:
+        message: dict[str, Any] = {"type": "call", "id": call_id, "command": command,
+                                   "args": args, "cwd": cwd or os.getcwd(),
+                                   "origin": origin or self.origin}
+        if answer is not None:
+            message["answer"] = answer
+        data = wire.encode(message)  # once: its size is checked, then it is sent
+        if len(data) > wire.MAX_REQUEST:
             raise InvalidInput(
                 f"The arguments of {command} are over {wire.MAX_REQUEST:,} bytes; send less "
                 "(a shorter expression or command).")
         fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._pending[call_id] = fut
-        await self._send(message)
+        await self._send(data)
         message = await fut
         if message.get("ok"):
+            if answer is not None and "agent" in message:
+                return message["agent"]
             return message.get("result") or {}
         error = message.get("error") or {}
         try:

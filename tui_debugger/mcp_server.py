@@ -53,7 +53,6 @@ from backends.process import become_subreaper, end_descendants, reap_orphans_for
 from . import __version__, paths
 from .commands import registry
 from .commands.registry import Command, Result
-from .commands.render import render
 from .execute import validate_args
 from .hub import Hub
 from .models import ClientInfo, client_id
@@ -233,49 +232,9 @@ def error_result(exc: DebuggerError) -> CallToolResult:
     )
 
 
-def success_result(cmd: Command, result: Result) -> CallToolResult:
-    text = render(result) or _empty_text(cmd)
-    return CallToolResult(
-        content=[TextContent(type="text", text=text)],
-        structured_content=lean_dump(result),
-    )
-
-
-def lean_dump(result: Result) -> dict[str, Any]:
-    """The result model without the fields left at their defaults (None, false,
-    0, []): an agent pays for every byte it reads, and an absent field means
-    its default, as the model documents."""
-    return _lean(result.model_dump(mode="json", by_alias=True, exclude_defaults=True))
-
-
-def _lean(node: Any, key: str | None = None) -> Any:
-    """What repeats is said once: a variable's path when it is its name, a
-    stop's clock time and column, and inside an answer that carries the stop
-    (a step's `context`) the session, state, thread and innermost frame."""
-    if isinstance(node, list):
-        return [_lean(item) for item in node]
-    if not isinstance(node, dict):
-        return node
-    out = {k: _lean(v, k) for k, v in node.items()}
-    if "path" in out and out.get("path") == out.get("name"):
-        del out["path"]
-    if "connected_at" in out and "origin" in out:
-        out.pop("connected_at")  # a client's clock time: noise to an agent
-    if key == "stop":
-        out.pop("at", None)
-        if isinstance(out.get("location"), dict):
-            out["location"].pop("column", None)
-    if key == "context":
-        for repeated in ("session", "state", "threadId"):
-            out.pop(repeated, None)
-        frame = out.get("frame")
-        if isinstance(frame, dict) and frame.get("index", 0) == 0:
-            del out["frame"]  # the innermost frame: the stop's own place
-    return out
-
-
-def _empty_text(cmd: Command) -> str:
-    return "No new output." if cmd.id == "output" else "Done."
+def answer_result(structured: dict[str, Any], text: str) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=text)],
+                          structured_content=structured)
 
 
 def _script_result(result: Result) -> CallToolResult:
@@ -360,8 +319,12 @@ class McpFrontEnd:
             validated = validate_args(cmd, args, strict=True)
             if cmd.creates_session:
                 validated = self._with_default_name(validated)
-            result = await self.router.call(
-                cmd, validated, session=target if cmd.needs_session else None, cwd=os.getcwd())
+            if is_script:
+                result = await self.router.call(cmd, validated, cwd=os.getcwd())
+            else:
+                structured, text = await self.router.call_for_agent(
+                    cmd, validated, session=target if cmd.needs_session else None,
+                    cwd=os.getcwd())
         except DebuggerError as exc:
             return _script_error(exc) if is_script else error_result(exc)
         except (asyncio.CancelledError, KeyboardInterrupt):
@@ -369,7 +332,7 @@ class McpFrontEnd:
         except Exception as exc:  # the server keeps serving whatever one call does
             err = InternalError(f"{tool} failed unexpectedly: {exc!r}. Please report this.")
             return _script_error(err) if is_script else error_result(err)
-        return _script_result(result) if is_script else success_result(cmd, result)
+        return _script_result(result) if is_script else answer_result(structured, text)
 
     def _with_default_name(self, validated: Any) -> Any:
         """With --session NAME, the first launch or attach creates that session."""

@@ -21,6 +21,7 @@ from . import paths
 from .client import RemoteSession
 from .commands import registry
 from .commands.registry import Command, Result
+from .commands.render import agent_answer
 from .execute import execute, validate_args
 from .hub import Hub
 from .models import ClientInfo, SessionEvent, client_id
@@ -40,6 +41,12 @@ class SessionHandle:
 
     async def call(self, command: str | Command, args: Any = None, cwd: str | None = None) -> Result:
         raise NotImplementedError
+
+    async def call_for_agent(self, command: str | Command, args: Any = None,
+                             cwd: str | None = None) -> tuple[dict[str, Any], str]:
+        """What an agent reads of the result: the lean structured answer and its text."""
+        cmd = lookup(command)
+        return agent_answer(cmd.id, await self.call(cmd, args, cwd))
 
     def events(self) -> AsyncIterator[SessionEvent]:
         """Every SessionEvent from now on, until the session's host goes away."""
@@ -111,6 +118,17 @@ class RemoteHandle(SessionHandle):
         raw = await self.remote.call(cmd.id, wire_args, cwd=cwd or os.getcwd())
         return cmd.result.model_validate(raw)
 
+    async def call_for_agent(self, command: str | Command, args: Any = None,
+                             cwd: str | None = None) -> tuple[dict[str, Any], str]:
+        # The host makes the agent's answer from the result it holds, so it
+        # crosses the socket once and is neither validated nor dumped again here.
+        cmd = lookup(command)
+        wire_args = validate_args(cmd, args).model_dump(mode="json", by_alias=True, exclude_unset=True)
+        raw = await self.remote.call(cmd.id, wire_args, cwd=cwd or os.getcwd(), answer="agent")
+        if "structured" in raw and "text" in raw:
+            return raw["structured"], raw["text"]
+        return agent_answer(cmd.id, cmd.result.model_validate(raw))  # a host of an older version
+
     def events(self) -> AsyncIterator[SessionEvent]:
         return self.remote.events()
 
@@ -169,6 +187,20 @@ class Router:
                                  client_cwd=cwd, session_name=name)
         handle = await self.handle(name)
         return await handle.call(cmd, validated, cwd)
+
+    async def call_for_agent(self, command: str | Command, args: Any = None, *,
+                             session: str | None = None,
+                             cwd: str | None = None) -> tuple[dict[str, Any], str]:
+        """`call`, answered as an agent reads it (see SessionHandle.call_for_agent)."""
+        cmd = lookup(command)
+        validated = validate_args(cmd, args)
+        name = session or self.default_session
+        if not cmd.needs_session:
+            result = await execute(self.hub, cmd, validated, origin=self.origin,
+                                   client_cwd=cwd, session_name=name)
+            return agent_answer(cmd.id, result)
+        handle = await self.handle(name)
+        return await handle.call_for_agent(cmd, validated, cwd)
 
     async def handle(self, name: str | None = None) -> SessionHandle:
         """The session `name` (default: this router's, else the current one

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from backends.errors import DebuggerError, InternalError, InvalidInput
 
 from . import paths, wire
+from .commands.render import agent_answer
 from .execute import execute
 from .models import ClientInfo
 from .session import Session
@@ -81,8 +82,13 @@ class SessionServer:
                     origin=message.get("origin") or origin, session=self.session,
                     client_cwd=message.get("cwd"), client=client_id,
                 )
-                payload = {"type": "result", "id": call_id, "ok": True,
-                           "result": result.model_dump(mode="json", by_alias=True)}
+                if message.get("answer") == "agent":
+                    structured, text = agent_answer(message.get("command", ""), result)
+                    payload = {"type": "result", "id": call_id, "ok": True,
+                               "agent": {"structured": structured, "text": text}}
+                else:
+                    payload = {"type": "result", "id": call_id, "ok": True,
+                               "result": result.model_dump(mode="json", by_alias=True)}
             except DebuggerError as exc:
                 payload = {"type": "result", "id": call_id, "ok": False, "error": exc.to_dict()}
             except Exception as exc:  # the host keeps serving whatever one call does

@@ -298,3 +298,47 @@ def render(result: Any) -> str:
     if isinstance(getattr(result, "message", None), str):
         return result.message
     return result.model_dump_json(indent=2, by_alias=True)
+
+
+# ============================================================================ for agents
+
+
+def lean_dump(result: Any) -> dict[str, Any]:
+    """The result model without the fields left at their defaults (None, false,
+    0, []): an agent pays for every byte it reads, and an absent field means
+    its default, as the model documents."""
+    return _lean(result.model_dump(mode="json", by_alias=True, exclude_defaults=True))
+
+
+def _lean(node: Any, key: str | None = None) -> Any:
+    """What repeats is said once: a variable's path when it is its name, a
+    stop's clock time and column, and inside an answer that carries the stop
+    (a step's `context`) the session, state, thread and innermost frame."""
+    if isinstance(node, list):
+        return [_lean(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _lean(v, k) for k, v in node.items()}
+    if "path" in out and out.get("path") == out.get("name"):
+        del out["path"]
+    if "connected_at" in out and "origin" in out:
+        out.pop("connected_at")  # a client's clock time: noise to an agent
+    if key == "stop":
+        out.pop("at", None)
+        if isinstance(out.get("location"), dict):
+            out["location"].pop("column", None)
+    if key == "context":
+        for repeated in ("session", "state", "threadId"):
+            out.pop(repeated, None)
+        frame = out.get("frame")
+        if isinstance(frame, dict) and frame.get("index", 0) == 0:
+            del out["frame"]  # the innermost frame: the stop's own place
+    return out
+
+
+def agent_answer(command_id: str, result: Any) -> tuple[dict[str, Any], str]:
+    """What an agent reads of a result: the lean structured answer and its short
+    text. Made where the result is (the session's host), so a joined MCP call
+    carries it over the socket as is, validated and serialized once."""
+    text = render(result) or ("No new output." if command_id == "output" else "Done.")
+    return lean_dump(result), text
