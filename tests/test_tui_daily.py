@@ -240,6 +240,15 @@ async def test_set_a_value_console_assignment_and_exception_filters(tmp_path):
         # An assignment in the console refreshes Locals too.
         await pilot.press("alt+c")
         assert isinstance(app.focused, ConsoleInput)
+        # Tab completes a name of the frame: a local, then a global.
+        app.focused.value = "ite"
+        app.focused.cursor_position = 3
+        await pilot.press("tab")
+        await wait_until(pilot, lambda: app.focused.value == "items", what="items completed")
+        app.focused.value = "wor"
+        app.focused.cursor_position = 3
+        await pilot.press("tab")
+        await wait_until(pilot, lambda: app.focused.value == "work", what="a global completed")
         app.focused.value = "items[0] = 100"
         await pilot.press("enter")
         await wait_until(pilot, lambda: any("100" in label and "items" in label

@@ -37,7 +37,7 @@ from ..models import ActivityEntry, ClientInfo, StopInfo
 from ..router import RemoteHandle, join
 from .format import breakpoint_detail, breakpoint_glyph, display_path, who_proper
 from .keymap import app_bindings, bindable_ids, user_keymap
-from .messages import (EditBreakpoint, EditValue, Evaluate, LoadChildren, RunCommand, SendInput,
+from .messages import (CompleteName, EditBreakpoint, EditValue, Evaluate, LoadChildren, RunCommand, SendInput,
                        ShowMemory, StartSession, ToggleBreakpoint, WatchesChanged)
 from .palette import RegistryCommands
 from .widgets.activity_pane import ActivityPane
@@ -932,6 +932,41 @@ class DebuggerApp(App[int]):
         if message.text:
             self.query_one(OutputPane).echo_input(message.text)
         self._run("send_input", {"text": message.text, "eof": message.eof})
+
+    def on_complete_name(self, message: CompleteName) -> None:
+        message.stop()
+        self.run_worker(self._complete(message.owner, message.prefix), group="console")
+
+    async def _complete(self, owner: str | None, prefix: str) -> None:
+        """The frame's names (locals, then the other scopes), or a value's members."""
+        if self.link is None or self.state != "stopped":
+            return
+        names: list[str] = []
+        try:
+            if owner:
+                page = await self.link.call("variables", {"frame_index": self.selected_frame,
+                                                          "path": owner, "max_items": 1000})
+                names = [v.name for v in page.variables]
+            else:
+                first = await self.link.call("variables", {"frame_index": self.selected_frame,
+                                                           "max_items": 1000})
+                names = [v.name for v in first.variables]
+                for scope in first.scopes:
+                    if scope != first.scope and scope.lower().startswith("global"):
+                        page = await self.link.call("variables", {
+                            "frame_index": self.selected_frame, "scope": scope, "max_items": 1000})
+                        names += [v.name for v in page.variables]
+                        # debugpy files functions and classes under groups of their own.
+                        for group in ("function variables", "class variables"):
+                            if any(v.name == group and v.has_children for v in page.variables):
+                                inner = await self.link.call("variables", {
+                                    "frame_index": self.selected_frame, "scope": scope,
+                                    "path": group, "max_items": 1000})
+                                names += [v.name for v in inner.variables]
+        except DebuggerError:
+            return
+        names = [n for n in names if n.isidentifier()]
+        self.query_one(ConsolePane).show_completions(prefix, names)
 
     def on_edit_value(self, message: EditValue) -> None:
         message.stop()

@@ -103,6 +103,7 @@ def display_key(key: str) -> str:
 def bindable_ids() -> list[str]:
     """Every id a keymap may name: the app's bindings and the panes'."""
     from .widgets.breakpoints_pane import BreakpointsPane
+    from .widgets.console_pane import ConsoleInput
     from .widgets.output_pane import OutputPane, ProgramInput
     from .widgets.source_view import SourceView
     from .widgets.variables_pane import VariablesPane
@@ -110,6 +111,6 @@ def bindable_ids() -> list[str]:
 
     ids = [b.id for b in app_bindings()]
     for widget in (SourceView, BreakpointsPane, OutputPane, ProgramInput, VariablesPane,
-                   WatchesPane):
+                   WatchesPane, ConsoleInput):
         ids += [b.id for b in widget.BINDINGS if isinstance(b, Binding) and b.id]
     return [i for i in ids if i]

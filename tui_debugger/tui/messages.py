@@ -93,3 +93,12 @@ class SendInput(Message):
         super().__init__()
         self.text = text
         self.eof = eof
+
+
+class CompleteName(Message):
+    """Names that complete `prefix` in the selected frame, or members of `owner`."""
+
+    def __init__(self, owner: str | None, prefix: str) -> None:
+        super().__init__()
+        self.owner = owner
+        self.prefix = prefix

@@ -1,4 +1,5 @@
-"""Evaluate expressions in the selected frame. Up and Down walk the history."""
+"""Evaluate expressions in the selected frame. Up and Down walk the history;
+Tab completes a name from the frame (or a member, after a dot)."""
 
 from __future__ import annotations
 
@@ -8,13 +9,20 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Input, RichLog
 
-from ..messages import Evaluate
+import os
+import re
+
+from ..messages import CompleteName, Evaluate
+
+#: the name being typed at the end of the text: `ware`, `warehouse.she`
+NAME_AT_END = re.compile(r"[A-Za-z_][\w.]*$|$")
 
 
 class ConsoleInput(Input):
     BINDINGS = [
         Binding("up", "history(-1)", "previous expression", show=False),
         Binding("down", "history(1)", "next expression", show=False),
+        Binding("tab", "complete", "complete a name of the frame", show=False, id="console.complete"),
     ]
 
     def __init__(self, **kwargs) -> None:
@@ -26,6 +34,22 @@ class ConsoleInput(Input):
         if not self.history or self.history[-1] != expression:
             self.history.append(expression)
         self._position = len(self.history)
+
+    def action_complete(self) -> None:
+        before = self.value[: self.cursor_position]
+        typed = NAME_AT_END.search(before).group(0)
+        owner, _, prefix = typed.rpartition(".")
+        self.post_message(CompleteName(owner or None, prefix))
+
+    def complete_with(self, prefix: str, names: list[str]) -> list[str]:
+        """Put the longest completion of `prefix` in; answers the names still possible."""
+        matching = sorted({n for n in names if n.startswith(prefix)})
+        if not matching:
+            return []
+        common = os.path.commonprefix(matching)
+        if len(common) > len(prefix):
+            self.insert_text_at_cursor(common[len(prefix):])
+        return matching
 
     def action_history(self, delta: int) -> None:
         if not self.history:
@@ -52,6 +76,13 @@ class ConsolePane(Vertical):
         box.value = ""
         self.query_one(RichLog).write(Text(f">>> {expression}", style="bold"))
         self.post_message(Evaluate(expression))
+
+    def show_completions(self, prefix: str, names: list[str]) -> None:
+        box = self.query_one(ConsoleInput)
+        matching = box.complete_with(prefix, names)
+        if len(matching) > 1:
+            shown = "  ".join(matching[:40]) + (f"  … {len(matching) - 40} more" if len(matching) > 40 else "")
+            self.query_one(RichLog).write(Text(shown, style="dim"))
 
     def show_result(self, value: str, type_name: str | None = None, error: bool = False) -> None:
         text = Text(value, style="red" if error else "")
