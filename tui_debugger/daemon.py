@@ -20,7 +20,12 @@ import sys
 from typing import Any
 
 from backends.errors import DebuggerError, InternalError
-from backends.process import become_subreaper, end_descendants, reap_orphans_forever
+from backends.process import (
+    become_subreaper,
+    end_descendants,
+    reap_orphans_forever,
+    start_time,
+)
 
 from .config import settings
 from .execute import execute
@@ -80,9 +85,12 @@ async def serve(spec: dict[str, Any]) -> int:
     assert session is not None
     cfg = settings()
     ended_at: float | None = None
-    # A client that goes away without a word (a TUI killed with SIGKILL) leaves
-    # the session here; it ends once no client has come back for idle_timeout_s.
+    # A client that goes away without a word leaves the session here; it ends once
+    # no client has come back for idle_timeout_s, or at once when the TUI that
+    # started it (its owner) is gone and no other client is connected.
     last_client = loop.time()
+    owner = spec.get("owner")
+    owner_started = start_time(int(owner)) if isinstance(owner, int) else None
     try:
         while not stop_requested.is_set():
             with contextlib.suppress(asyncio.TimeoutError):
@@ -96,6 +104,10 @@ async def serve(spec: dict[str, Any]) -> int:
                     break
             if session.clients:
                 last_client = loop.time()
+            elif owner_started is not None and start_time(int(owner)) != owner_started:
+                session.output.append("console", "Ending the session: the TUI that started "
+                                      "it is gone.\n")
+                break
             unused = min(session.idle_seconds, loop.time() - last_client)
             if cfg.idle_timeout_s and not session.clients and unused > cfg.idle_timeout_s:
                 session.output.append("console", "Ending the session: idle timeout.\n")

@@ -41,7 +41,12 @@ class PendingHost:
     def __init__(self, command: str, args: dict[str, Any], *, cwd: str | None = None,
                  origin: str = "cli") -> None:
         cwd = cwd or os.getcwd()
-        spec = json.dumps({"command": command, "args": args, "cwd": cwd, "origin": origin})
+        spec = {"command": command, "args": args, "cwd": cwd, "origin": origin}
+        if origin == "tui":
+            # The TUI that starts a session owns it: killed outright (-9), it says
+            # no goodbye, and the host ends the session once no client is left.
+            spec["owner"] = os.getpid()
+        spec = json.dumps(spec)
         self.name_hint = args.get("session_name") or args.get("sessionName") or "daemon"
         log = paths.runtime_dir() / f"daemon-starting-{os.getpid()}-{int(time.time() * 1000)}.log"
         # Appending, so that the clean-up can cut a log that grew too large under its writer.
