@@ -11,6 +11,11 @@ Measures, stepping through a loop in a real debugpy session:
                           agent's client does
   MCP stdio, joined       the same, with the session hosted by a headless
                           `tui-debugger start` daemon and reached through its socket
+  router, joined          the same commands through the Router over that socket,
+                          without MCP (the path of the CLI and the TUI)
+
+The agent's round is a step and then the locals: debug_step_over +
+debug_variables, against the raw step + variables round, per round.
 
 The step tools answer with the stop and its context (source lines and
 locals), so a step is comparable to the whole raw chain above.
@@ -88,6 +93,26 @@ async def over_stdio(program: str, rounds: int, session: str | None) -> tuple[li
         return await tool_rounds(client, rounds, session is None, program)
 
 
+async def router_rounds(session: str, rounds: int) -> tuple[list[float], list[float]]:
+    from tui_debugger.router import Router
+
+    router = Router("mcp", session=session)
+    try:
+        await router.call("await", {"timeout_ms": 30_000})
+        await router.call("breakpoint_remove", {"all": True})
+        steps, variables = [], []
+        for _ in range(rounds):
+            t0 = time.perf_counter()
+            await router.call_for_agent("next")
+            steps.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            await router.call_for_agent("variables")
+            variables.append(time.perf_counter() - t0)
+    finally:
+        await router.close()
+    return steps, variables
+
+
 def start_daemon(program: str) -> str:
     done = subprocess.run(
         [sys.executable, "-m", "tui_debugger", "start", "--json", "--session", "bench",
@@ -110,6 +135,7 @@ def main() -> None:
         local_step, local_vars = asyncio.run(in_process(program, ns.rounds))
         stdio_step, stdio_vars = asyncio.run(over_stdio(program, ns.rounds, None))
         session = start_daemon(program)
+        router_step, router_vars = asyncio.run(router_rounds(session, ns.rounds))
         joined_step, joined_vars = asyncio.run(over_stdio(program, ns.rounds, session))
     step_base = statistics.median(raw_step) * 1000
     vars_base = statistics.median(raw_vars) * 1000
@@ -120,11 +146,22 @@ def main() -> None:
     print(summary("  debug_step_over, in-process", local_step, step_base))
     print(summary("  debug_step_over, stdio", stdio_step, step_base))
     print(summary("  debug_step_over, stdio, joined", joined_step, step_base))
+    print(summary("  next, router, joined", router_step, step_base))
     print("variables (the frame's locals):")
     print(summary("  raw DAP variables request", raw_vars, vars_base))
     print(summary("  debug_variables, in-process", local_vars, vars_base))
     print(summary("  debug_variables, stdio", stdio_vars, vars_base))
     print(summary("  debug_variables, stdio, joined", joined_vars, vars_base))
+    print(summary("  variables, router, joined", router_vars, vars_base))
+    both = lambda a, b: [x + y for x, y in zip(a, b)]  # noqa: E731 - one round: step, then locals
+    raw_both = both(raw_step, raw_vars)
+    both_base = statistics.median(raw_both) * 1000
+    print("the agent's round (step, then the locals):")
+    print(summary("  raw DAP step + variables", raw_both, both_base))
+    print(summary("  MCP in-process", both(local_step, local_vars), both_base))
+    print(summary("  MCP stdio", both(stdio_step, stdio_vars), both_base))
+    print(summary("  MCP stdio, joined", both(joined_step, joined_vars), both_base))
+    print(summary("  router, joined (no MCP)", both(router_step, router_vars), both_base))
 
 
 if __name__ == "__main__":
