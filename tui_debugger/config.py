@@ -90,6 +90,8 @@ class Settings(BaseSettings):
     # headless sessions
     idle_timeout_s: int = Field(1_800, ge=0, description="a headless session ends after this long unused (0: never)")
     linger_s: int = Field(30, ge=0, description="a headless session's host stays this long after its program ends")
+    orphan_grace_s: int = Field(10, ge=0, description="a session whose TUI was killed outright ends "
+                                "this long after, unless a client (`tui-debugger ui`) joins it")
     # breakpoints
     persist_breakpoints: bool = Field(True, description="save breakpoints per project and restore them")
     state_dir: str | None = Field(None, description="where saved breakpoints live")

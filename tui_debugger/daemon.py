@@ -86,8 +86,8 @@ async def serve(spec: dict[str, Any]) -> int:
     cfg = settings()
     ended_at: float | None = None
     # A client that goes away without a word leaves the session here; it ends once
-    # no client has come back for idle_timeout_s, or at once when the TUI that
-    # started it (its owner) is gone and no other client is connected.
+    # no client has come back for idle_timeout_s, or orphan_grace_s after the TUI
+    # that started it (its owner) is gone, if no client has joined it since.
     last_client = loop.time()
     owner = spec.get("owner")
     owner_started = start_time(int(owner)) if isinstance(owner, int) else None
@@ -104,7 +104,9 @@ async def serve(spec: dict[str, Any]) -> int:
                     break
             if session.clients:
                 last_client = loop.time()
-            elif owner_started is not None and start_time(int(owner)) != owner_started:
+            elif (owner_started is not None and start_time(int(owner)) != owner_started
+                  and loop.time() - last_client > cfg.orphan_grace_s):
+                # Not at once: `tui-debugger ui` may rejoin it meanwhile.
                 session.output.append("console", "Ending the session: the TUI that started "
                                       "it is gone.\n")
                 break

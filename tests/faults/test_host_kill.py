@@ -91,7 +91,8 @@ def test_the_tui_ends_what_it_started(how, isolated_runtime, tmp_path, monkeypat
     """The TUI on the real executable, in tmux, with lldb-cli running the program.
     Its session lives in a host of its own: closed or told to end, the TUI ends
     it; killed outright, the host sees its owner gone with no client left and
-    ends it at once (the idle time stays at its default of 30 minutes here)."""
+    ends it after orphan_grace_s (the idle time stays at its default of 30
+    minutes here)."""
     from backends.adapters import find_lldb
 
     from tests.support import require_executable
