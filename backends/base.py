@@ -33,6 +33,7 @@ from .models import (
     BreakpointSpec,
     BreakpointState,
     Capabilities,
+    Completion,
     DataBreakpointSpec,
     DataBreakpointState,
     EvalResult,
@@ -171,6 +172,12 @@ class Backend(abc.ABC):
         raise NotSupported(
             f"The {self.name} backend has no raw command language; use evaluate instead."
         )
+
+    async def completions(self, text: str, column: int, frame_id: int | None) -> list[Completion]:
+        """What could complete `text` at `column` (0-based: the cursor's offset in
+        the text) in a frame's scope. Where Capabilities.completions is False this
+        answers nothing; the front ends then complete from the frame's names."""
+        return []
 
     async def source(self, source_reference: int) -> str:
         raise NotSupported(f"The {self.name} backend cannot fetch source by reference.")

@@ -187,6 +187,18 @@ class DataBreakpointState(Model):
     backend_id: int | str | None = None
 
 
+class Completion(Model):
+    """One completion proposal (DAP CompletionItem). `text` replaces the `length`
+    characters of the typed text that begin at `start` (0-based); without
+    `start` it goes in at the cursor."""
+
+    label: str
+    text: str
+    type: str | None = None
+    start: int | None = None
+    length: int = 0
+
+
 class EvalResult(Model):
     value: str
     type: str | None = None
@@ -255,6 +267,7 @@ class Capabilities(Model):
     data_breakpoints: bool = False  # Backend.set_data_breakpoints
     core_files: bool = False  # LaunchRequest.core_file
     program_input: bool = False  # LaunchRequest.stdin and Backend.send_input
+    completions: bool = False  # Backend.completions
     exception_filters: list[ExceptionFilter] = Field(default_factory=list)
 
 

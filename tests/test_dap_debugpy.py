@@ -467,3 +467,20 @@ async def test_nodelay_makes_a_step_round_fast(no_orphans):
     print(f"step+stackTrace+scopes+variables: {slow:.1f} ms stock, {fast:.1f} ms with TCP_NODELAY")
     assert fast < 60, f"a step round took {fast:.1f} ms with TCP_NODELAY"
     assert fast * 3 < slow
+
+
+async def test_completions_of_a_name_and_of_a_member(dbg):
+    await dbg.launch(BASIC, [bp(BASIC, "scale")])
+    stop = await dbg.stopped()
+    assert dbg.backend.capabilities.completions
+    frame = await dbg.top(stop.thread_id)
+    names = await dbg.backend.completions("fac", 3, frame.id)
+    factor = next(c for c in names if c.label == "factor")
+    # Put in, it makes the name whole: `fac` replaced by `factor`, or appended to.
+    typed = "fac"
+    start = factor.start if factor.start is not None else 3
+    assert typed[:start] + factor.text + typed[start + factor.length:] == "factor"
+    members = await dbg.backend.completions("CONFIG.ke", 9, frame.id)
+    keys = next(c for c in members if c.label == "keys")
+    assert (keys.start, keys.length) == (7, 2)  # `ke` replaced by `keys`
+    assert await dbg.backend.completions("zzz_nothing", 11, frame.id) == []

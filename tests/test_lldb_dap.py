@@ -167,3 +167,26 @@ async def test_attach_waiting_for_a_name(lldb_dap, tmp_path, no_leftover_process
         if target is not None and target.poll() is None:
             target.kill()
             target.wait()
+
+
+async def test_completions_of_a_local_and_a_member(lldb_dap, no_leftover_processes):
+    events = EventLog()
+    backend = LldbDapBackend(events)
+
+    async def configure():
+        await backend.set_source_breakpoints(DEMO_C, [
+            BreakpointSpec(path=DEMO_C, line=line_of("native_demo.c", "after_loop"))])
+
+    try:
+        await backend.launch(LaunchRequest(program=str(c_program("native_demo"))), configure)
+        stop = await events.wait("stopped")
+        frames, _ = await backend.stack_trace(stop.thread_id, 0, 1)
+        assert backend.capabilities.completions
+        # lldb-dap answers the whole word, without a start: it replaces the word typed.
+        found = await backend.completions("accum", 5, frames[0].id)
+        assert "accumulator" in [c.text for c in found]
+        members = await backend.completions("origin.", 7, frames[0].id)
+        assert {"x", "y", "label"} <= {c.text for c in members}
+    finally:
+        await backend.disconnect(terminate=True)
+        await backend.dispose()

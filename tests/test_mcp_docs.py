@@ -182,6 +182,8 @@ async def generate(tmp: str) -> dict[str, list[str]]:
             await rec("debug_variables", {"frameIndex": 1, "path": "values", "maxItems": 2},
                       "drill into a value by path, one page")
             await rec("debug_evaluate", {"expression": "value * factor"})
+            await rec("debug_complete", {"text": "fac"},
+                      "each item replaces `length` characters of the text from `start`")
             await rec("debug_set_variable", {"path": "factor", "value": "2"},
                       "the value is an expression in the program's language")
             await rec("debug_exception_breakpoints", {}, "no filters: list them")

@@ -241,14 +241,26 @@ async def test_set_a_value_console_assignment_and_exception_filters(tmp_path):
         await pilot.press("alt+c")
         assert isinstance(app.focused, ConsoleInput)
         # Tab completes a name of the frame: a local, then a global.
-        app.focused.value = "ite"
-        app.focused.cursor_position = 3
+        app.focused.value = "item"  # (`ite` could be `iter` too)
+        app.focused.cursor_position = 4
         await pilot.press("tab")
         await wait_until(pilot, lambda: app.focused.value == "items", what="items completed")
         app.focused.value = "wor"
         app.focused.cursor_position = 3
         await pilot.press("tab")
         await wait_until(pilot, lambda: app.focused.value == "work", what="a global completed")
+        # debugpy proposes (DAP completions) what the frame's names cannot: a list's
+        # methods, a builtin; the text after the cursor stays.
+        app.focused.value = "items.app(4)"
+        app.focused.cursor_position = 9
+        await pilot.press("tab")
+        await wait_until(pilot, lambda: app.focused.value == "items.append(4)",
+                         what="a method completed")
+        assert app.focused.cursor_position == len("items.append")
+        app.focused.value = "isinst"
+        app.focused.cursor_position = 6
+        await pilot.press("tab")
+        await wait_until(pilot, lambda: app.focused.value == "isinstance", what="a builtin completed")
         app.focused.value = "items[0] = 100"
         await pilot.press("enter")
         await wait_until(pilot, lambda: any("100" in label and "items" in label
@@ -287,3 +299,71 @@ async def test_set_a_value_console_assignment_and_exception_filters(tmp_path):
         await pilot.press("f5")
         await wait_until(pilot, lambda: not app.query(ExceptionPane), what="the tab gone on resume")
         await app.action_quit()
+
+
+STRUCTURED = textwrap.dedent("""\
+    def main():
+        config = {"name": "demo", "sizes": [1, 2, 3], "limits": {"low": 0}}
+        many = list(range(250))
+        return config, many  # @here
+
+
+    main()
+""")
+
+
+async def test_console_results_open_like_variables(tmp_path):
+    from tests.support.tui import tree_labels
+    from tui_debugger.tui.widgets.console_results import ConsoleResults
+
+    program = tmp_path / "structured.py"
+    program.write_text(STRUCTURED)
+    here = next(i for i, t in enumerate(STRUCTURED.splitlines(), 1) if "@here" in t)
+    app = create_app("launch", {"program": str(program), "breakpoints": [f"{program}:{here}"]},
+                     cwd=str(tmp_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await stopped_at(pilot, here)
+        results = app.query_one(ConsoleResults)
+        assert not results.display  # nothing structured yet: no room taken
+        await pilot.press("alt+c")
+        app.focused.value = "config"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: len(results.root.children) == 1, what="the dict result")
+        node = results.root.children[0]
+        assert results.display and node.label.plain.startswith(">>> config = {")
+        # Its first level came with the answer; a nested value loads when opened.
+        node.expand()
+        await pilot.pause()
+        assert any(label.strip().startswith("'sizes' = [1, 2, 3]") for label in tree_labels(results))
+        # debugpy's groups (special/function variables) no expression reaches: left out.
+        assert not any("variables" in label for label in tree_labels(results))
+        sizes = next(c for c in node.children if c.label.plain.startswith("'sizes'"))
+        assert sizes.data.expression == "config['sizes']"
+        sizes.expand()
+        await wait_until(pilot, lambda: [c.label.plain.split("  ")[0] for c in sizes.children
+                                         if c.data.kind == "value"][:3] == ["0 = 1", "1 = 2", "2 = 3"],
+                         what="the nested list's items")
+
+        # A long list: a page of 100 children, then Enter on "… more" loads the
+        # next (debugpy lists a big container's first 100 items, its groups and len()).
+        app.focused.value = "many"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: len(results.root.children) == 2, what="the list result")
+        listed = results.root.children[1]
+        listed.expand()
+        await pilot.pause()
+        def values():
+            return [int(c.label.plain.split(" = ")[1].split()[0]) for c in listed.children
+                    if c.data.kind == "value" and c.label.plain[0].isdigit()]
+
+        # (a page counts debugpy's groups too, as in the Variables pane)
+        first = values()
+        assert 95 <= len(first) <= 100 and first == list(range(len(first)))
+        more = next(c for c in listed.children if c.data.kind == "more")
+        assert more.label.plain.startswith(f"… {104 - 100} more")
+        results.focus()
+        results.move_cursor(more, animate=False)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: len(values()) > len(first), what="the second page")
+        assert values() == list(range(100))
+        assert not any(c.data.kind in ("more", "loading") for c in listed.children)

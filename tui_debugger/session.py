@@ -22,6 +22,7 @@ from backends.adapters import create_backend
 from backends.base import Backend
 from backends.errors import DebuggerError, InternalError, InvalidInput, NotSupported
 from backends.models import (
+    Completion,
     AttachRequest,
     BackendEvent,
     Breakpoint,
@@ -733,6 +734,18 @@ class Session:
         # Evaluation can change program state; children fetched before are stale.
         self._variables.clear()
         return result
+
+    async def completions(self, text: str, column: int,
+                          frame_index: int | None = None) -> tuple[bool, list[Completion]]:
+        """What the debugger proposes to complete `text` at `column` in a frame, and
+        whether it proposes at all (False: complete from the frame's names)."""
+        await self.settle()
+        backend = self._live_backend("complete")
+        self._require_state({SessionState.stopped}, "complete")
+        if not backend.capabilities.completions:
+            return False, []
+        frame_id = (await self.frame(frame_index)).id
+        return True, await backend.completions(text, column, frame_id)
 
     async def set_variable(self, container_ref: int, name: str, value: str,
                            origin: Origin) -> Variable:

@@ -61,6 +61,8 @@ class DebugpyProfile(AdapterProfile):
     # A program given an input runs through runInTerminal, started by us.
     run_in_terminal = True
     program_input = True
+    # pydevd counts a completion's start from 0 whatever columnsStartAt1 says.
+    completion_start_base = 0
 
     #: set TCP_NODELAY inside debugpy's processes (see docs/backends/dap.md)
     nodelay = True

@@ -38,6 +38,7 @@ from ..models import (
     BreakpointChangedEvent,
     BreakpointSpec,
     BreakpointState,
+    Completion,
     Capabilities,
     ContinuedEvent,
     DataBreakpointSpec,
@@ -97,6 +98,8 @@ class AdapterProfile:
     run_in_terminal = False
     #: evaluate in the 'repl' context runs the debugger's own commands (lldb-dap)
     repl_is_command_language = False
+    #: where a completion's `start` counts from (the spec: columnsStartAt1, so 1)
+    completion_start_base = 1
     attach_pid = False
     attach_wait_for = False
     #: attach HOST:PORT reaches a remote server (gdb-remote, dlv, debugpy)
@@ -392,6 +395,7 @@ class DapBackend(Backend):
             data_breakpoints=bool(body.get("supportsDataBreakpoints")),
             core_files=profile.core_files,
             program_input=profile.program_input,
+            completions=bool(body.get("supportsCompletionsRequest")),
             exception_filters=filters,
         )
 
@@ -826,6 +830,24 @@ class DapBackend(Backend):
             named_count=body.get("namedVariables"),
             indexed_count=body.get("indexedVariables"),
         )
+
+    async def completions(self, text: str, column: int, frame_id: int | None) -> list[Completion]:
+        if not self.capabilities.completions:
+            return []
+        self._require_stopped()
+        arguments: dict[str, Any] = {"text": text, "column": column + 1}  # columnsStartAt1
+        if frame_id is not None:
+            arguments["frameId"] = frame_id
+        body = await self._request("completions", arguments, self.profile.request_timeout)
+        items = []
+        for target in body.get("targets") or []:
+            label = str(target.get("label", ""))
+            start = target.get("start")
+            items.append(Completion(
+                label=label, text=str(target.get("text") or label), type=target.get("type") or None,
+                start=None if start is None else max(0, int(start) - self.profile.completion_start_base),
+                length=int(target.get("length") or 0)))
+        return items
 
     async def evaluate(
         self, expression: str, frame_id: int | None, context: str = "repl"

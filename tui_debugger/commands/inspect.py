@@ -4,6 +4,7 @@ threads, frames, output, raw debugger commands and the activity log."""
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 from pydantic import Field, model_validator
@@ -30,6 +31,8 @@ from .context import (
 from .registry import Args, CliSpec, Command, CommandContext, NoArgs, register
 from .views import (
     ActivityResult,
+    CompletionsResult,
+    CompletionView,
     ContextResult,
     EvaluateResult,
     FrameSelected,
@@ -204,6 +207,7 @@ class EvaluateArgs(Args):
     context: str = Field("repl", description="repl (default), watch or hover.")
     children: int = Field(0, ge=0, le=200, description="List this many of the value's children "
                           "(default none: evaluate `expr[i]` or `expr.attr` to drill down).")
+    start: int = Field(0, ge=0, description="Skip this many children (paging).")
 
 
 async def _evaluate(ctx: CommandContext, args: EvaluateArgs) -> EvaluateResult:
@@ -217,15 +221,58 @@ async def _evaluate(ctx: CommandContext, args: EvaluateArgs) -> EvaluateResult:
         length = await true_length(session, args.expression, result.type, args.frame_index)
     value, truncated = cap(redact_value(args.expression, result.value), limit, length)
     children: list[VariableView] = []
+    children_total = None
     if result.ref > 0 and args.context == "repl" and args.children:
         try:
             kids = await session.variables(result.ref)
             children = [variable_view(session, k, join_path(args.expression, k.name), 200)
-                        for k in kids[:args.children]]
+                        for k in kids[args.start:args.start + args.children]]
+            children_total = len(kids)
         except DebuggerError:
             pass
     return EvaluateResult(expression=args.expression, value=value, type=result.type,
-                          has_children=result.ref > 0, children=children, value_truncated=truncated)
+                          has_children=result.ref > 0, children=children,
+                          children_total=children_total, value_truncated=truncated)
+
+
+class CompleteArgs(Args):
+    text: str = Field(description="What is typed, e.g. 'order.it'.")
+    column: int | None = Field(None, ge=0, description="Cursor offset in text (default: its end).")
+    frame_index: int | None = Field(None, ge=0, description="Frame (default: selected).")
+
+
+#: the word a completion without a start replaces (lldb-dap answers whole words)
+WORD_AT_END = re.compile(r"[A-Za-z0-9_$]*$")
+MAX_COMPLETIONS = 200
+
+
+async def _complete(ctx: CommandContext, args: CompleteArgs) -> CompletionsResult:
+    session = session_of(ctx)
+    column = len(args.text) if args.column is None else min(args.column, len(args.text))
+    supported, items = await session.completions(args.text, column, args.frame_index)
+    word = len(WORD_AT_END.search(args.text[:column]).group(0))
+    views = []
+    for item in items[:MAX_COMPLETIONS]:
+        if item.start is None:  # the spec: at the cursor; adapters mean the word there
+            start, length = column - word, max(item.length, word)
+        else:
+            start, length = min(item.start, column), item.length
+        views.append(CompletionView(label=item.label, text=item.text, start=start,
+                                    length=length, type=item.type))
+    return CompletionsResult(supported=supported, items=views)
+
+
+register(Command(
+    id="complete", help="Complete an expression as the debugger proposes.",
+    description="Completions of `text` at `column` in a frame, from the debugger (DAP "
+    "completions). supported=false: list names with debug_variables instead.",
+    args=CompleteArgs, result=CompletionsResult, handler=_complete, read_only=True,
+    mcp="debug_complete",
+    cli=[CliSpec(("complete",), build=lambda p: (
+        p.add_argument("text", help="what is typed"),
+        p.add_argument("--column", type=int), p.add_argument("--frame", type=int, dest="frame_index")))],
+    applies_in=STOPPED, tui_action=False, log_activity=False,
+))
 
 
 #: An evaluation answers within an agent's 4 KB budget (the value travels as

@@ -342,3 +342,14 @@ def agent_answer(command_id: str, result: Any) -> tuple[dict[str, Any], str]:
     carries it over the socket as is, validated and serialized once."""
     text = render(result) or ("No new output." if command_id == "output" else "Done.")
     return lean_dump(result), text
+
+
+def _completions(result: Any) -> str:
+    if not result.supported:
+        return "The debugger does not complete; list the names with `locals`."
+    if not result.items:
+        return "No completions."
+    return "\n".join(item.label for item in result.items)
+
+
+_RENDERERS[views.CompletionsResult] = _completions

@@ -148,7 +148,21 @@ class EvaluateResult(ActionResult):
     type: str | None = None
     has_children: bool = False
     children: list[VariableView] = Field(default_factory=list)
+    children_total: int | None = None
     value_truncated: bool = False
+
+
+class CompletionView(Result):
+    label: str
+    text: str = Field(description="replaces `length` characters of the text from `start`")
+    start: int = Field(description="0-based offset in the text")
+    length: int = 0
+    type: str | None = None
+
+
+class CompletionsResult(Result):
+    supported: bool = Field(description="false: the debugger cannot complete; use debug_variables")
+    items: list[CompletionView] = Field(default_factory=list)
 
 
 class ThreadView(Result):

@@ -37,7 +37,7 @@ from ..models import ActivityEntry, ClientInfo, StopInfo
 from ..router import RemoteHandle, join
 from .format import breakpoint_detail, breakpoint_glyph, display_path, who_proper
 from .keymap import app_bindings, bindable_ids, user_keymap
-from .messages import (CompleteName, EditBreakpoint, EditValue, Evaluate, LoadChildren, RunCommand, SendInput,
+from .messages import (CompleteName, EditBreakpoint, EditValue, Evaluate, ExpandResult, LoadChildren, RunCommand, SendInput,
                        ShowMemory, StartSession, ToggleBreakpoint, WatchesChanged)
 from .palette import RegistryCommands
 from .widgets.activity_pane import ActivityPane
@@ -46,6 +46,7 @@ from .widgets.breakpoint_dialog import BreakpointDialog
 from .widgets.breakpoints_pane import BreakpointsPane
 from .widgets.command_form import CommandForm, needs_form
 from .widgets.console_pane import ConsolePane
+from .widgets.console_results import ConsoleResults
 from .widgets.disassembly_view import DisassemblyView
 from .widgets.memory_screen import MemoryScreen
 from .widgets.help_screen import HelpScreen, binding_rows
@@ -918,14 +919,35 @@ class DebuggerApp(App[int]):
         if self.link is None:
             return
         try:
-            result = await self.link.call("evaluate", {"expression": expression,
+            result = await self.link.call("evaluate", {"expression": expression, "children": PAGE,
                                                        "frame_index": self.selected_frame})
         except DebuggerError as exc:
             console.show_result(exc.message, error=True)
             return
         console.show_result(result.value, result.type)
+        if result.has_children and result.children:
+            console.query_one(ConsoleResults).add_result(expression, result, PAGE)
         # The expression may have assigned (`x = 5`, lldb's `expr x = 5`): show the effect.
         await self._refresh_values()
+
+    def on_expand_result(self, message: ExpandResult) -> None:
+        message.stop()
+        self.run_worker(self._expand_result(message), group="console")
+
+    async def _expand_result(self, message: ExpandResult) -> None:
+        """A page of a console result's children: the expression that reaches the
+        value, evaluated in the selected frame, its children listed from `start`."""
+        results = self.query_one(ConsoleResults)
+        if self.link is None:
+            return
+        try:
+            page = await self.link.call("evaluate", {
+                "expression": message.expression, "children": PAGE, "start": message.start,
+                "frame_index": self.selected_frame})
+        except DebuggerError as exc:
+            results.show_error(message.node, exc.message)
+            return
+        results.add_page(message.node, page, message.start, PAGE)
 
     def on_send_input(self, message: SendInput) -> None:
         message.stop()
@@ -935,11 +957,21 @@ class DebuggerApp(App[int]):
 
     def on_complete_name(self, message: CompleteName) -> None:
         message.stop()
-        self.run_worker(self._complete(message.owner, message.prefix), group="console")
+        self.run_worker(self._complete(message), group="console")
 
-    async def _complete(self, owner: str | None, prefix: str) -> None:
-        """The frame's names (locals, then the other scopes), or a value's members."""
+    async def _complete(self, message: CompleteName) -> None:
+        """The debugger's proposals where it makes them; else the frame's names
+        (locals, then the other scopes), or a value's members."""
         if self.link is None or self.state != "stopped":
+            return
+        owner, prefix = message.owner, message.prefix
+        try:
+            proposed = await self.link.call("complete", {
+                "text": message.text, "column": message.column, "frame_index": self.selected_frame})
+        except DebuggerError:
+            proposed = None
+        if proposed is not None and proposed.supported and self.query_one(ConsolePane).show_proposals(
+                message.text, message.column, proposed.items):
             return
         names: list[str] = []
         try:

@@ -96,9 +96,23 @@ class SendInput(Message):
 
 
 class CompleteName(Message):
-    """Names that complete `prefix` in the selected frame, or members of `owner`."""
+    """Complete `text` at `column`: as the debugger proposes, or else from the names
+    that complete `prefix` in the selected frame, or the members of `owner`."""
 
-    def __init__(self, owner: str | None, prefix: str) -> None:
+    def __init__(self, owner: str | None, prefix: str, text: str = "", column: int = 0) -> None:
         super().__init__()
         self.owner = owner
         self.prefix = prefix
+        self.text = text
+        self.column = column
+
+
+class ExpandResult(Message):
+    """The children of a console result (or of one of its children), by the
+    expression that reaches it, a page from `start`; `node` is where they go."""
+
+    def __init__(self, node: object, expression: str, start: int) -> None:
+        super().__init__()
+        self.node = node
+        self.expression = expression
+        self.start = start

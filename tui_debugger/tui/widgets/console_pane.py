@@ -1,5 +1,7 @@
 """Evaluate expressions in the selected frame. Up and Down walk the history;
-Tab completes a name from the frame (or a member, after a dot)."""
+A result with children (a dict, a list, an object) also opens like a
+variable, in the tree under the transcript. Tab completes as the debugger proposes (DAP completions), or else a name from
+the frame (or a member, after a dot)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import os
 import re
 
 from ..messages import CompleteName, Evaluate
+from .console_results import ConsoleResults
 
 #: the name being typed at the end of the text: `ware`, `warehouse.she`
 NAME_AT_END = re.compile(r"[A-Za-z_][\w.]*$|$")
@@ -39,7 +42,27 @@ class ConsoleInput(Input):
         before = self.value[: self.cursor_position]
         typed = NAME_AT_END.search(before).group(0)
         owner, _, prefix = typed.rpartition(".")
-        self.post_message(CompleteName(owner or None, prefix))
+        self.post_message(CompleteName(owner or None, prefix, self.value, self.cursor_position))
+
+    def complete_from(self, text: str, column: int, items: list) -> list[str]:
+        """Put in the longest text the debugger's proposals share (each replaces
+        `length` characters from `start`); answers the labels of those that fit."""
+        if self.value != text or self.cursor_position != column:
+            return []  # typed on meanwhile: the proposals are for another text
+        before = text[:column]
+        fitting: dict[str, str] = {}
+        for item in items:
+            start = min(item.start, column)
+            made = before[:start] + item.text + before[min(column, start + item.length):]
+            if made.startswith(before):
+                fitting.setdefault(made, item.label)
+        if not fitting:
+            return []
+        common = os.path.commonprefix(list(fitting))
+        if len(common) > len(before):
+            self.value = common + text[column:]
+            self.cursor_position = len(common)
+        return sorted(set(fitting.values()))
 
     def complete_with(self, prefix: str, names: list[str]) -> list[str]:
         """Put the longest completion of `prefix` in; answers the names still possible."""
@@ -64,6 +87,7 @@ class ConsolePane(Vertical):
 
     def compose(self) -> ComposeResult:
         yield RichLog(id="console-log", wrap=True, max_lines=2_000)
+        yield ConsoleResults(id="console-results")
         yield ConsoleInput(placeholder=">>> expression, Enter (↑ history)", id="console-input")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -81,8 +105,19 @@ class ConsolePane(Vertical):
         box = self.query_one(ConsoleInput)
         matching = box.complete_with(prefix, names)
         if len(matching) > 1:
-            shown = "  ".join(matching[:40]) + (f"  … {len(matching) - 40} more" if len(matching) > 40 else "")
-            self.query_one(RichLog).write(Text(shown, style="dim"))
+            self._list(matching)
+
+    def show_proposals(self, text: str, column: int, items: list) -> bool:
+        """The debugger's completions; False when none fits (the caller falls back)."""
+        box = self.query_one(ConsoleInput)
+        labels = box.complete_from(text, column, items)
+        if len(labels) > 1:
+            self._list(labels)
+        return bool(labels)
+
+    def _list(self, matching: list[str]) -> None:
+        shown = "  ".join(matching[:40]) + (f"  … {len(matching) - 40} more" if len(matching) > 40 else "")
+        self.query_one(RichLog).write(Text(shown, style="dim"))
 
     def show_result(self, value: str, type_name: str | None = None, error: bool = False) -> None:
         text = Text(value, style="red" if error else "")
