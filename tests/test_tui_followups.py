@@ -205,6 +205,17 @@ async def test_node_session_through_the_tui(tmp_path, node, no_leftover_processe
         assert any('name = "Ada"' in label for label in labels), labels
         assert any("qty = 2" in label for label in labels), labels
 
+        # Node's backend does not complete (no DAP completions): Tab completes from
+        # the frame's names instead, and a member after a dot.
+        assert not (await tui.link.call("complete", {"text": "ord"})).supported
+        box = tui.query_one("#console-input")
+        box.focus()
+        for typed, whole in (("ord", "order"), ("order.cus", "order.customer")):
+            box.value = typed
+            box.cursor_position = len(typed)
+            await pilot.press("tab")
+            await wait_until(pilot, lambda w=whole: box.value == w, what=f"{whole} completed")
+
         # A frame of Node's own (no source file): said plainly, not a stale file.
         internal = next(f for f in stack.frames if not f.file)
         await tui.link.call("frame", {"index": internal.index})
