@@ -331,6 +331,10 @@ async def test_console_results_open_like_variables(tmp_path):
         await wait_until(pilot, lambda: len(results.root.children) == 1, what="the dict result")
         node = results.root.children[0]
         assert results.display and node.label.plain.startswith(">>> config = {")
+        # From the expression line, Shift+Tab reaches the results (Tab completes).
+        await pilot.press("shift+tab")
+        assert app.focused is results
+        app.query_one("#console-input").focus()
         # Its first level came with the answer; a nested value loads when opened.
         node.expand()
         await pilot.pause()
