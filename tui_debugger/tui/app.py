@@ -66,6 +66,8 @@ from .widgets.watches_pane import WatchesPane
 MODES = {"launch": "launch", "attach": "attach", "attach_sim": "attach_sim", "join": None}
 #: Seconds a program must keep running before its panes are dimmed as stale.
 STALE_AFTER = 0.15
+#: Seconds a program must keep running after a stop before the status bar says RUNNING.
+RUNNING_AFTER = 0.05
 #: Seconds after a stop by which the footer's keys are un-greyed, at the latest.
 FOOTER_AFTER_STOP = 0.3
 
@@ -435,8 +437,7 @@ class DebuggerApp(App[int]):
         elif kind == "continued":
             self.run_worker(self._hide_exception(), group="exception", exclusive=True)
             self._last_resume = (origin, data.get("how", "continue"))
-            self.stop_info = None
-            self.status.stop = None
+            self.stop_info = None  # the status bar says so with RUNNING (watch_state)
         elif kind == "output":
             self._add_output(int(data.get("seq", 0)), data.get("category", "stdout"), data.get("text", ""))
         elif kind == "breakpoints":
@@ -475,8 +476,14 @@ class DebuggerApp(App[int]):
         for pane in (self.variables, self.query_one(WatchesPane)):
             pane.add_class("-stale")
 
-    def watch_state(self, state: str) -> None:
-        self.status.state = state
+    def watch_state(self, previous: str, state: str) -> None:
+        if previous == "stopped" and state == "running":
+            # A step that stops again within a frame or two never shows RUNNING:
+            # the status bar keeps the last stop until the new one replaces it, so
+            # the stop's paint is not held back by a frame spent on the flash.
+            self.set_timer(RUNNING_AFTER, self._show_running_status)
+        else:
+            self.status.state = state
         if state in ("running", "starting"):
             # Grey out and dim only if the program is still running a moment later:
             # restyling five panes and rebuilding the footer cost ~50 ms of the loop
@@ -500,6 +507,11 @@ class DebuggerApp(App[int]):
         if self._bindings_state != state:
             self._bindings_state = state
             self.refresh_bindings()
+
+    def _show_running_status(self) -> None:
+        if self.state == "running":
+            self.status.stop = None
+            self.status.state = self.state
 
     def _show_running(self) -> None:
         if self.state not in ("running", "starting"):
