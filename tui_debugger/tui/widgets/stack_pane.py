@@ -1,27 +1,56 @@
 """The call stack of the selected thread. Choosing a frame (Enter, or a click on
-the highlighted row) asks the app to select it; the source and variables follow."""
+the highlighted row) asks the app to select it; the source and variables follow.
+
+A Line API widget, not a DataTable: a step changes a line number in this pane at
+nearly every stop, and a DataTable re-rendered all its rows for that (4-8 ms of
+the loop per step). This renders only the visible rows, from cells kept as text,
+and a stop that changes nothing leaves it alone. It looks and behaves like the
+row-cursor table it replaces: a header row, a cursor row, the same keys."""
 
 from __future__ import annotations
 
 import os
+from typing import ClassVar
 
-from textual.widgets import DataTable
+from rich.cells import cell_len
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
 
 from ...commands.views import FrameView
 from ..messages import RunCommand
-from .tables import refill
 
-HEADERS = ["#", "function", "where"]
+HEADERS = ("#", "function", "where")
+MAX_WIDTH = 60  # a column's widest, as the tables elsewhere
 
 
-class StackPane(DataTable):
+class StackPane(ScrollView, can_focus=True):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "select_cursor", "Select", show=False),
+        Binding("up", "cursor_up", "Cursor up", show=False),
+        Binding("down", "cursor_down", "Cursor down", show=False),
+        Binding("pageup", "page_up", "Page up", show=False),
+        Binding("pagedown", "page_down", "Page down", show=False),
+        Binding("home,ctrl+home", "first", "First frame", show=False),
+        Binding("end,ctrl+end", "last", "Last frame", show=False),
+    ]
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"stack-pane--header", "stack-pane--cursor"}
+
     def __init__(self, *, cwd: str | None = None, id: str | None = None) -> None:
-        super().__init__(id=id, cursor_type="row", zebra_stripes=False)
+        super().__init__(id=id)
         self.cwd = cwd
         self.frames: list[FrameView] = []
+        self.cursor_row = 0
+        self._rows: list[tuple[str, str, str]] = []
+        self._widths = [cell_len(h) for h in HEADERS]
 
-    def on_mount(self) -> None:
-        refill(self, HEADERS, [])
+    @property
+    def row_count(self) -> int:
+        return len(self._rows)
 
     def show_frames(self, frames: list[FrameView], selected: int) -> None:
         self.frames = frames
@@ -30,15 +59,105 @@ class StackPane(DataTable):
             # The file's name is enough here: the source pane's title has its path.
             where = f"{os.path.basename(frame.file)}:{frame.line}" if frame.file else "(no source)"
             marker = "▶" if frame.index == selected else " "
-            rows.append((str(frame.index), [f"{marker}{frame.index}", frame.name, where]))
-        refill(self, HEADERS, rows)
-        if frames:
-            row = next((i for i, f in enumerate(frames) if f.index == selected), 0)
-            if self.cursor_row != row:
-                self.move_cursor(row=row, animate=False)
+            rows.append((f"{marker}{frame.index}", frame.name, where))
+        row = next((i for i, f in enumerate(frames) if f.index == selected), 0)
         self.remove_class("-stale")
+        if rows == self._rows and row == self.cursor_row:
+            return  # the same stack: nothing to paint
+        widths = [cell_len(h) for h in HEADERS]
+        for cells in rows:
+            for i, cell in enumerate(cells):
+                widths[i] = min(MAX_WIDTH, max(widths[i], cell_len(cell)))
+        if self._rows and rows:
+            # Columns keep their width when cells get shorter, so a step does not reflow.
+            widths = [max(new, old) for new, old in zip(widths, self._widths)]
+        self._rows = rows
+        self._widths = widths
+        self.cursor_row = row if rows else 0
+        self.virtual_size = Size(sum(w + 2 for w in widths), len(rows) + 1)
+        self._scroll_cursor_visible()
+        self.refresh()
 
-    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+    # ---------------------------------------------------------------- rendering
+
+    def _cells(self, cells: tuple[str, ...]) -> list[str]:
+        """Each cell padded to its column (one segment each, as a table's cells)."""
+        out = []
+        for cell, width in zip(cells, self._widths):
+            if cell_len(cell) > width:
+                cell = cell[: max(0, width - 1)] + "…"
+            out.append(" " + cell + " " * (width - cell_len(cell)) + " ")
+        return out
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        scroll_x, scroll_y = self.scroll_offset
+        base = self.rich_style
+        if y == 0:
+            cells, style = self._cells(HEADERS), self.get_component_rich_style("stack-pane--header")
+        else:
+            index = scroll_y + y - 1
+            if index >= len(self._rows):
+                return Strip.blank(width, base)
+            cells = self._cells(self._rows[index])
+            style = self.get_component_rich_style("stack-pane--cursor") \
+                if index == self.cursor_row else Style()
+            style = style + Style(meta={"row": index})
+        style = base + style
+        # A segment per cell (the column in its meta), as a table has: an SVG
+        # screenshot places each at its column even where a glyph draws wider.
+        segments = [Segment(cell, style + Style(meta={"column": i})) for i, cell in enumerate(cells)]
+        strip = Strip(segments, sum(cell_len(c) for c in cells))
+        return strip.crop_extend(scroll_x, scroll_x + width, style)
+
+    def _scroll_cursor_visible(self) -> None:
+        rows_shown = max(1, self.scrollable_content_region.height - 1)
+        top = int(self.scroll_y)
+        if self.cursor_row < top:
+            self.scroll_to(y=self.cursor_row, animate=False)
+        elif self.cursor_row >= top + rows_shown:
+            self.scroll_to(y=self.cursor_row - rows_shown + 1, animate=False)
+
+    # ---------------------------------------------------------------- cursor
+
+    def move_cursor(self, *, row: int, animate: bool = False) -> None:
+        if not self._rows:
+            return
+        row = max(0, min(row, len(self._rows) - 1))
+        if row != self.cursor_row:
+            self.cursor_row = row
+            self.refresh()
+        self._scroll_cursor_visible()
+
+    def action_cursor_up(self) -> None:
+        self.move_cursor(row=self.cursor_row - 1)
+
+    def action_cursor_down(self) -> None:
+        self.move_cursor(row=self.cursor_row + 1)
+
+    def action_page_up(self) -> None:
+        self.move_cursor(row=self.cursor_row - max(1, self.scrollable_content_region.height - 1))
+
+    def action_page_down(self) -> None:
+        self.move_cursor(row=self.cursor_row + max(1, self.scrollable_content_region.height - 1))
+
+    def action_first(self) -> None:
+        self.move_cursor(row=0)
+
+    def action_last(self) -> None:
+        self.move_cursor(row=len(self._rows) - 1)
+
+    def action_select_cursor(self) -> None:
+        if 0 <= self.cursor_row < len(self.frames):
+            self.post_message(RunCommand("frame", {"index": self.frames[self.cursor_row].index}))
+
+    def on_click(self, event: events.Click) -> None:
+        """A click highlights a row; a click on the highlighted row chooses it."""
+        row = event.style.meta.get("row")
+        if row is None:
+            return
         event.stop()
-        if event.row_key.value is not None:
-            self.post_message(RunCommand("frame", {"index": int(event.row_key.value)}))
+        if row == self.cursor_row:
+            self.action_select_cursor()
+        else:
+            self.move_cursor(row=row)
