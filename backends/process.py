@@ -255,3 +255,64 @@ async def reap_orphans_forever(interval: float = 1.0) -> None:
     while True:
         await asyncio.sleep(interval)
         seen = reap_orphans(seen)
+
+
+# A process of its own that outlives this one, to end what it leaves behind. Its
+# children die with it (PR_SET_PDEATHSIG), but a program under a debugger is
+# their child: when lldb-server is killed at once, the kernel detaches the
+# program and it runs on, re-parented to init. Every process started below this
+# one carries HOST_TAG in its environment; when the watchdog's stdin reaches end
+# of file without "done" (this process died), it ends every process of ours
+# that carries the tag.
+HOST_TAG = "TUI_DEBUGGER_HOST_TAG"
+_WATCHDOG = r"""
+import os, signal, sys
+needle = ("%s=%s" % (sys.argv[1], sys.argv[2])).encode() + b"\0"
+if sys.stdin.read() != "done":
+    me = os.getpid()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == me:
+            continue
+        try:
+            with open("/proc/%s/environ" % entry, "rb") as f:
+                tagged = needle in f.read() + b"\0"
+        except OSError:
+            continue
+        if tagged:
+            try:
+                os.kill(int(entry), signal.SIGKILL)
+            except OSError:
+                pass
+"""
+
+_watchdog: subprocess.Popen[bytes] | None = None
+
+
+def start_orphan_watchdog() -> None:
+    """For a long-lived host (daemon, MCP server): see _WATCHDOG."""
+    global _watchdog
+    if _watchdog is not None or not sys.platform.startswith("linux"):
+        return
+    import secrets
+
+    tag = f"{os.getpid()}-{secrets.token_hex(8)}"
+    os.environ[HOST_TAG] = tag  # before any child: they all inherit it
+    env = {k: v for k, v in os.environ.items() if k != HOST_TAG}
+    with contextlib.suppress(OSError):
+        _watchdog = subprocess.Popen(
+            [sys.executable, "-S", "-c", _WATCHDOG, HOST_TAG, tag],
+            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True, env=env)
+
+
+def stop_orphan_watchdog() -> None:
+    """This host ended its children itself: the watchdog leaves without a kill."""
+    global _watchdog
+    if _watchdog is None or _watchdog.stdin is None:
+        return
+    with contextlib.suppress(OSError, ValueError):
+        _watchdog.stdin.write(b"done")
+        _watchdog.stdin.close()
+    with contextlib.suppress(Exception):
+        _watchdog.wait(timeout=2)
+    _watchdog = None

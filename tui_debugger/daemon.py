@@ -24,7 +24,9 @@ from backends.process import (
     become_subreaper,
     end_descendants,
     reap_orphans_forever,
+    start_orphan_watchdog,
     start_time,
+    stop_orphan_watchdog,
 )
 
 from .config import settings
@@ -48,6 +50,7 @@ def _write_ready(message: dict[str, Any]) -> None:
 
 async def serve(spec: dict[str, Any]) -> int:
     become_subreaper()
+    start_orphan_watchdog()
     reaper = asyncio.get_running_loop().create_task(reap_orphans_forever())
     hub = Hub(serve=True)
     stop_requested = asyncio.Event()
@@ -117,6 +120,7 @@ async def serve(spec: dict[str, Any]) -> int:
     finally:
         reaper.cancel()
         await hub.close_all()
+        stop_orphan_watchdog()
         await end_descendants()
     return 0
 

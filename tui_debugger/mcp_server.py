@@ -48,7 +48,13 @@ from mcp.types import (
 )
 
 from backends.errors import DebuggerError, ErrorCode, InternalError, InvalidInput
-from backends.process import become_subreaper, end_descendants, reap_orphans_forever
+from backends.process import (
+    become_subreaper,
+    end_descendants,
+    reap_orphans_forever,
+    start_orphan_watchdog,
+    stop_orphan_watchdog,
+)
 
 from . import __version__, paths
 from .commands import registry
@@ -612,6 +618,7 @@ async def serve(session: str | None, transport: str, host: str, port: int) -> No
     # A host of sessions, like the daemon: debuggees whose adapter dies are
     # adopted here, and whatever is left below this process ends with it.
     become_subreaper()
+    start_orphan_watchdog()
     front = create_server(session)
     loop = asyncio.get_running_loop()
     reaper = loop.create_task(reap_orphans_forever())
@@ -637,6 +644,7 @@ async def serve(session: str | None, transport: str, host: str, port: int) -> No
     finally:
         reaper.cancel()
         await asyncio.shield(front.aclose())
+        stop_orphan_watchdog()
         await end_descendants()
 
 
