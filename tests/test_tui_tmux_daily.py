@@ -85,6 +85,20 @@ def test_find_go_to_line_and_pane_keys_in_tmux(tmp_path):
         tmux.wait_for(lambda s: "MainThread" in s, "the Threads pane")
         tmux.run("send-keys", "-t", "tui", "M-u")
         tmux.wait_for(lambda s: "<module>" in s and "MainThread" not in s, "the Stack pane")
+
+        # The console: Tab completes as debugpy proposes; a dict result opens as a tree.
+        tmux.run("send-keys", "-t", "tui", "M-c")
+        tmux.wait_for(lambda s: ">>> expression" in s, "the console")
+        tmux.run("send-keys", "-t", "tui", "-l", "isinst")
+        tmux.run("send-keys", "-t", "tui", "Tab")
+        tmux.wait_for(lambda s: "isinstance" in s, "a builtin completed")
+        tmux.run("send-keys", "-t", "tui", "C-u")
+        tmux.run("send-keys", "-t", "tui", "-l", "{'k': [1, 2]}")
+        tmux.run("send-keys", "-t", "tui", "Enter")
+        tmux.wait_for(lambda s: "▶ >>> {'k': [1, 2]} = {'k': [1, 2]}" in s, "the result's node")
+        tmux.run("send-keys", "-t", "tui", "BTab")
+        tmux.run("send-keys", "-t", "tui", "Enter")
+        tmux.wait_for(lambda s: "'k' = [1, 2]" in s, "the result opened")
     finally:
         finish(tmux, marker)
 
