@@ -15,6 +15,10 @@ Then the output flood: a program prints 50,000 lines, writes the time, and
 reaches a breakpoint. Printed: from that time until the stop is painted, and the
 steps after it (with the rest of the output still arriving).
 
+Last, the output pane's ingest: 100,000 lines given to the app as 1,000 output
+events of 100 lines (as the session sends them), until the pane has painted the
+last one; printed as lines per second.
+
     python benchmarks/tui_step.py [--steps N]
 """
 
@@ -126,6 +130,37 @@ async def flood(folder: Path, steps: int) -> tuple[float, list[float], list[floa
     return shown, source_times, variable_times
 
 
+async def ingest(folder: Path, lines: int = 100_000, per_event: int = 100) -> float:
+    """Lines per second from the first output event until the pane shows the last line."""
+    from tui_debugger.tui.app import create_app
+    from tui_debugger.tui.widgets.output_pane import OutputPane
+
+    program = folder / "small.py"
+    app = create_app("launch", {"program": str(program), "breakpoints": [f"{program}:4"]},
+                     None, cwd=str(folder))
+    chunks = ["".join(f"ingest line {n + k} of {lines}, some text to make it a log line\n"
+                      for k in range(per_event)) for n in range(0, lines, per_event)]
+    last = f"ingest line {lines - 1} of {lines}"
+    async with app.run_test(size=(160, 45)) as pilot:
+        await until(pilot, lambda: app.state == "stopped" and app.variables.filled > 0)
+        await pilot.pause(0.2)
+        log = app.query_one(OutputPane).log_view
+
+        def painted() -> bool:
+            return any(last in strip.text for strip in log.render_lines(log.size.region))
+
+        seq = app.output_cursor
+        started = time.perf_counter()
+        for chunk in chunks:
+            app.on_session_event("output", {"seq": seq, "category": "stdout", "text": chunk}, "session")
+            seq += 1
+            await asyncio.sleep(0)  # other events (keys, the stop) interleave, as in the app
+        await until(pilot, painted)
+        elapsed = time.perf_counter() - started
+        await app.action_quit()
+    return lines / elapsed
+
+
 async def until(pilot, predicate, timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout
     while not predicate():
@@ -159,6 +194,8 @@ def main() -> int:
         print(f"{'steps after 50,000 lines of output':42} {ms(source):>16} {ms(variables):>18}")
         print(f"\n50,000 lines, then a breakpoint: the stop painted {shown * 1000:.1f} ms "
               "after the program reached it")
+        rate = asyncio.run(ingest(Path(tmp)))
+        print(f"output pane ingest: {rate:,.0f} lines/s (100,000 lines in events of 100)")
     return 0
 
 

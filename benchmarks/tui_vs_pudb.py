@@ -6,6 +6,7 @@ for pudb) and the screen is read as fast as tmux answers (one control-mode
 client, `capture-pane` in a loop, about 1 ms a read). Two times from the key:
 
   first change   the first screen that differs from the one before the key
+  source line    the first screen whose source pane marks the new current line
   settled        the last change, once the screen shows every expected part of
                  the new stop (the current line, the stack's line, the locals'
                  new values) and then stays the same for --quiet seconds
@@ -138,6 +139,8 @@ class Tool:
     env: Callable[[Path, Path, int], dict[str, str]]
     #: the parts of the screen that show a stop at (line, i, total)
     shows: Callable[[str, str, int, int, int], bool]
+    #: the source pane marks this line as the current one
+    source_at: Callable[[str, int], bool]
     #: before the first measured stop (e.g. continue to the breakpoint)
     to_breakpoint: list[str] = field(default_factory=list)
     #: a headless session to join, started before and stopped after (argv of `start`)
@@ -156,6 +159,14 @@ def tui_shows(screen: str, program: str, line: int, i: int, total: int) -> bool:
             and re.search(rf"\btotal = {total}\b", screen) is not None
             and source_row(screen, LOOP_SOURCE[line], "▶")
             and re.search(rf"▶0\s+\S+\s+{re.escape(program)}:{line}\b", screen) is not None)
+
+
+def tui_source_at(screen: str, line: int) -> bool:
+    return source_row(screen, LOOP_SOURCE[line], "▶")
+
+
+def pudb_source_at(screen: str, line: int) -> bool:
+    return re.search(rf"^>.*{re.escape(LOOP_SOURCE[line].strip())}", screen, re.M) is not None
 
 
 def pudb_shows(screen: str, program: str, line: int, i: int, total: int) -> bool:
@@ -191,16 +202,16 @@ def tool(name: str) -> Tool:
     if name == "tui-debugger":
         return Tool(name, "F10", lambda program, line: [exe, "run", "--break", f"{program.name}:{line}",
                                                         program.name],
-                    tui_env, tui_shows)
+                    tui_env, tui_shows, tui_source_at)
     if name == "tui-debugger ui":
         # The session in a headless host (`start`), the TUI joining it as a client:
         # the debugger's I/O runs in another process than the screen.
         return Tool(name, "F10", lambda program, line: [exe, "ui", "--session", "bench"],
-                    tui_env, tui_shows, flood=False,
+                    tui_env, tui_shows, tui_source_at, flood=False,
                     host=lambda program, line: [exe, "start", "--session", "bench", "--break",
                                                 f"{program.name}:{line}", program.name])
     return Tool(name, "n", lambda program, line: [sys.executable, "-m", "pudb", program.name],
-                pudb_env, pudb_shows, to_breakpoint=["c"])
+                pudb_env, pudb_shows, pudb_source_at, to_breakpoint=["c"])
 
 
 def wait_for(tmux: Tmux, predicate: Callable[[str], bool], what: str, timeout: float = 60) -> float:
@@ -214,12 +225,13 @@ def wait_for(tmux: Tmux, predicate: Callable[[str], bool], what: str, timeout: f
     raise TimeoutError(f"timed out waiting for {what}; the screen was:\n{screen}")
 
 
-def one_step(tmux: Tmux, key: str, expected: Callable[[str], bool], quiet: float) -> tuple[float, float]:
-    """(first change, settled) in seconds from the key."""
+def one_step(tmux: Tmux, key: str, expected: Callable[[str], bool], source: Callable[[str], bool],
+             quiet: float) -> tuple[float, float, float]:
+    """(first change, source line, settled) in seconds from the key."""
     before = tmux.screen()
     started = time.perf_counter()
     tmux.keys(key)
-    first = last = None
+    first = last = painted = None
     previous = before
     shown_at = None
     deadline = started + 30
@@ -231,10 +243,13 @@ def one_step(tmux: Tmux, key: str, expected: Callable[[str], bool], quiet: float
                 first = now
             last = now
             previous = screen
+            if painted is None and source(screen):
+                painted = now
             if shown_at is None and expected(screen):
                 shown_at = now
         if shown_at is not None and now - last >= quiet:
-            return first - started, last - started
+            assert first is not None and painted is not None
+            return first - started, painted - started, last - started
         if now > deadline:
             raise TimeoutError(f"the step did not settle; the screen was:\n{screen}")
 
@@ -250,7 +265,7 @@ def run_steps(t: Tool, folder: Path, program: Path, line: int, steps: int, quiet
         subprocess.run(t.host(program, line), cwd=folder, env={**os.environ, **env}, check=True,
                        capture_output=True, timeout=60)
     tmux.start(folder, env, t.argv(program, line))
-    results: dict[str, list[float]] = {"first change": [], "settled": []}
+    results: dict[str, list[float]] = {"first change": [], "source line": [], "settled": []}
     try:
         state = (line, 0, 0)  # (line, i, total) of the stop on screen
         if t.to_breakpoint:
@@ -264,9 +279,11 @@ def run_steps(t: Tool, folder: Path, program: Path, line: int, steps: int, quiet
             at, i, total = state
             # `total += i` (line) steps to `for` (line - 1), which steps to the next i.
             state = (line - 1, i, total + i) if at == line else (line, i + 1, total)
-            first, settled = one_step(tmux, t.step_key,
-                                      lambda s, st=state: t.shows(s, program.name, *st), quiet)
+            first, painted, settled = one_step(tmux, t.step_key,
+                                               lambda s, st=state: t.shows(s, program.name, *st),
+                                               lambda s, at=state[0]: t.source_at(s, at), quiet)
             results["first change"].append(first)
+            results["source line"].append(painted)
             results["settled"].append(settled)
     finally:
         tmux.stop()
@@ -312,9 +329,11 @@ def main() -> int:
     compare = "pudb" in names and len(names) > 1
     print(f"{'':34}" + "".join(f"{n:>24}" for n in names)
           + (f"   {names[0]} / pudb (median)" if compare else ""))
-    rows = [("step: first change", "steps", "first change"), ("step: settled", "steps", "settled"),
+    rows = [("step: first change", "steps", "first change"),
+            ("step: source line", "steps", "source line"), ("step: settled", "steps", "settled"),
             ("50,000 lines, then stop shown", "flood", "stop shown"),
             ("after them, step: first change", "flood", "first change"),
+            ("after them, step: source line", "flood", "source line"),
             ("after them, step: settled", "flood", "settled")]
     for label, scenario, key in rows:
         cells = []
