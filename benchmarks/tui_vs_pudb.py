@@ -162,7 +162,9 @@ def tui_shows(screen: str, program: str, line: int, i: int, total: int) -> bool:
 
 
 def tui_source_at(screen: str, line: int) -> bool:
-    return source_row(screen, LOOP_SOURCE[line], "▶")
+    # Inside the source pane's borders: the variables pane beside it has ▶ too.
+    return any("▶" in part and LOOP_SOURCE[line] in part
+               for part in (row.split("│")[1] for row in screen.splitlines() if row.count("│") >= 2))
 
 
 def pudb_source_at(screen: str, line: int) -> bool:
