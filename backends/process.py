@@ -266,9 +266,12 @@ async def reap_orphans_forever(interval: float = 1.0) -> None:
 # that carries the tag.
 HOST_TAG = "TUI_DEBUGGER_HOST_TAG"
 _WATCHDOG = r"""
-import os, signal, sys
+import os, signal, sys, time
 needle = ("%s=%s" % (sys.argv[1], sys.argv[2])).encode() + b"\0"
-if sys.stdin.read() != "done":
+# More than one pass: while the host's debugger dies, a program it started can
+# still be forking or changing hands, and one look at /proc may miss it.
+for attempt in range(5) if sys.stdin.read() != "done" else ():
+    time.sleep(0.2 * attempt)
     me = os.getpid()
     for entry in os.listdir("/proc"):
         if not entry.isdigit() or int(entry) == me:
