@@ -148,7 +148,10 @@ def start_time(pid: int) -> int | None:
     process that reuses its number; None when it is gone (or not Linux)."""
     try:
         with open(f"/proc/{pid}/stat") as f:
-            return int(f.read().rsplit(")", 1)[1].split()[19])
+            fields = f.read().rsplit(")", 1)[1].split()
+        # A zombie has ended: only its parent has yet to read its exit status
+        # (which a parent that blocks SIGCHLD may never do).
+        return None if fields[0] in ("Z", "X") else int(fields[19])
     except (OSError, ValueError, IndexError):
         return None
 
