@@ -119,6 +119,7 @@ class Session:
         self._next_bp_id = 1
         self.stop: StopInfo | None = None
         self.last_stop: StopInfo | None = None
+        self.last_stop_generation = 0  # the run generation that last_stop ended
         self.exit_code: int | None = None
         self.terminated_reason: str | None = None
         #: why the debugger (not the program) died, when it did
@@ -444,6 +445,7 @@ class Session:
                 self._publish_watches()
         self.stop = info
         self.last_stop = info
+        self.last_stop_generation = self._run_generation
         self._stop_expected = False
         await self._set_state(SessionState.stopped)
         self.publish("stopped", info.model_dump(mode="json"), origin=self._resumed_by or "session")
@@ -528,6 +530,11 @@ class Session:
 
             timeout = max(settings().step_wait_ms, 1000) / 1000
         await self.wait_for_state(lambda: not self.stop_pending, timeout)
+
+    @property
+    def resumed_by(self) -> Origin | None:
+        """Who resumed the program last (tui, cli, mcp)."""
+        return self._resumed_by
 
     async def wait_for_stop(self, timeout: float | None, since_generation: int | None = None) -> bool:
         """Wait until the program is stopped (after resume `since_generation`) or ended."""

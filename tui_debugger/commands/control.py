@@ -44,17 +44,26 @@ async def _run(ctx: CommandContext, how: str, args: RunArgs, label: str) -> RunR
     started = time.monotonic()
     generation = await session.resume(how, ctx.origin, args.thread_id)
     await session.wait_for_stop(wait_ms / 1000, generation)
-    return await run_result(session, label, started, ctx.origin)
+    return await run_result(session, label, started, ctx.origin, generation)
 
 
 async def run_result(session: Session, label: str, started: float,
-                     origin: str | None = None) -> RunResult:
+                     origin: str | None = None, generation: int | None = None) -> RunResult:
     waited = int((time.monotonic() - started) * 1000)
     others = others_activity(session, origin)
     if session.state == SessionState.stopped and session.stop is not None:
         context = await build_context(session, lines=3, embedded=True)
         return RunResult(status="stopped", command=label, waited_ms=waited, stop=session.stop,
                          context=context, others=others)
+    if (generation is not None and session.state == SessionState.running
+            and session.last_stop is not None and session.last_stop_generation == generation):
+        # This run did stop, but another client resumed the program before this
+        # answer was written: say where it stopped, and who let it go on.
+        who = session.resumed_by or "another client"
+        return RunResult(status="stopped", command=label, waited_ms=waited, stop=session.last_stop,
+                         others=others,
+                         message=f"Stopped, then resumed at once by {who}: it is running again. "
+                         "Call debug_wait (`tui-debugger await`) for its next stop.")
     if session.state == SessionState.terminated and session.adapter_died:
         raise BackendDied(
             f"The debugger ({session.adapter}) died while the program ran: "

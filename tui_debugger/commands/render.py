@@ -106,7 +106,7 @@ def run(result: Any) -> str:
     if result.status == "stopped" and result.context is not None:
         text = context(result.context, result.stop)
     elif result.status == "stopped":
-        text = stop_line(result.stop)
+        text = "\n".join([stop_line(result.stop), *([result.message] if result.message else [])])
     else:
         text = result.message or result.status
     if not (result.context and result.context.others):
