@@ -94,6 +94,8 @@ def test_find_go_to_line_and_pane_keys_in_tmux(tmp_path):
         tmux.wait_for(lambda s: "isinstance" in s, "a builtin completed")
         tmux.run("send-keys", "-t", "tui", "C-u")
         tmux.run("send-keys", "-t", "tui", "-l", "{'k': [1, 2]}")
+        tmux.wait_for(lambda s: ">>> expression" not in s and "{'k': [1, 2]}" in s,
+                      "the expression typed")
         tmux.run("send-keys", "-t", "tui", "Enter")
         tmux.wait_for(lambda s: "▶ >>> {'k': [1, 2]} = {'k': [1, 2]}" in s, "the result's node")
         tmux.run("send-keys", "-t", "tui", "BTab")

@@ -300,7 +300,8 @@ class Session:
             if isinstance(exc, (asyncio.CancelledError, KeyboardInterrupt)):
                 raise
             raise InternalError(f"Starting the {adapter} backend failed: {exc}") from exc
-        if self.state == SessionState.starting:
+        stop_on_its_way = self._stop_task is not None and not self._stop_task.done()
+        if self.state == SessionState.starting and not stop_on_its_way:
             # No stop arrived during start-up: the program runs.
             await self._set_state(SessionState.running, origin)
 
@@ -355,7 +356,9 @@ class Session:
                 self._stop_task.cancel()
             self._stop_task = asyncio.get_running_loop().create_task(self._handle_stop(event))
         elif isinstance(event, ContinuedEvent):
-            if self.state == SessionState.stopped:
+            # A core dump never runs, whatever the adapter says while it loads one.
+            post_mortem = self.backend is not None and self.backend.post_mortem
+            if self.state == SessionState.stopped and not post_mortem:
                 self._invalidate_caches()
                 self.stop = None
                 self._set_state_nowait(SessionState.running)

@@ -125,6 +125,7 @@ class DebuggerApp(App[int]):
         self._threads_selected: int | None = None
         self._threads_last: list[Any] | None = None
         self._shutting_down = False
+        self._state_events = 0  # state, stop, resume and end events seen (see _sync_all)
         self._signals: list[int] = []
         #: The host of the session to start, when run_app started it already.
         self.pending_host: Any = None
@@ -285,6 +286,7 @@ class DebuggerApp(App[int]):
         link = self.link
         if link is None:
             return
+        events_before = self._state_events
         try:
             out = await link.call("output", {"since": 0, "limit": 5000})
             for entry in out.entries:
@@ -304,7 +306,10 @@ class DebuggerApp(App[int]):
         self._show_breakpoints(bps.breakpoints)
         for entry in activity.entries:
             self._add_activity(entry)
-        if self.state == "connecting" or status.state != self.state:
+        # The events that came while these answers were on their way are newer
+        # than the status snapshot: a stop that arrived meanwhile stays.
+        if self._state_events == events_before and (
+                self.state == "connecting" or status.state != self.state):
             self.state = status.state
         if status.state == "stopped" and status.stop is not None and self.stop_info is None:
             self._on_stopped(status.stop, "session")
@@ -430,6 +435,8 @@ class DebuggerApp(App[int]):
     # ================================================================== session events
 
     def on_session_event(self, kind: str, data: dict[str, Any], origin: str) -> None:
+        if kind in ("state", "stopped", "continued", "terminated"):
+            self._state_events += 1
         if kind == "state":
             self.state = data.get("state", self.state)
         elif kind == "stopped":
