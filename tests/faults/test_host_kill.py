@@ -63,16 +63,23 @@ def test_nothing_outlives_its_host(adapter, how, isolated_runtime):
     running = processes_tagged(tag)
     assert len(running) >= 2, running  # the host and at least its debugger
     os.kill(host, how)
-    deadline = time.monotonic() + 8
+    left = left_after(tag, 8)
+    assert not left, f"left running after {signal.Signals(how).name} of the host: {left}"
+    if how != signal.SIGKILL:  # a host asked to end cleans up after itself
+        assert not (runtime / "victim.sock").exists() and not (runtime / "victim.json").exists()
+
+
+def left_after(tag: str, seconds: float) -> list:
+    """The tagged processes still running after up to `seconds`; they are
+    killed before the answer, so a failing test leaves nothing behind."""
+    deadline = time.monotonic() + seconds
     left = processes_tagged(tag)
     while left and time.monotonic() < deadline:
         time.sleep(0.1)
         left = processes_tagged(tag)
     for pid, _ in left:
         with_suppress_kill(pid)
-    assert not left, f"left running after {signal.Signals(how).name} of the host: {left}"
-    if how != signal.SIGKILL:  # a host asked to end cleans up after itself
-        assert not (runtime / "victim.sock").exists() and not (runtime / "victim.json").exists()
+    return left
 
 
 def with_suppress_kill(pid: int) -> None:
@@ -124,13 +131,7 @@ def test_the_tui_ends_what_it_started(how, isolated_runtime, tmp_path, monkeypat
             os.kill(tui_pid, getattr(signal, how))
         tag = os.path.join(str(isolated_runtime), "")
         started = time.monotonic()
-        deadline = time.monotonic() + 25
-        left = processes_tagged(tag)
-        while left and time.monotonic() < deadline:
-            time.sleep(0.1)
-            left = processes_tagged(tag)
-        for pid, _ in left:
-            with_suppress_kill(pid)
+        left = left_after(tag, 25)
         assert not left, f"left running after {how}: {left}"
         print(f"{how}: everything ended within {time.monotonic() - started:.1f} s")
         if how != "SIGKILL":
