@@ -114,3 +114,41 @@ async def test_tables_leave_the_same_rows_alone_and_update_cells_in_place():
         assert refill(table, headers, [("0", ["▶0", "work", "small.py:3"]),
                                        ("1", [" 1", "<module>", "small.py:8"])])
         assert table.row_count == 2
+
+
+async def test_the_frame_pacer_paints_at_once_after_idle_and_one_frame_after_the_last():
+    """Textual's grid timer put the second update of a burst (a stop's stack and
+    variables after its source line) two frames after the first; the pacer puts
+    it one frame after, and the first of a burst at once."""
+    import asyncio
+
+    from tui_debugger.tui.pacing import FramePacer, PacedScreen
+
+    fired: list[float] = []
+    loop = asyncio.get_running_loop()
+    pacer = FramePacer(lambda: fired.append(loop.time()), on_error=lambda error: None, period=0.05)
+    pacer.resume()
+    assert not isinstance(pacer._handle, asyncio.TimerHandle)  # idle: the next turn of the loop
+    pacer.resume()  # already on its way: one update, not two
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    assert len(fired) == 1
+    pacer.resume()
+    assert isinstance(pacer._handle, asyncio.TimerHandle)
+    assert abs(pacer._handle.when() - (fired[0] + 0.05)) < 1e-6  # one frame after the last
+    pacer.pause()
+    await asyncio.sleep(0.06)
+    assert len(fired) == 1  # paused: nothing was painted
+    pacer.resume()  # a frame has passed since the last: at once again
+    assert not isinstance(pacer._handle, asyncio.TimerHandle)
+    await asyncio.sleep(0)
+    assert len(fired) == 2
+
+    errors: list[BaseException] = []
+    failing = FramePacer(lambda: 1 / 0, on_error=errors.append)
+    failing.resume()
+    await asyncio.sleep(0)
+    assert isinstance(errors[0], ZeroDivisionError)  # shown by the app, as Textual's timer does
+
+    from tui_debugger.tui.app import DebuggerApp
+    assert isinstance(DebuggerApp("join").get_default_screen(), PacedScreen)

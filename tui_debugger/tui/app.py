@@ -39,6 +39,7 @@ from .format import breakpoint_detail, breakpoint_glyph, display_path, who_prope
 from .keymap import app_bindings, bindable_ids, user_keymap
 from .messages import (CompleteName, EditBreakpoint, EditValue, Evaluate, ExpandResult, LoadChildren, RunCommand, SendInput,
                        ShowMemory, StartSession, ToggleBreakpoint, WatchesChanged)
+from .pacing import PacedScreen
 from .palette import RegistryCommands
 from .widgets.activity_pane import ActivityPane
 from .widgets.attach_dialog import AttachDialog
@@ -172,6 +173,9 @@ class DebuggerApp(App[int]):
     @property
     def variables(self) -> VariablesPane:
         return self.query_one(VariablesPane)
+
+    def get_default_screen(self) -> PacedScreen:
+        return PacedScreen(id="_default")
 
     def on_mount(self) -> None:
         from .. import config
