@@ -124,7 +124,8 @@ async def test_run_state_greys_out_actions(tmp_path):
         await wait_until(pilot, lambda: app.state == "stopped", what="the pause")
         assert app.check_action("run_command", ("next",)) is True
         assert app.check_action("run_command", ("pause",)) is None
-        assert "pause" in app.status.render().plain
+        # The stop is painted whole, its stack and variables with it.
+        await wait_until(pilot, lambda: "pause" in app.status.render().plain, what="the stop shown")
         await wait_until(pilot, lambda: app.variables.filled > 0, what="variables")
         await pilot.press("f5")
         await wait_until(pilot, lambda: app.variables.has_class("-stale"), what="dimmed variables")
@@ -145,7 +146,7 @@ async def test_exception_stop_shows_its_text(tmp_path):
     program.write_text("def explode(n):\n    raise ValueError(f'boom {n}')\n\n\nexplode(7)\n")
     app = create_app("launch", {"program": str(program)}, None, cwd=str(tmp_path))
     async with app.run_test(size=(120, 30)) as pilot:
-        await wait_until(pilot, lambda: app.state == "stopped", what="the exception stop")
+        await wait_until(pilot, lambda: app.stop_shown, what="the exception stop")
         status = app.status.render().plain
         assert "exception" in status and "boom 7" in status, status
         assert app.source.location_line == 2

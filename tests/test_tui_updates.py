@@ -116,33 +116,55 @@ async def test_tables_leave_the_same_rows_alone_and_update_cells_in_place():
         assert table.row_count == 2
 
 
-async def test_the_frame_pacer_paints_at_once_after_idle_and_one_frame_after_the_last():
+async def test_the_frame_pacer_paints_a_stop_and_its_panes_at_once_and_a_flood_at_the_frame_rate():
     """Textual's grid timer put the second update of a burst (a stop's stack and
-    variables after its source line) two frames after the first; the pacer puts
-    it one frame after, and the first of a burst at once."""
+    variables after its source line) two frames after the first. The pacer
+    paints two updates at once after idle, and over time no more than one a
+    period."""
     import asyncio
 
-    from tui_debugger.tui.pacing import FramePacer, PacedScreen
+    from tui_debugger.tui.frames import FramePacer, PacedScreen
 
     fired: list[float] = []
     loop = asyncio.get_running_loop()
-    pacer = FramePacer(lambda: fired.append(loop.time()), on_error=lambda error: None, period=0.05)
+    pacer = FramePacer(lambda: fired.append(loop.time()), on_error=lambda error: None,
+                       period=0.05, burst=2)
     pacer.resume()
     assert not isinstance(pacer._handle, asyncio.TimerHandle)  # idle: the next turn of the loop
     pacer.resume()  # already on its way: one update, not two
     await asyncio.sleep(0)
     await asyncio.sleep(0)
     assert len(fired) == 1
-    pacer.resume()
-    assert isinstance(pacer._handle, asyncio.TimerHandle)
-    assert abs(pacer._handle.when() - (fired[0] + 0.05)) < 1e-6  # one frame after the last
-    pacer.pause()
-    await asyncio.sleep(0.06)
-    assert len(fired) == 1  # paused: nothing was painted
-    pacer.resume()  # a frame has passed since the last: at once again
+    pacer.resume()  # the second of a burst: at once too
     assert not isinstance(pacer._handle, asyncio.TimerHandle)
     await asyncio.sleep(0)
     assert len(fired) == 2
+    pacer.resume()  # the allowance is spent: a period's worth must accrue
+    assert isinstance(pacer._handle, asyncio.TimerHandle)
+    assert fired[1] + 0.04 < pacer._handle.when() <= fired[1] + 0.05 + 1e-6
+    pacer.pause()
+    await asyncio.sleep(0.06)
+    assert len(fired) == 2  # paused: nothing was painted
+    pacer.resume()  # a period has passed: at once again
+    assert not isinstance(pacer._handle, asyncio.TimerHandle)
+    await asyncio.sleep(0)
+    assert len(fired) == 3
+
+    # A flood: updates wanted all the time are painted one a period.
+    flood: list[float] = []
+    busy = FramePacer(lambda: flood.append(loop.time()), on_error=lambda error: None,
+                      period=0.01, burst=2)
+    started = loop.time()
+    while loop.time() - started < 0.2:
+        busy.resume()
+        await asyncio.sleep(0.001)
+    assert len(flood) <= 2 + 0.2 / 0.01 + 1
+
+    nothing = FramePacer(lambda: False, on_error=lambda error: None, period=0.05)
+    nothing.resume()
+    await asyncio.sleep(0)
+    nothing.resume()  # nothing was painted: the next update need not wait a frame
+    assert not isinstance(nothing._handle, asyncio.TimerHandle)
 
     errors: list[BaseException] = []
     failing = FramePacer(lambda: 1 / 0, on_error=errors.append)
@@ -152,3 +174,70 @@ async def test_the_frame_pacer_paints_at_once_after_idle_and_one_frame_after_the
 
     from tui_debugger.tui.app import DebuggerApp
     assert isinstance(DebuggerApp("join").get_default_screen(), PacedScreen)
+
+
+class ManyPanes(App[None]):
+    """A layout like the debugger's: a top row, panes side by side, tab bars,
+    a table, a footer."""
+
+    def compose(self) -> ComposeResult:
+        from textual.containers import Horizontal, Vertical
+        from textual.widgets import Footer, Static, TabbedContent, TabPane
+
+        yield Static("status " * 20, id="status")
+        with Horizontal():
+            with Vertical():
+                yield Static("\n".join(f"source line {n} " * 4 for n in range(40)), id="code")
+                with TabbedContent():
+                    with TabPane("Output"):
+                        yield Static("out\n" * 10)
+                    with TabPane("Console"):
+                        yield Static("console")
+            with Vertical():
+                with TabbedContent():
+                    with TabPane("Variables"):
+                        yield DataTable(id="vars")
+                    with TabPane("Watches"):
+                        yield Static("watches")
+        yield Footer()
+
+    def get_default_screen(self):
+        from tui_debugger.tui.frames import PacedScreen
+
+        return PacedScreen(id="_default")
+
+
+async def test_a_focused_partial_update_writes_what_textuals_own_writes():
+    """The compositor renders only the widgets and rows under the changed
+    regions; what it sends to the terminal is byte for byte Textual's."""
+    import random
+
+    from rich.console import Console
+    from textual._compositor import Compositor
+    from textual.geometry import Region
+
+    from tui_debugger.tui.frames import FocusedCompositor
+
+    app = ManyPanes()
+    async with app.run_test(size=(120, 40)) as pilot:
+        table = app.query_one("#vars", DataTable)
+        table.add_columns("name", "value")
+        for n in range(30):
+            table.add_row(f"v{n}", str(n * n))
+        app.notify("a toast over the panes")
+        await pilot.pause(0.2)
+        compositor = app.screen._compositor
+        assert isinstance(compositor, FocusedCompositor)
+        console = Console(width=120, height=40, color_system="truecolor", force_terminal=True)
+        rng = random.Random(7)
+        for _ in range(60):
+            # As Textual makes them: a changed widget's region, within the screen.
+            regions = {Region(rng.randrange(120), rng.randrange(40), rng.randrange(1, 60),
+                              rng.randrange(1, 12)).intersection(Region(0, 0, 120, 40))
+                       for _ in range(rng.randrange(1, 5))}
+            compositor._dirty_regions = set(regions)
+            theirs = Compositor.render_partial_update(compositor)
+            compositor._dirty_regions = set(regions)
+            ours = compositor.render_partial_update()
+            assert ours is not None and theirs is not None
+            assert ours.render_segments(console) == theirs.render_segments(console), regions

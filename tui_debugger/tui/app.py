@@ -23,6 +23,7 @@ import sys
 from typing import Any
 
 from textual.app import App, ComposeResult
+from textual.css.query import NoMatches
 from textual.containers import Horizontal, Vertical
 from textual.reactive import var
 from textual.widgets import Footer, Input, TabbedContent, TabPane
@@ -39,7 +40,7 @@ from .format import breakpoint_detail, breakpoint_glyph, display_path, who_prope
 from .keymap import app_bindings, bindable_ids, user_keymap
 from .messages import (CompleteName, EditBreakpoint, EditValue, Evaluate, ExpandResult, LoadChildren, RunCommand, SendInput,
                        ShowMemory, StartSession, ToggleBreakpoint, WatchesChanged)
-from .pacing import PacedScreen
+from .frames import PacedScreen
 from .palette import RegistryCommands
 from .widgets.activity_pane import ActivityPane
 from .widgets.attach_dialog import AttachDialog
@@ -69,6 +70,8 @@ MODES = {"launch": "launch", "attach": "attach", "attach_sim": "attach_sim", "jo
 STALE_AFTER = 0.15
 #: Seconds a program must keep running after a stop before the status bar says RUNNING.
 RUNNING_AFTER = 0.05
+#: Seconds the status bar waits for a stop's event before it says STOPPED without it.
+STOPPED_STATUS_AFTER = 0.025
 #: Seconds after a stop by which the footer's keys are un-greyed, at the latest.
 FOOTER_AFTER_STOP = 0.3
 
@@ -493,6 +496,10 @@ class DebuggerApp(App[int]):
             # the status bar keeps the last stop until the new one replaces it, so
             # the stop's paint is not held back by a frame spent on the flash.
             self.set_timer(RUNNING_AFTER, self._show_running_status)
+        elif state == "stopped" and previous in ("running", "starting"):
+            # The stop's event follows at once: the status bar says STOPPED with
+            # its place (_paint_stop), in the same frame, not a frame before it.
+            self.set_timer(STOPPED_STATUS_AFTER, self._show_stopped_status)
         else:
             self.status.state = state
         if state in ("running", "starting"):
@@ -519,6 +526,11 @@ class DebuggerApp(App[int]):
             self._bindings_state = state
             self.refresh_bindings()
 
+    def _show_stopped_status(self) -> None:
+        if self.state == "stopped" and self.screen_stack:
+            with contextlib.suppress(NoMatches):  # the app is closing
+                self.status.state = self.state
+
     def _show_running_status(self) -> None:
         if self.state == "running":
             self.status.stop = None
@@ -533,18 +545,15 @@ class DebuggerApp(App[int]):
             pane.add_class("-stale")
 
     def _on_stopped(self, stop: StopInfo, origin: str) -> None:
-        # Paint the new location first: it is in the event, no round trip needed.
         self.stop_info = stop
         if stop.thread_id != self._threads_selected:
             self._threads_stale = True
         self.selected_frame = 0
+        # Paint the new place first: it is in the event, no round trip needed. The
+        # stack and variables follow in the next frame (_refresh), which the
+        # frame pacer lets through at once (tui/frames.py).
+        self._paint_stop(stop)
         loc = stop.location
-        self.source.show_location(loc.path if loc else None, loc.line if loc else 0, top=True,
-                                  name=loc.name if loc else None)
-        self.source.remove_class("-stale")
-        self.status.stop = stop
-        self.status.state = "stopped"
-        self._show_hits()
         resumed_by, how = self._last_resume or (origin, "")
         if resumed_by not in ("tui", "session", "user") and resumed_by == origin:
             where = f" → {display_path(loc.path, self.cwd)}:{loc.line}" if loc and loc.path else ""
@@ -559,6 +568,26 @@ class DebuggerApp(App[int]):
         self.run_worker(self._refresh(), group="refresh", exclusive=True)
         if self.disassembly_shown:
             self.run_worker(self._refresh_disassembly(), group="disassembly", exclusive=True)
+
+    @property
+    def stop_shown(self) -> bool:
+        """Stopped, and the stop is on screen (its line and the status bar)."""
+        return (self.state == "stopped" and self.stop_info is not None
+                and self.status.stop is self.stop_info)
+
+    def _paint_stop(self, stop: StopInfo) -> None:
+        """The stop's place in the source and the status bar."""
+        try:
+            source, status = self.source, self.status
+        except NoMatches:
+            return  # the app is closing
+        loc = stop.location
+        source.show_location(loc.path if loc else None, loc.line if loc else 0, top=True,
+                             name=loc.name if loc else None)
+        source.remove_class("-stale")
+        status.stop = stop
+        status.state = "stopped"
+        self._show_hits()
 
     async def _show_exception(self, stop: StopInfo) -> None:
         """The Exception tab, in front, until the next resume."""

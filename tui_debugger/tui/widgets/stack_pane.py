@@ -17,7 +17,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding, BindingType
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
@@ -47,6 +47,7 @@ class StackPane(ScrollView, can_focus=True):
         self.cursor_row = 0
         self._rows: list[tuple[str, str, str]] = []
         self._widths = [cell_len(h) for h in HEADERS]
+        self._styles: tuple[Style, Style, Style] | None = None
 
     @property
     def row_count(self) -> int:
@@ -71,14 +72,33 @@ class StackPane(ScrollView, can_focus=True):
         if self._rows and rows:
             # Columns keep their width when cells get shorter, so a step does not reflow.
             widths = [max(new, old) for new, old in zip(widths, self._widths)]
+        # A step changes a line number or two: repaint those rows, not the pane.
+        changed = ([i for i, (new, old) in enumerate(zip(rows, self._rows)) if new != old]
+                   if widths == self._widths and len(rows) == len(self._rows)
+                   and row == self.cursor_row else None)
         self._rows = rows
         self._widths = widths
         self.cursor_row = row if rows else 0
         self.virtual_size = Size(sum(w + 2 for w in widths), len(rows) + 1)
         self._scroll_cursor_visible()
-        self.refresh()
+        if changed is None:
+            self.refresh()
+            return
+        top = int(self.scroll_y)
+        for index in changed:
+            if 0 <= index - top < self.size.height - 1:
+                self.refresh(Region(0, index - top + 1, self.size.width, 1))
 
     # ---------------------------------------------------------------- rendering
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # The styles walk every ancestor: work them out once per paint, not per row.
+        self._styles = (self.rich_style, self.get_component_rich_style("stack-pane--header"),
+                        self.get_component_rich_style("stack-pane--cursor"))
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._styles = None
 
     def _cells(self, cells: tuple[str, ...]) -> list[str]:
         """Each cell padded to its column (one segment each, as a table's cells)."""
@@ -92,16 +112,17 @@ class StackPane(ScrollView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
         scroll_x, scroll_y = self.scroll_offset
-        base = self.rich_style
+        base, header, cursor = self._styles or (
+            self.rich_style, self.get_component_rich_style("stack-pane--header"),
+            self.get_component_rich_style("stack-pane--cursor"))
         if y == 0:
-            cells, style = self._cells(HEADERS), self.get_component_rich_style("stack-pane--header")
+            cells, style = self._cells(HEADERS), header
         else:
             index = scroll_y + y - 1
             if index >= len(self._rows):
                 return Strip.blank(width, base)
             cells = self._cells(self._rows[index])
-            style = self.get_component_rich_style("stack-pane--cursor") \
-                if index == self.cursor_row else Style()
+            style = cursor if index == self.cursor_row else Style()
             style = style + Style(meta={"row": index})
         style = base + style
         # A segment per cell (the column in its meta), as a table has: an SVG

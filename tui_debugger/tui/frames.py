@@ -1,0 +1,211 @@
+"""How the main screen is updated: when (a frame pacer) and what is rendered
+(only what lies under the changed regions).
+
+Pacing: at most `MAX_FPS` screen updates a second, but a few at once after idle.
+
+Textual paints a screen from a repeating timer on a fixed grid (60 Hz), paused
+while nothing is dirty. After an idle spell its first tick comes at once, but the
+timer then skips to the grid point after the next one, so the second update of a
+burst (a stop's stack and variables, a few milliseconds after its source line)
+waits 17–33 ms. A debugger's screen is idle between steps and every step is such a
+burst: that wait was most of the time from the key to the settled screen.
+
+`FramePacer` keeps the promise the grid was for (at most `MAX_FPS` updates a
+second, over time) without the grid, as a token bucket: a frame's worth of
+allowance accrues every 1/MAX_FPS seconds, up to `BURST` frames, and an update
+runs as soon as a whole frame's allowance is there. So a step after idle paints
+its source line the moment the stop arrives and its stack and variables the
+moment they arrive, and a flood of output still paints at most 60 times a
+second. It stands in for the screen's update timer, of which Textual uses
+`pause` and `resume` only.
+
+Rendering: Textual renders, for a partial update, every widget under the
+bounding box of the changed regions, whole. A stop changes the status bar (the
+top row), two rows of the source, the stack (bottom right) and the variables
+(top right): the box is the whole screen, so all ~60 widgets were rendered
+(tab bars, containers, the footer), 10-14 ms a stop. `FocusedCompositor`
+renders only the widgets that overlap a changed region, and of each only the
+rows that do. Every span written to the terminal lies in a changed region, so
+each of its cells still comes from the front-most widget there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Callable
+
+from textual import constants
+from textual._compositor import ChopsUpdate, Compositor
+from textual.geometry import Region
+from textual.screen import Screen
+from textual.strip import Strip
+from textual.widget import Widget
+
+
+#: Frames that may be painted back to back after idle: a stop's line, its panes,
+#: and one to spare for an event that lands between them (a breakpoint's hit count).
+BURST = 3
+
+
+class FramePacer:
+    """A one-shot "update soon", paced by a token bucket of frames."""
+
+    def __init__(self, callback: Callable[[], bool | None], on_error: Callable[[BaseException], None],
+                 period: float = 1 / constants.MAX_FPS, burst: int = BURST):
+        self._callback = callback
+        self._on_error = on_error
+        self._period = period
+        self._burst = float(burst)
+        self._tokens = float(burst)
+        self._tokens_at = float("-inf")  # when _tokens was last worked out
+        self._handle: asyncio.TimerHandle | asyncio.Handle | None = None
+
+    def _tokens_now(self, now: float) -> float:
+        if self._tokens_at == float("-inf"):
+            return self._burst
+        return min(self._burst, self._tokens + (now - self._tokens_at) / self._period)
+
+    def resume(self) -> None:
+        """An update is wanted: schedule one unless one is already on its way."""
+        if self._handle is not None:
+            return
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        tokens = self._tokens_now(now)
+        if tokens >= 1:
+            self._handle = loop.call_soon(self._fire)
+        else:
+            self._handle = loop.call_at(now + (1 - tokens) * self._period, self._fire)
+
+    def pause(self) -> None:
+        """Nothing to update after all (the screen was laid out another way)."""
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+
+    def _fire(self) -> None:
+        self._handle = None
+        now = asyncio.get_running_loop().time()
+        try:
+            painted = self._callback() is not False  # False: nothing was painted
+        except Exception as error:  # as Textual's timer does: the app shows it and exits
+            self._on_error(error)
+            painted = True
+        if painted:
+            self._tokens = max(0.0, self._tokens_now(now) - 1)
+            self._tokens_at = now
+
+
+class FocusedCompositor(Compositor):
+    """A compositor whose partial updates render only what changed (see above).
+
+    The rest is Textual's own: `render_partial_update` and `_render_chops` with
+    the set of widgets and rows narrowed."""
+
+    def render_partial_update(self) -> ChopsUpdate | None:
+        screen_region = self.size.region
+        update_regions = self._dirty_regions.copy()
+        self._dirty_regions.clear()
+        if not update_regions:
+            return None
+        spans = list(self._regions_to_spans(update_regions))
+        is_rendered_line = {y for y, _, _ in spans}.__contains__
+        chops = self._focused_chops(
+            [region.intersection(screen_region) for region in update_regions], is_rendered_line)
+        chop_ends = [cut_set[1:] for cut_set in self.cuts]
+        return ChopsUpdate(chops, spans, chop_ends)
+
+    def _focused_chops(self, regions: list[Region], is_rendered_line: Callable[[int], bool]
+                       ) -> list[dict[int, Strip | None]]:
+        """Textual's `_render_chops`, front to back, for the widgets that overlap
+        a changed region: each renders its visible part narrowed to the rows the
+        changed regions cover, unless the widgets in front already cover those
+        rows (the containers behind a pane)."""
+        cuts = self.cuts
+        chops: list[dict[int, Strip | None]] = [dict.fromkeys(cut_set[:-1]) for cut_set in cuts]
+        for widget, (region, clip) in self.visible_widgets.items():
+            visible = region.intersection(clip)
+            if not visible:
+                continue
+            top = bottom = None
+            for changed in regions:
+                part = visible.intersection(changed)
+                if part:
+                    top = part.y if top is None else min(top, part.y)
+                    bottom = part.bottom if bottom is None else max(bottom, part.bottom)
+            if top is None or bottom is None:
+                continue
+            # The full width of the visible part: the line's cuts start at its edges.
+            render_region = Region(visible.x, top, visible.width, bottom - top)
+            render_x = render_region.x
+            first_cut, last_cut = render_region.column_span
+            line_cuts = {y: [cut for cut in cuts[y] if last_cut >= cut >= first_cut]
+                         for y in render_region.line_range if is_rendered_line(y)}
+            if all(chops[y].get(cut) is not None for y, final_cuts in line_cuts.items()
+                   for cut in final_cuts[:-1] if cut < last_cut):
+                continue  # hidden behind what is already rendered
+            strips = widget.render_lines(Region(render_x - region.x, top - region.y,
+                                                render_region.width, render_region.height))
+            for y, strip in zip(render_region.line_range, strips):
+                final_cuts = line_cuts.get(y)
+                if final_cuts is None:
+                    continue
+                chops_line = chops[y]
+                cut_strips = strip.divide([cut - render_x for cut in final_cuts[1:]])
+                # Front to back, as Textual paints: the first strip for a cut wins.
+                for cut, cut_strip in zip(final_cuts, cut_strips):
+                    if chops_line.get(cut) is None:
+                        chops_line[cut] = cut_strip
+        return chops
+
+
+class PacedScreen(Screen):
+    """The main screen, updated by a `FramePacer` instead of Textual's grid timer.
+
+    A widget in a hidden tab (the threads or breakpoints of a stop, while the
+    stack is shown) is left out of the update: Textual takes a dirty widget it
+    does not see for a new one and maps the whole screen again (1-3 ms a frame
+    here). Its own caches are already cleared, and showing it lays it out anew."""
+
+    _pacer: FramePacer | None = None
+
+    def __init__(self, name: str | None = None, id: str | None = None,
+                 classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._compositor = FocusedCompositor()
+
+    @property
+    def _update_timer(self) -> FramePacer:  # type: ignore[override]
+        if self._pacer is None:
+            self._pacer = FramePacer(self._on_timer_update, self.app._handle_exception)
+        return self._pacer
+
+    def _on_timer_update(self) -> bool:  # type: ignore[override]
+        """Update the screen; False when there was nothing to paint (a hidden
+        widget's change only), which the pacer does not count as a frame."""
+        dirty = self._dirty_widgets
+        if dirty and not self._layout_required:
+            visible = self._compositor.visible_widgets
+            for widget in [w for w in dirty if w not in visible and _in_hidden_part(w, self)]:
+                dirty.discard(widget)
+        if not (dirty or self._layout_required or self._scroll_required
+                or self._repaint_required or self._recompose_required):
+            self._update_timer.pause()
+            return False
+        super()._on_timer_update()
+        return True
+
+    def _on_unmount(self) -> None:
+        if self._pacer is not None:
+            self._pacer.pause()
+        super()._on_unmount()
+
+
+def _in_hidden_part(widget: Widget, screen: Screen) -> bool:
+    """Whether the widget or a container of it is not displayed."""
+    node: Any = widget
+    while node is not None and node is not screen:
+        if not node.display:
+            return True
+        node = node._parent
+    return False
