@@ -242,3 +242,60 @@ async def test_two_named_sessions_and_socket_join(no_leftover_processes, hub, wo
         await joined.close()
     await a.call("terminate", {})
     await b.call("terminate", {})
+
+
+async def test_a_stops_locals_are_read_once_for_the_tui_and_shared_while_on_their_way(
+        no_leftover_processes, hub, workdir):
+    """With a TUI joined, the session reads the stop's locals as the stop is
+    published; the TUI's request, and any other at the same time, share that one
+    adapter request. Without a TUI nothing is read that nobody asked for."""
+    program = workdir / "py_basic.py"
+    loop_line = marker_line(program, "@loop-body")
+    link = await launch(hub, workdir, "py_basic.py", breakpoints=[f"py_basic.py:{loop_line}"])
+    session = link.session
+    assert (await link.call("await", {"timeoutMs": 15000})).status == "stopped"
+    backend = session.backend
+    reads: list[int] = []
+    real_variables = backend.variables
+
+    async def counting(ref, *args, **kwargs):
+        reads.append(ref)
+        return await real_variables(ref, *args, **kwargs)
+
+    backend.variables = counting
+    assert any(c.origin == "tui" for c in session.clients.values())  # the LocalHandle's
+    generation = session.run_generation
+    await link.call("next", {"waitMs": 0})  # answered at once, with no locals in it
+    assert await session.wait_for_stop(10, since_generation=generation + 1)
+    first, second = await asyncio.gather(link.call("variables", {}), link.call("variables", {}))
+    assert [v.name for v in first.variables] == [v.name for v in second.variables]
+    assert len(reads) == 1, reads  # the prefetch's, shared by both calls
+    reads.clear()
+    generation = session.run_generation
+    await link.call("next", {"waitMs": 0})
+    assert await session.wait_for_stop(10, since_generation=generation + 1)
+    await asyncio.sleep(0.2)
+    assert len(reads) == 1, reads  # read with nobody asking yet: the TUI will
+
+    # A read that fails is forgotten, not cached: the next one asks again.
+    async def failing(ref, *args, **kwargs):
+        raise DebuggerError("the adapter is busy", code=ErrorCode.timeout)
+
+    backend.variables = failing
+    await link.call("next", {"waitMs": 10_000})
+    await asyncio.sleep(0.1)  # the prefetch failed
+    backend.variables = counting
+    reads.clear()
+    assert (await link.call("variables", {})).variables
+    assert len(reads) == 1
+
+    # No TUI: a stop reads no locals of its own accord.
+    for client in [c for c in session.clients.values() if c.origin == "tui"]:
+        session.remove_client(client.id)
+    reads.clear()
+    generation = session.run_generation
+    await link.call("next", {"waitMs": 0})  # answered at once, with no locals in it
+    assert await session.wait_for_stop(10, since_generation=generation + 1)
+    await asyncio.sleep(0.1)
+    assert reads == []
+    await link.call("terminate", {})

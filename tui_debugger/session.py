@@ -143,8 +143,10 @@ class Session:
         self._run_generation = 0  # bumped at every resume
         self._resumed_by: Origin | None = None
         self._frames: dict[int, tuple[list[Frame], int | None]] = {}
-        self._scopes: dict[int, list[Scope]] = {}
-        self._variables: dict[int, list[Variable]] = {}
+        # Reads of the current stop, shared while on their way: the prefetch of a
+        # stop's locals and a front end's request for them are one adapter request.
+        self._scopes: dict[int, asyncio.Future[list[Scope]]] = {}
+        self._variables: dict[int, asyncio.Future[list[Variable]]] = {}
         self._stop_task: asyncio.Task[None] | None = None
         self._bp_lock = asyncio.Lock()
         self._last_activity = time.monotonic()
@@ -451,6 +453,10 @@ class Session:
         self.last_stop_generation = self._run_generation
         self._stop_expected = False
         await self._set_state(SessionState.stopped)
+        if self._wants_stop_view():
+            # Scheduled before the stop's events are sent: the adapter works on the
+            # locals while the stop travels to the TUI and is painted.
+            asyncio.get_running_loop().create_task(self._prefetch_stop_view(self._run_generation))
         self.publish("stopped", info.model_dump(mode="json"), origin=self._resumed_by or "session")
         if session_bp_ids:
             self._publish_breakpoints()
@@ -705,30 +711,49 @@ class Session:
 
     async def scopes(self, frame_index: int | None = None) -> list[Scope]:
         frame = await self.frame(frame_index)
-        cached = self._scopes.get(frame.id)
-        if cached is None:
-            assert self.backend is not None
-            cached = await self.backend.scopes(frame.id)
-            refs = {s.ref for s in cached}
-            if any(s.ref in refs for other in self._scopes.values() for s in other):
-                # The adapter hands out the same references for every frame's scopes
-                # (lldb-dap): what was read through them for another frame is gone.
-                self._scopes.clear()
-                self._variables.clear()
-            self._scopes[frame.id] = cached
-        return cached
+        assert self.backend is not None
+        return await _shared(self._scopes, frame.id, lambda: self._read_scopes(frame.id))
+
+    async def _read_scopes(self, frame_id: int) -> list[Scope]:
+        assert self.backend is not None
+        scopes = await self.backend.scopes(frame_id)
+        refs = {s.ref for s in scopes}
+        mine = self._scopes.get(frame_id)
+        others = [f.result() for key, f in self._scopes.items()
+                  if key != frame_id and f.done() and not f.cancelled() and f.exception() is None]
+        if any(s.ref in refs for other in others for s in other):
+            # The adapter hands out the same references for every frame's scopes
+            # (lldb-dap): what was read through them for another frame is gone.
+            self._scopes.clear()
+            self._variables.clear()
+            if mine is not None:
+                self._scopes[frame_id] = mine
+        return scopes
 
     async def variables(self, ref: int, start: int = 0, count: int = 0) -> list[Variable]:
         await self.settle()
         backend = self._live_backend("read variables")
         self._require_state({SessionState.stopped}, "read variables")
         if start == 0 and count == 0:
-            cached = self._variables.get(ref)
-            if cached is None:
-                cached = await backend.variables(ref)
-                self._variables[ref] = cached
-            return cached
+            return await _shared(self._variables, ref, lambda: backend.variables(ref))
         return await backend.variables(ref, start, count)
+
+    def _wants_stop_view(self) -> bool:
+        """A TUI shows every stop's locals: read them while the stop is on its way."""
+        return any(c.origin == "tui" for c in self.clients.values())
+
+    async def _prefetch_stop_view(self, generation: int) -> None:
+        """The selected frame's scopes and its first scope's variables, into the
+        stop's cache, so the TUI's request for them (a round trip later) finds
+        them read or on their way."""
+        with contextlib.suppress(DebuggerError):
+            if self._run_generation != generation or self.state != SessionState.stopped:
+                return
+            scopes = await self.scopes()
+            if not scopes or self._run_generation != generation:
+                return
+            scope = next((s for s in scopes if s.kind.value == "locals"), scopes[0])
+            await self.variables(scope.ref)
 
     async def evaluate(self, expression: str, frame_index: int | None = None, context: str = "repl") -> EvalResult:
         await self.settle()
@@ -1143,6 +1168,23 @@ class Session:
         await self._end(terminate=self.attach_request is None, origin="session")
         for sub in list(self._subscribers):
             sub.close()
+
+
+async def _shared(cache: dict[int, "asyncio.Future[Any]"], key: int, read) -> Any:
+    """One read per key while it lasts: later callers wait for the same one. A
+    read that fails is forgotten (the next caller tries again); a caller that
+    gives up does not cancel it for the others."""
+    future = cache.get(key)
+    if future is None:
+        future = cache[key] = asyncio.ensure_future(read())
+
+        def forget_failure(done: "asyncio.Future[Any]") -> None:
+            if done.cancelled() or done.exception() is not None:
+                if cache.get(key) is done:
+                    del cache[key]
+
+        future.add_done_callback(forget_failure)
+    return await asyncio.shield(future)
 
 
 def _first_with_source(frames: list[Frame]) -> Frame | None:
