@@ -27,6 +27,8 @@ behind them.
 
 Three columns: `tui-debugger run` (the TUI hosts the session), `tui-debugger ui`
 joining a headless `tui-debugger start` (the session in another process), pudb.
+Then the in-process figures of `benchmarks/tui_step.py` (Textual's Pilot, no
+terminal), unless --no-pilot.
 
 Needs tmux, and pudb (`pip install -e '.[bench]'`).
 """
@@ -332,6 +334,8 @@ def main() -> int:
                         help="measure only these (default: all three)")
     parser.add_argument("--no-flood", action="store_true", help="skip the 50,000-line scenario")
     parser.add_argument("--no-big", action="store_true", help="skip the big-locals scenario")
+    parser.add_argument("--no-pilot", action="store_true",
+                        help="skip the in-process figures (benchmarks/tui_step.py)")
     ns = parser.parse_args()
     names = ns.only or TOOLS
     figures: dict[tuple[str, str], dict[str, list[float]]] = {}
@@ -391,6 +395,11 @@ def main() -> int:
         print("\nbig locals / small locals, step settled (median): " + ", ".join(
             f"{name} {median_p95(figures[(name, 'big')]['settled'])[0] / median_p95(figures[(name, 'steps')]['settled'])[0]:.2f}x"
             for name in names if (name, "big") in figures))
+    if not ns.no_pilot and any(name.startswith("tui-debugger") for name in names):
+        # The same steps in process, headless (Textual's Pilot): what the TUI itself costs.
+        print("\nIn process (Textual's Pilot, no terminal): benchmarks/tui_step.py\n", flush=True)
+        subprocess.run([sys.executable, str(ROOT / "benchmarks" / "tui_step.py"),
+                        "--steps", str(min(ns.steps, 20))], check=False)
     return 0
 
 

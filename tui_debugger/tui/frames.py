@@ -35,11 +35,15 @@ import asyncio
 from typing import Any, Callable
 
 from textual import constants
-from textual._compositor import ChopsUpdate, Compositor
 from textual.geometry import Region
 from textual.screen import Screen
 from textual.strip import Strip
 from textual.widget import Widget
+
+try:  # Textual's internals: a release that moves them gets Textual's own updates
+    from textual._compositor import ChopsUpdate, Compositor
+except ImportError:  # pragma: no cover - not with the locked Textual
+    ChopsUpdate = Compositor = None  # type: ignore[assignment,misc]
 
 
 #: Frames that may be painted back to back after idle: a stop's line, its panes,
@@ -96,7 +100,7 @@ class FramePacer:
             self._tokens_at = now
 
 
-class FocusedCompositor(Compositor):
+class FocusedCompositor(Compositor or object):  # type: ignore[misc]
     """A compositor whose partial updates render only what changed (see above).
 
     The rest is Textual's own: `render_partial_update` and `_render_chops` with
@@ -172,7 +176,8 @@ class PacedScreen(Screen):
     def __init__(self, name: str | None = None, id: str | None = None,
                  classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
-        self._compositor = FocusedCompositor()
+        if _internals_as_expected(self):
+            self._compositor = FocusedCompositor()
 
     @property
     def _update_timer(self) -> FramePacer:  # type: ignore[override]
@@ -209,3 +214,12 @@ def _in_hidden_part(widget: Widget, screen: Screen) -> bool:
             return True
         node = node._parent
     return False
+
+
+def _internals_as_expected(screen: Screen) -> bool:
+    """Whether this Textual has the internals the focused compositor works with
+    (it is pinned in the lock; a user's newer release may have moved them)."""
+    compositor = getattr(screen, "_compositor", None)
+    return Compositor is not None and isinstance(compositor, Compositor) and all(
+        hasattr(compositor, name) for name in (
+            "_dirty_regions", "_regions_to_spans", "cuts", "visible_widgets", "size"))
