@@ -192,7 +192,7 @@ class ManyPanes(App[None]):
                     with TabPane("Output"):
                         yield Static("out\n" * 10)
                     with TabPane("Console"):
-                        yield Static("console")
+                        yield Static("console", id="console-text")
             with Vertical():
                 with TabbedContent():
                     with TabPane("Variables"):
@@ -241,3 +241,38 @@ async def test_a_focused_partial_update_writes_what_textuals_own_writes():
             ours = compositor.render_partial_update()
             assert ours is not None and theirs is not None
             assert ours.render_segments(console) == theirs.render_segments(console), regions
+
+
+async def test_an_update_of_a_hidden_tab_alone_paints_nothing_and_runs_what_waits_for_it():
+    """A change in a hidden tab is left out of the screen update; what waits for
+    that update (call_after_refresh) still runs."""
+    from textual.widgets import Static
+
+    app = ManyPanes()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(0.2)
+        hidden = app.query_one("#console-text", Static)
+        assert not hidden.is_on_screen
+        ran: list[bool] = []
+        paints: list[int] = []
+        screen = app.screen
+        real = screen._compositor_refresh
+        screen._compositor_refresh = lambda: (paints.append(1), real())[1]
+        for _ in range(3):
+            hidden.refresh()  # as a table in a hidden tab does when a cell changes
+            hidden.call_after_refresh(lambda: ran.append(True))
+            await pilot.pause(0.05)
+        assert len(ran) == 3
+        assert paints == []  # nothing on screen changed
+        # The update itself runs what waits for it, not a later idle that may not come.
+        import asyncio
+
+        await pilot.pause(0.05)
+        hidden.refresh()
+        screen._callbacks.append((lambda: ran.append(True), hidden))  # as call_after_refresh
+        assert screen._on_timer_update() is False
+        await asyncio.sleep(0.05)
+        assert len(ran) == 4
+        app.query_one("#status", Static).update("shown")
+        await pilot.pause(0.05)
+        assert paints  # a visible change is painted

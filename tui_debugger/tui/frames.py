@@ -196,6 +196,8 @@ class PacedScreen(Screen):
         if not (dirty or self._layout_required or self._scroll_required
                 or self._repaint_required or self._recompose_required):
             self._update_timer.pause()
+            if self._callbacks:  # what waits for this update (call_after_refresh) runs now
+                self.call_next(self._invoke_and_clear_callbacks)
             return False
         super()._on_timer_update()
         return True
