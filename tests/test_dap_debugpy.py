@@ -166,6 +166,36 @@ async def test_breakpoint_stop_stack_scopes_and_nested_variables(dbg):
     assert point["x"].value == "3" and point["y"].value == "4"
 
 
+async def test_requests_the_stopped_thread_answers_go_one_at_a_time(dbg):
+    """pydevd's stopped thread takes one queued command per wake-up and clears
+    its wake-up event after waking, so a second request arriving meanwhile
+    waited out a 0.2 s poll (a step with an open list took 220 ms, one in three).
+    Asked all at once, they reach debugpy one after another, and all answer."""
+    await dbg.launch(BASIC, [bp(BASIC, "scale")])
+    stop = await dbg.stopped()
+    frames, _ = await dbg.backend.stack_trace(stop.thread_id, 0, 20)
+    client = dbg.backend.client
+    real = client.request
+    in_flight = 0
+    most = 0
+
+    async def counting(command, arguments=None, timeout=None):
+        nonlocal in_flight, most
+        in_flight += 1
+        most = max(most, in_flight)
+        try:
+            return await real(command, arguments, timeout=timeout)
+        finally:
+            in_flight -= 1
+
+    client.request = counting
+    results = await asyncio.gather(
+        *(dbg.backend.evaluate(f"value + {n}", frames[0].id, "watch") for n in range(6)),
+        dbg.backend.scopes(frames[0].id), dbg.backend.stack_trace(stop.thread_id, 0, 20))
+    assert [r.value for r in results[:6]] == [str(1 + n) for n in range(6)]
+    assert most == 1
+
+
 async def test_evaluate_ok_raising_and_in_an_outer_frame(dbg):
     await dbg.launch(BASIC, [bp(BASIC, "scale")])
     stop = await dbg.stopped()

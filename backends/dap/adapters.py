@@ -66,6 +66,10 @@ class DebugpyProfile(AdapterProfile):
 
     #: set TCP_NODELAY inside debugpy's processes (see docs/backends/dap.md)
     nodelay = True
+    # pydevd answers these from the stopped thread, which takes one queued command
+    # per wake-up and clears its wake-up event after waking: a second request that
+    # arrives while it wakes waits out its 0.2 s poll (docs/backends/dap.md).
+    inspect_one_at_a_time = True
     # For a launched program debugpy answers a detach only once the program has
     # ended (or after its own 5 s grace, when it ends it): do not wait for that.
     detach_answer_timeout = 0.5

@@ -116,6 +116,8 @@ class AdapterProfile:
     detach_answer_timeout = 5.0
     #: launch/attach answer only after configurationDone and the program start
     start_timeout = 60.0
+    #: send the requests a stopped thread answers (`_INSPECTION`) one at a time
+    inspect_one_at_a_time = False
 
     def __init__(self, backend: "DapBackend") -> None:
         self.backend = backend
@@ -192,6 +194,7 @@ class DapBackend(Backend):
         super().__init__(emit)
         self.profile = profile or self.profile_class(self)
         self.client: DapClient | None = None
+        self._inspection_lock = asyncio.Lock()
         #: the initialize response, as the adapter sent it
         self.adapter_capabilities: dict[str, Any] = {}
         self._state = "idle"  # idle, starting, configuring, running, stopped, ended
@@ -1064,6 +1067,9 @@ class DapBackend(Backend):
     ) -> Message:
         client = self._client()
         try:
+            if self.profile.inspect_one_at_a_time and command in _INSPECTION:
+                async with self._inspection_lock:
+                    return await client.request(command, arguments, timeout=timeout)
             return await client.request(command, arguments, timeout=timeout)
         except CommandFailed as exc:
             if self._state == "running" and command in _NEEDS_STOP:
@@ -1107,6 +1113,9 @@ def _hex(value: Any) -> str:
         return text
 
 
+#: requests the adapter answers from the stopped thread (see inspect_one_at_a_time)
+_INSPECTION = {"stackTrace", "scopes", "variables", "evaluate", "setVariable", "setExpression",
+               "completions", "exceptionInfo"}
 _NEEDS_STOP = {"stackTrace", "scopes", "variables", "evaluate", "next", "stepIn", "stepOut",
                "continue", "disassemble", "readMemory", "dataBreakpointInfo"}
 
