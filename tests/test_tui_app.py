@@ -127,6 +127,17 @@ async def test_run_state_greys_out_actions(tmp_path):
         # The stop is painted whole, its stack and variables with it.
         await wait_until(pilot, lambda: "pause" in app.status.render().plain, what="the stop shown")
         await wait_until(pilot, lambda: app.variables.filled > 0, what="variables")
+        # F10 held down: a quick step's "still running?" timer fires during the
+        # next step's run and must leave it alone (it greyed out the footer and
+        # laid out the whole screen, 50-100 ms, one step in three).
+        quick_step = app._state_changes + 1
+        app.state = "running"
+        app.state = "stopped"
+        app.state = "running"  # the next step
+        app._show_running(quick_step)
+        app._show_running_status(quick_step)
+        assert not app.variables.has_class("-stale") and app._bindings_state == "stopped"
+        app.state = "stopped"
         await pilot.press("f5")
         await wait_until(pilot, lambda: app.variables.has_class("-stale"), what="dimmed variables")
         # The old values stay on screen while it runs: dimmed, never blank.

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+from functools import partial
 import signal
 import sys
 from typing import Any
@@ -97,6 +98,8 @@ class DebuggerApp(App[int]):
     #: A var, not a reactive: a reactive on the App repaints the whole screen when it
     #: changes, which is twice a step; the status bar shows the state.
     state: var[str] = var("connecting")
+    _state_changes = 0
+    _exception_tab = False  # the Exception tab is shown, or on its way
 
     def __init__(self, mode: str, args: dict[str, Any] | None = None, session: str | None = None,
                  *, cwd: str | None = None, keymap: dict[str, str] | None = None) -> None:
@@ -130,6 +133,7 @@ class DebuggerApp(App[int]):
         self._threads_last: list[Any] | None = None
         self._shutting_down = False
         self._state_events = 0  # state, stop, resume and end events seen (see _sync_all)
+        self._state_changes = 0  # changes of `state` (see watch_state)
         self._signals: list[int] = []
         #: The host of the session to start, when run_app started it already.
         self.pending_host: Any = None
@@ -449,7 +453,9 @@ class DebuggerApp(App[int]):
         elif kind == "stopped":
             self._on_stopped(StopInfo.model_validate(data), origin)
         elif kind == "continued":
-            self.run_worker(self._hide_exception(), group="exception", exclusive=True)
+            if self._exception_tab:  # a worker per step costs a millisecond: only when shown
+                self._exception_tab = False
+                self.run_worker(self._hide_exception(), group="exception", exclusive=True)
             self._last_resume = (origin, data.get("how", "continue"))
             self.stop_info = None  # the status bar says so with RUNNING (watch_state)
         elif kind == "output":
@@ -491,11 +497,15 @@ class DebuggerApp(App[int]):
             pane.add_class("-stale")
 
     def watch_state(self, previous: str, state: str) -> None:
+        if state != previous:
+            # The timers below act on the state they were set in, not on a later
+            # one: a person holding F10 starts a new run before an old timer fires.
+            self._state_changes += 1
         if previous == "stopped" and state == "running":
             # A step that stops again within a frame or two never shows RUNNING:
             # the status bar keeps the last stop until the new one replaces it, so
             # the stop's paint is not held back by a frame spent on the flash.
-            self.set_timer(RUNNING_AFTER, self._show_running_status)
+            self.set_timer(RUNNING_AFTER, partial(self._show_running_status, self._state_changes))
         elif state == "stopped" and previous in ("running", "starting"):
             # The stop's event follows at once: the status bar says STOPPED with
             # its place (_paint_stop), in the same frame, not a frame before it.
@@ -507,7 +517,7 @@ class DebuggerApp(App[int]):
             # restyling five panes and rebuilding the footer cost ~50 ms of the loop
             # the debugger's I/O shares, which a quick step should not pay. Keys are
             # checked against the state when pressed, so nothing runs that shouldn't.
-            self.set_timer(STALE_AFTER, self._show_running)
+            self.set_timer(STALE_AFTER, partial(self._show_running, self._state_changes))
             return
         if state == "stopped" and self._bindings_state != state:
             # Rebuilding the footer's keys costs tens of milliseconds of the loop:
@@ -531,14 +541,14 @@ class DebuggerApp(App[int]):
             with contextlib.suppress(NoMatches):  # the app is closing
                 self.status.state = self.state
 
-    def _show_running_status(self) -> None:
-        if self.state == "running":
+    def _show_running_status(self, changes: int) -> None:
+        if self.state == "running" and changes == self._state_changes:
             self.status.stop = None
             self.status.state = self.state
 
-    def _show_running(self) -> None:
-        if self.state not in ("running", "starting"):
-            return
+    def _show_running(self, changes: int) -> None:
+        if self.state not in ("running", "starting") or changes != self._state_changes:
+            return  # stopped since (and maybe running again: a new timer is on its way)
         self._show_bindings_for(self.state)
         for pane in (self.source, self.variables, self.query_one(StackPane),
                      self.query_one(WatchesPane), self.query_one(ThreadsPane)):
@@ -564,6 +574,7 @@ class DebuggerApp(App[int]):
             self.notify("\n".join(f"{c.expression}: {c.old} → {c.new}" for c in stop.watch_changes),
                         title="Watchpoint")
         if stop.reason == "exception":
+            self._exception_tab = True
             self.run_worker(self._show_exception(stop), group="exception", exclusive=True)
         self.run_worker(self._refresh(), group="refresh", exclusive=True)
         if self.disassembly_shown:
