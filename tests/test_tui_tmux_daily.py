@@ -5,14 +5,11 @@ while the keys still come from the terminal."""
 
 from __future__ import annotations
 
-import time
-import uuid
-
 import pytest
 
-from tests.support import require_executable, runtime_env
+from tests.support import require_executable
+from tests.support.tmux import finish, row_of, start
 from tests.support.tui import ROOT
-from tests.test_tui_tmux import Tmux, processes_with, row_of
 
 ECHO = """\
 import sys
@@ -22,30 +19,6 @@ for line in sys.stdin:
     print("got", line.strip())
 print("eof")
 """
-
-
-def start(tmp_path, command: str, cwd) -> tuple[Tmux, str]:
-    tmux = Tmux(require_executable("tmux"), tmp_path / "tmux.sock")
-    marker = f"TUI_TMUX_TEST={uuid.uuid4().hex}"
-    env_args = [arg for key, value in runtime_env().items() for arg in ("-e", f"{key}={value}")]
-    tmux.run("new-session", "-d", "-s", "tui", "-x", "110", "-y", "32", "-c", str(cwd),
-             "-e", marker, "-e", "TERM=xterm-256color", *env_args, command)
-    return tmux, marker
-
-
-def finish(tmux: Tmux, marker: str) -> None:
-    try:
-        tmux.run("send-keys", "-t", "tui", "C-q")
-        deadline = time.monotonic() + 20
-        while tmux.run("has-session", "-t", "tui", check=False).returncode == 0:
-            assert time.monotonic() < deadline, "the TUI did not exit:\n" + tmux.screen()
-            time.sleep(0.1)
-    finally:
-        tmux.run("kill-server", check=False)
-    deadline = time.monotonic() + 5
-    while processes_with(marker) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not processes_with(marker), "processes left running"
 
 
 @pytest.mark.slow

@@ -104,7 +104,7 @@ def test_the_tui_ends_what_it_started(how, isolated_runtime, tmp_path, monkeypat
 
     from tests.support import require_executable
     from tests.support.native_build import c_program
-    from tests.test_tui_tmux import Tmux
+    from tests.support.tmux import Tmux
 
     require(find_lldb() is not None, "lldb")
     exe = require_executable("tui-debugger")
