@@ -74,8 +74,6 @@ async def measure(program: Path, line: int, steps: int, expand: str | None) -> t
 
     app = create_app("launch", {"program": str(program), "breakpoints": [f"{program}:{line}"]},
                      None, cwd=str(program.parent))
-    source_times: list[float] = []
-    variable_times: list[float] = []
     async with app.run_test(size=(160, 45)) as pilot:
         await until(pilot, lambda: app.state == "stopped" and app.variables.filled > 0)
         await pilot.pause(0.2)
@@ -84,18 +82,26 @@ async def measure(program: Path, line: int, steps: int, expand: str | None) -> t
                         if n.data and n.data.path == expand)
             node.expand()
             await until(pilot, lambda: any(c.data.kind == "var" for c in node.children))
-        for _ in range(steps):
-            before = app.source.painted_location
-            filled = app.variables.filled
-            started = time.perf_counter()
-            # As a terminal delivers it; Pilot.press would also wait for every widget to idle.
-            app.simulate_key("f10")
-            await until(pilot, lambda: app.source.painted_location not in (before, None))
-            source_times.append(time.perf_counter() - started)
-            await until(pilot, lambda: app.variables.filled > filled)
-            variable_times.append(time.perf_counter() - started)
-            await pilot.pause(0.05)  # let the step's other events land before the next press
+        times = await step_times(app, pilot, steps)
         await app.action_quit()
+    return times
+
+
+async def step_times(app, pilot, steps: int) -> tuple[list[float], list[float]]:
+    """F10 `steps` times: (key -> source painted, key -> variables filled) each."""
+    source_times: list[float] = []
+    variable_times: list[float] = []
+    for _ in range(steps):
+        before = app.source.painted_location
+        filled = app.variables.filled
+        started = time.perf_counter()
+        # As a terminal delivers it; Pilot.press would also wait for every widget to idle.
+        app.simulate_key("f10")
+        await until(pilot, lambda: app.source.painted_location not in (before, None))
+        source_times.append(time.perf_counter() - started)
+        await until(pilot, lambda: app.variables.filled > filled)
+        variable_times.append(time.perf_counter() - started)
+        await pilot.pause(0.05)  # let the step's other events land before the next press
     return source_times, variable_times
 
 
@@ -110,22 +116,11 @@ async def flood(folder: Path, steps: int) -> tuple[float, list[float], list[floa
     os.environ["FLOOD_MARK"] = str(mark)
     app = create_app("launch", {"program": str(program), "breakpoints": [f"{program}:{FLOOD_LINE}"]},
                      None, cwd=str(folder))
-    source_times: list[float] = []
-    variable_times: list[float] = []
     async with app.run_test(size=(160, 45)) as pilot:
         await until(pilot, lambda: app.source.painted_location == (str(program), FLOOD_LINE), 120)
         shown = time.time() - float(mark.read_text())
         await until(pilot, lambda: app.variables.filled > 0)
-        for _ in range(steps):
-            before = app.source.painted_location
-            filled = app.variables.filled
-            started = time.perf_counter()
-            app.simulate_key("f10")
-            await until(pilot, lambda: app.source.painted_location not in (before, None))
-            source_times.append(time.perf_counter() - started)
-            await until(pilot, lambda: app.variables.filled > filled)
-            variable_times.append(time.perf_counter() - started)
-            await pilot.pause(0.05)
+        source_times, variable_times = await step_times(app, pilot, steps)
         await app.action_quit()
     return shown, source_times, variable_times
 
