@@ -38,6 +38,15 @@ def _below_us() -> list[int]:
     return [p for p in descendants(os.getpid()) if pid_alive(p)]
 
 
+def _debuggee_and_adapter(program: str, adapter: str) -> tuple[list[int], list[int]]:
+    """The pids below us of the program and of its debugger (lldb-server aside)."""
+    debuggee = [p for p in _below_us() if Path(program).name in _cmdline(p)
+                and CASES[adapter] not in _cmdline(p)]
+    adapters = [p for p in _below_us() if CASES[adapter] in _cmdline(p)
+                and "lldb-server" not in _cmdline(p)]
+    return debuggee, adapters
+
+
 def _program(adapter: str) -> str:
     from tests.support.native_build import c_program, go_program
 
@@ -64,10 +73,7 @@ async def test_a_dead_debugger_is_named_and_its_program_ends(adapter, mcp_env,
     async with in_process_client() as client:
         await call(client, "debug_launch", {"program": program, "adapter": adapter,
                                             "stopOnEntry": True})
-        debuggee = [p for p in _below_us() if Path(program).name in _cmdline(p)
-                    and CASES[adapter] not in _cmdline(p)]
-        adapters = [p for p in _below_us() if CASES[adapter] in _cmdline(p)
-                    and "lldb-server" not in _cmdline(p)]
+        debuggee, adapters = _debuggee_and_adapter(program, adapter)
         assert adapters, f"no {adapter} process found"
         pending = asyncio.create_task(client.call_tool("debug_continue", {"waitMs": 20_000}))
         await asyncio.sleep(0.5)  # the program runs; the call waits for a stop
@@ -99,10 +105,8 @@ async def test_a_debugger_that_dies_while_stopped(adapter, mcp_env, no_leftover_
     async with in_process_client() as client:
         await call(client, "debug_launch", {"program": program, "adapter": adapter,
                                             "stopOnEntry": True})
-        debuggee = [p for p in _below_us() if Path(program).name in _cmdline(p)
-                    and CASES[adapter] not in _cmdline(p)]
-        for pid in [p for p in _below_us() if CASES[adapter] in _cmdline(p)
-                    and "lldb-server" not in _cmdline(p)]:
+        debuggee, adapters = _debuggee_and_adapter(program, adapter)
+        for pid in adapters:
             os.kill(pid, signal.SIGKILL)
         deadline = time.monotonic() + 8
         text = ""

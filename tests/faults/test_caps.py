@@ -17,8 +17,23 @@ CAP = 20_000  # config.max_result_chars' default
 BOUND_S = 15.0
 
 
-def _size(answer) -> int:
-    return len(json.dumps(answer.raw.structured_content or {})) if hasattr(answer, "raw") else 0
+async def _capped_and_bounded(client, tool: str, args: dict) -> None:
+    """The answer stays within the cap, comes within the bound, and is no traceback."""
+    started = time.monotonic()
+    answer = await call(client, tool, args, ok=False)
+    elapsed = time.monotonic() - started
+    text = json.dumps(answer.raw.structured_content or {})
+    assert len(text) < CAP * 1.5, (tool, args, len(text))
+    assert elapsed < BOUND_S, (tool, args, elapsed)
+    assert "Traceback" not in answer.text, (tool, answer.text[:300])
+
+
+async def _still_answers_and_ends(client) -> None:
+    """After all that, the session answers at once, and ends."""
+    started = time.monotonic()
+    await call(client, "debug_status", {})
+    assert time.monotonic() - started < 2
+    await call(client, "debug_terminate", {})
 
 
 @pytest.mark.parametrize("adapter", ["lldb-cli", pytest.param("lldb-dap",
@@ -44,18 +59,8 @@ async def test_caps_hold_on_floods_and_huge_values(adapter, mcp_env, no_leftover
             ("debug_evaluate", {"expression": "big_array", "frameIndex": 301}),
             ("debug_variables", {"frameIndex": 301, "path": "big_array", "maxItems": 5000}),
         ):
-            started = time.monotonic()
-            answer = await call(client, tool, args, ok=False)
-            elapsed = time.monotonic() - started
-            text = json.dumps(answer.raw.structured_content or {})
-            assert len(text) < CAP * 1.5, (tool, args, len(text))
-            assert elapsed < BOUND_S, (tool, args, elapsed)
-            assert "Traceback" not in answer.text
-        # the session still answers at once
-        started = time.monotonic()
-        await call(client, "debug_status", {})
-        assert time.monotonic() - started < 2
-        await call(client, "debug_terminate", {})
+            await _capped_and_bounded(client, tool, args)
+        await _still_answers_and_ends(client)
 
 
 PY_FLOOD = """
@@ -96,14 +101,5 @@ async def test_caps_hold_on_debugpy(tmp_path, mcp_env, no_leftover_processes):
             ("debug_variables", {"frameIndex": top, "path": "big_list", "maxItems": 5000}),
             ("debug_variables", {"frameIndex": top, "path": "big_dict", "maxItems": 5000}),
         ):
-            started = time.monotonic()
-            answer = await call(client, tool, args, ok=False)
-            elapsed = time.monotonic() - started
-            text = json.dumps(answer.raw.structured_content or {})
-            assert len(text) < CAP * 1.5, (tool, args, len(text))
-            assert elapsed < BOUND_S, (tool, args, elapsed)
-            assert "Traceback" not in answer.text, (tool, answer.text[:300])
-        started = time.monotonic()
-        await call(client, "debug_status", {})
-        assert time.monotonic() - started < 2
-        await call(client, "debug_terminate", {})
+            await _capped_and_bounded(client, tool, args)
+        await _still_answers_and_ends(client)
