@@ -9,6 +9,7 @@ import textwrap
 
 import pytest
 
+from tests.support.mcp import PROGRAMS
 from tests.support.tui import example_line, screen_text, source_row, wait_until
 from tui_debugger.tui.app import create_app
 from tui_debugger.tui.widgets.breakpoint_dialog import BreakpointDialog
@@ -195,19 +196,7 @@ async def test_selecting_a_thread_moves_the_source(tmp_path):
         await app.action_quit()
 
 
-HANDLED = textwrap.dedent("""\
-    def work(n):
-        total = n * 2
-        items = [1, 2, 3]
-        return total + sum(items)  # @sum
-
-
-    print("result", work(3))
-    try:
-        raise ValueError("handled on purpose")
-    except ValueError:
-        pass
-""")
+HANDLED = (PROGRAMS / "py_handled.py").read_text()
 
 
 async def test_set_a_value_console_assignment_and_exception_filters(tmp_path):

@@ -10,19 +10,7 @@ import shutil
 from tests.conftest import require
 from tests.support.mcp import PROGRAMS, call, fails, in_process_client, line_of, write_program
 
-HANDLED = """
-    def work(n):
-        total = n * 2
-        items = [1, 2, 3]
-        return total + sum(items)  # @sum
-
-    print("result", work(3))
-    try:
-        raise ValueError("handled on purpose")  # @raise
-    except ValueError:
-        pass
-    print("done")
-"""
+HANDLED = (PROGRAMS / "py_handled.py").read_text()
 
 
 async def test_exception_filters_and_set_variable_on_debugpy(mcp_env, tmp_path, monkeypatch,
