@@ -21,7 +21,6 @@ from tui_debugger.config import (
     config_path,
     load_settings,
     reload_settings,
-    settings,
 )
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 
 import pytest
 
@@ -347,26 +346,18 @@ async def test_lldb_command_behind_the_allowlist(mcp_env, no_leftover_processes)
 async def test_http_transport(mcp_env, no_leftover_processes):
     """`--transport http` serves the same tools (streamable HTTP), only to a
     client that sends the token it printed once and stored 0600."""
-    import asyncio
     import re
-    import socket
     import stat
-    import sys
 
     import httpx2
     from mcp.client import Client
     from mcp.client.streamable_http import streamable_http_client
 
+    from tests.support.mcp import free_port, http_server
     from tui_debugger.paths import runtime_dir
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "tui_debugger", "mcp", "--transport", "http", "--port", str(port),
-        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE, env=dict(os.environ))
-    try:
-        banner = (await asyncio.wait_for(proc.stderr.readline(), 20)).decode()
+    port = free_port()
+    async with http_server(port) as banner:
         token = re.search(r"Bearer (\S+)`", banner).group(1)
         token_file = runtime_dir() / "mcp-http.token"
         assert token_file.read_text().strip() == token
@@ -392,19 +383,9 @@ async def test_http_transport(mcp_env, no_leftover_processes):
                 assert "debug-script" in names and "debug_launch" in names
                 doctor = await call(client, "debug_doctor", {})
                 assert any(a["name"] == "debugpy" and a["available"] for a in doctor["adapters"])
-    finally:
-        proc.terminate()
-        await asyncio.wait_for(proc.wait(), 10)
     # a second start keeps the token (clients stay configured) and does not show it again
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "tui_debugger", "mcp", "--transport", "http", "--port", str(port),
-        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE, env=dict(os.environ))
-    try:
-        banner = (await asyncio.wait_for(proc.stderr.readline(), 20)).decode()
+    async with http_server(port) as banner:
         assert token not in banner and str(token_file) in banner
-    finally:
-        proc.terminate()
-        await asyncio.wait_for(proc.wait(), 10)
 
 
 def test_values_named_like_secrets_are_redacted():

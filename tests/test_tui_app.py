@@ -13,7 +13,7 @@ from tui_debugger.tui.app import create_app
 from tui_debugger.tui.widgets.breakpoints_pane import BreakpointsPane
 from tui_debugger.tui.widgets.breakpoint_dialog import BreakpointDialog
 from tui_debugger.tui.widgets.command_form import CommandForm
-from tui_debugger.tui.widgets.console_pane import ConsoleInput, ConsolePane
+from tui_debugger.tui.widgets.console_pane import ConsoleInput
 from tui_debugger.tui.widgets.help_screen import HelpScreen
 from tui_debugger.tui.widgets.output_pane import OutputPane
 from tui_debugger.tui.widgets.stack_pane import StackPane

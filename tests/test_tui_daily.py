@@ -13,7 +13,6 @@ from tests.support.mcp import PROGRAMS
 from tests.support.tui import example_line, screen_text, source_row, wait_until
 from tui_debugger.tui.app import create_app
 from tui_debugger.tui.widgets.breakpoint_dialog import BreakpointDialog
-from tui_debugger.tui.widgets.breakpoints_pane import BreakpointsPane
 from tui_debugger.tui.widgets.help_screen import HelpScreen
 from tui_debugger.tui.widgets.open_file_dialog import OpenFileDialog
 from tui_debugger.tui.widgets.source_prompt import SourcePrompt

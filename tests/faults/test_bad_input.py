@@ -25,7 +25,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.support.mcp import PROGRAMS, call, fails, in_process_client, line_of
+from tests.support.mcp import PROGRAMS, call, fails, in_process_client
 
 ROOT = Path(__file__).resolve().parents[2]
 PY_SLEEP = PROGRAMS / "py_sleep.py"

@@ -23,7 +23,6 @@ from tests.support.mcp import (
     PROGRAMS,
     call,
     in_process_client,
-    line_of,
 )
 
 OTHER = "tdbg-other"
@@ -266,24 +265,14 @@ print(json.dumps(out))
 
 async def test_mcp_over_http_refuses_another_user(other_user, mcp_env, no_leftover_processes):
     import asyncio
-    import socket
-    import sys
 
+    from tests.support.mcp import free_port, http_server
     from tui_debugger.paths import runtime_dir
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "tui_debugger", "mcp", "--transport", "http", "--port", str(port),
-        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE, env=dict(os.environ))
-    try:
-        await asyncio.wait_for(proc.stderr.readline(), 20)  # the banner: it listens
+    port = free_port()
+    async with http_server(port):  # listening once it printed its banner
         token_file = runtime_dir() / "mcp-http.token"
         answer = json.loads(await asyncio.to_thread(
             as_other, other_user, HTTP_PROBE, f"http://127.0.0.1:{port}/mcp", str(token_file)))
         assert answer["token_file"].startswith("refused"), answer
         assert answer["status"] == 401 and "debug_launch" not in answer["body"], answer
-    finally:
-        proc.terminate()
-        await asyncio.wait_for(proc.wait(), 10)

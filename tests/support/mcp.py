@@ -95,3 +95,27 @@ def stdio_params(*extra: str, cwd: Path = ROOT):
         env=dict(os.environ), cwd=str(cwd),
     )
 
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@contextlib.asynccontextmanager
+async def http_server(port: int):
+    """`tui-debugger mcp --transport http` on `port`, listening; yields the first
+    line it printed (its banner), and ends it on the way out."""
+    import asyncio
+
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tui_debugger", "mcp", "--transport", "http", "--port", str(port),
+        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE, env=dict(os.environ))
+    try:
+        yield (await asyncio.wait_for(proc.stderr.readline(), 20)).decode()
+    finally:
+        proc.terminate()
+        await asyncio.wait_for(proc.wait(), 10)
