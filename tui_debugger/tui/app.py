@@ -18,9 +18,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from functools import partial
 import signal
 import sys
+from functools import partial
 from typing import Any
 
 from textual.app import App, ComposeResult
@@ -98,8 +98,6 @@ class DebuggerApp(App[int]):
     #: A var, not a reactive: a reactive on the App repaints the whole screen when it
     #: changes, which is twice a step; the status bar shows the state.
     state: var[str] = var("connecting")
-    _state_changes = 0
-    _exception_tab = False  # the Exception tab is shown, or on its way
 
     def __init__(self, mode: str, args: dict[str, Any] | None = None, session: str | None = None,
                  *, cwd: str | None = None, keymap: dict[str, str] | None = None) -> None:
@@ -134,6 +132,7 @@ class DebuggerApp(App[int]):
         self._shutting_down = False
         self._state_events = 0  # state, stop, resume and end events seen (see _sync_all)
         self._state_changes = 0  # changes of `state` (see watch_state)
+        self._exception_tab = False  # the Exception tab is shown, or on its way
         self._signals: list[int] = []
         #: The host of the session to start, when run_app started it already.
         self.pending_host: Any = None
@@ -508,7 +507,7 @@ class DebuggerApp(App[int]):
             self.set_timer(RUNNING_AFTER, partial(self._show_running_status, self._state_changes))
         elif state == "stopped" and previous in ("running", "starting"):
             # The stop's event follows at once: the status bar says STOPPED with
-            # its place (_paint_stop), in the same frame, not a frame before it.
+            # its place (_on_stopped), in the same frame, not a frame before it.
             self.set_timer(STOPPED_STATUS_AFTER, self._show_stopped_status)
         else:
             self.status.state = state
@@ -537,7 +536,7 @@ class DebuggerApp(App[int]):
             self.refresh_bindings()
 
     def _show_stopped_status(self) -> None:
-        if self.state == "stopped" and self.screen_stack:
+        if self.state == "stopped":
             with contextlib.suppress(NoMatches):  # the app is closing
                 self.status.state = self.state
 
@@ -562,8 +561,13 @@ class DebuggerApp(App[int]):
         # Paint the new place first: it is in the event, no round trip needed. The
         # stack and variables follow in the next frame (_refresh), which the
         # frame pacer lets through at once (tui/frames.py).
-        self._paint_stop(stop)
         loc = stop.location
+        self.source.show_location(loc.path if loc else None, loc.line if loc else 0, top=True,
+                                  name=loc.name if loc else None)
+        self.source.remove_class("-stale")
+        self.status.stop = stop
+        self.status.state = "stopped"
+        self._show_hits()
         resumed_by, how = self._last_resume or (origin, "")
         if resumed_by not in ("tui", "session", "user") and resumed_by == origin:
             where = f" → {display_path(loc.path, self.cwd)}:{loc.line}" if loc and loc.path else ""
@@ -585,20 +589,6 @@ class DebuggerApp(App[int]):
         """Stopped, and the stop is on screen (its line and the status bar)."""
         return (self.state == "stopped" and self.stop_info is not None
                 and self.status.stop is self.stop_info)
-
-    def _paint_stop(self, stop: StopInfo) -> None:
-        """The stop's place in the source and the status bar."""
-        try:
-            source, status = self.source, self.status
-        except NoMatches:
-            return  # the app is closing
-        loc = stop.location
-        source.show_location(loc.path if loc else None, loc.line if loc else 0, top=True,
-                             name=loc.name if loc else None)
-        source.remove_class("-stale")
-        status.stop = stop
-        status.state = "stopped"
-        self._show_hits()
 
     async def _show_exception(self, stop: StopInfo) -> None:
         """The Exception tab, in front, until the next resume."""
