@@ -711,7 +711,6 @@ class Session:
 
     async def scopes(self, frame_index: int | None = None) -> list[Scope]:
         frame = await self.frame(frame_index)
-        assert self.backend is not None
         return await _shared(self._scopes, frame.id, lambda: self._read_scopes(frame.id))
 
     async def _read_scopes(self, frame_id: int) -> list[Scope]:
