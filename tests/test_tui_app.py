@@ -127,6 +127,8 @@ async def test_run_state_greys_out_actions(tmp_path):
         # The stop is painted whole, its stack and variables with it.
         await wait_until(pilot, lambda: "pause" in app.status.render().plain, what="the stop shown")
         await wait_until(pilot, lambda: app.variables.filled > 0, what="variables")
+        # The footer's keys follow the stop's panes (after their paint).
+        await wait_until(pilot, lambda: app._bindings_state == "stopped", what="the stop's keys")
         # F10 held down: a quick step's "still running?" timer fires during the
         # next step's run and must leave it alone (it greyed out the footer and
         # laid out the whole screen, 50-100 ms, one step in three).
