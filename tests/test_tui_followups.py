@@ -182,7 +182,10 @@ async def test_node_session_through_the_tui(tmp_path, node, no_leftover_processe
     async with tui.run_test(size=SIZE) as pilot:
         await stopped_at(pilot, order_line, str(program))
         assert tui.status.adapter == "node"
-        assert "▶" in source_row(tui, order_line) and "●" in source_row(tui, order_line)
+        assert "▶" in source_row(tui, order_line)
+        # The breakpoint's mark comes with the session's list, which may answer a
+        # moment after the first stop's event.
+        await wait_until(pilot, lambda: "●" in source_row(tui, order_line), what="the mark")
         assert tui.source.border_title == "orders.js"
         stack = tui.query_one(StackPane)
         await wait_until(pilot, lambda: stack.row_count >= 3, what="the stack")

@@ -297,16 +297,25 @@ class DebuggerApp(App[int]):
         if link is None:
             return
         events_before = self._state_events
+        # All four at once: a first stop can arrive on the event stream meanwhile,
+        # and its line should have its breakpoint marks a moment later, not four
+        # round trips later.
+        calls = [asyncio.ensure_future(link.call(command, args)) for command, args in (
+            ("breakpoint_list", {}), ("status", {}), ("activity", {}),
+            ("output", {"since": 0, "limit": 5000}))]
         try:
-            out = await link.call("output", {"since": 0, "limit": 5000})
-            for entry in out.entries:
-                self._add_output(entry.seq, entry.category, entry.text)
-            status = await link.call("status")
-            bps = await link.call("breakpoint_list")
-            activity = await link.call("activity")
+            bps, status, activity, out = await asyncio.gather(*calls)
         except DebuggerError as exc:
+            for call in calls:
+                call.cancel()
             self.notify(exc.message, severity="error")
             return
+        except BaseException:
+            for call in calls:
+                call.cancel()
+            raise
+        for entry in out.entries:
+            self._add_output(entry.seq, entry.category, entry.text)
         self.status.adapter = status.adapter
         self.program = status.program
         self.status.session_name = status.session
@@ -646,6 +655,8 @@ class DebuggerApp(App[int]):
         threads = None
         if self._threads_stale or self._threads_shown():
             threads = await self._fetch_threads()
+        if not self.is_running or self._shutting_down:
+            return  # the app closed while the answers were on their way
         self.query_one(StackPane).show_frames(stack.frames, selected)
         frame = next((f for f in stack.frames if f.index == selected), None)
         if frame is not None and frame.file and self.source.location_line is None:
