@@ -9,6 +9,7 @@ import textwrap
 
 import pytest
 
+from tests.support import marker_line
 from tests.support.mcp import PROGRAMS
 from tests.support.tui import example_line, screen_text, source_row, wait_until
 from tui_debugger.tui.app import create_app
@@ -25,6 +26,17 @@ CALL_RESTOCK = example_line("added = restock(item")
 IF_ADDED = example_line("if added:")
 DEF_RESTOCK = example_line("def restock(")
 MISSING = example_line("missing = minimum - item.quantity")
+
+
+def launch_at(tmp_path, name: str, source: str, marker: str):
+    """`source` written to tmp_path/name and launched with a breakpoint on the
+    line marked `# marker`: the app, and that line."""
+    program = tmp_path / name
+    program.write_text(source)
+    line = marker_line(program, marker)
+    app = create_app("launch", {"program": str(program), "breakpoints": [f"{program}:{line}"]},
+                     cwd=str(tmp_path))
+    return app, line
 
 
 async def stopped_at(pilot, line: int, what: str = "") -> None:
@@ -165,13 +177,8 @@ THREADS = textwrap.dedent("""\
 
 
 async def test_selecting_a_thread_moves_the_source(tmp_path):
-    program = tmp_path / "threads.py"
-    program.write_text(THREADS)
-    lines = THREADS.splitlines()
-    brk = next(i for i, t in enumerate(lines, 1) if "# break" in t)
-    wait_line = next(i for i, t in enumerate(lines, 1) if "the worker waits" in t)
-    app = create_app("launch", {"program": str(program), "breakpoints": [f"{program}:{brk}"]},
-                     cwd=str(tmp_path))
+    app, brk = launch_at(tmp_path, "threads.py", THREADS, "break")
+    wait_line = next(i for i, t in enumerate(THREADS.splitlines(), 1) if "the worker waits" in t)
     async with app.run_test(size=(120, 40)) as pilot:
         await stopped_at(pilot, brk)
         threads = app.query_one(ThreadsPane)
@@ -204,11 +211,7 @@ async def test_set_a_value_console_assignment_and_exception_filters(tmp_path):
     from tui_debugger.tui.widgets.exception_dialog import ExceptionDialog
     from tui_debugger.tui.widgets.value_dialog import ValueDialog
 
-    program = tmp_path / "handled.py"
-    program.write_text(HANDLED)
-    at_sum = next(i for i, t in enumerate(HANDLED.splitlines(), 1) if "@sum" in t)
-    app = create_app("launch", {"program": str(program), "breakpoints": [f"{program}:{at_sum}"]},
-                     cwd=str(tmp_path))
+    app, at_sum = launch_at(tmp_path, "handled.py", HANDLED, "@sum")
     async with app.run_test(size=(120, 40)) as pilot:
         await stopped_at(pilot, at_sum)
         tree = app.variables
@@ -304,11 +307,7 @@ async def test_console_results_open_like_variables(tmp_path):
     from tests.support.tui import tree_labels
     from tui_debugger.tui.widgets.console_results import ConsoleResults
 
-    program = tmp_path / "structured.py"
-    program.write_text(STRUCTURED)
-    here = next(i for i, t in enumerate(STRUCTURED.splitlines(), 1) if "@here" in t)
-    app = create_app("launch", {"program": str(program), "breakpoints": [f"{program}:{here}"]},
-                     cwd=str(tmp_path))
+    app, here = launch_at(tmp_path, "structured.py", STRUCTURED, "@here")
     async with app.run_test(size=(120, 40)) as pilot:
         await stopped_at(pilot, here)
         results = app.query_one(ConsoleResults)
