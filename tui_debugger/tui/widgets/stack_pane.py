@@ -93,12 +93,16 @@ class StackPane(ScrollView, can_focus=True):
 
     def render_lines(self, crop: Region) -> list[Strip]:
         # The styles walk every ancestor: work them out once per paint, not per row.
-        self._styles = (self.rich_style, self.get_component_rich_style("stack-pane--header"),
-                        self.get_component_rich_style("stack-pane--cursor"))
+        self._styles = self._pane_styles()
         try:
             return super().render_lines(crop)
         finally:
             self._styles = None
+
+    def _pane_styles(self) -> tuple[Style, Style, Style]:
+        """The pane's, the header's and the cursor row's styles."""
+        return (self.rich_style, self.get_component_rich_style("stack-pane--header"),
+                self.get_component_rich_style("stack-pane--cursor"))
 
     def _cells(self, cells: tuple[str, ...]) -> list[str]:
         """Each cell padded to its column (one segment each, as a table's cells)."""
@@ -112,9 +116,7 @@ class StackPane(ScrollView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
         scroll_x, scroll_y = self.scroll_offset
-        base, header, cursor = self._styles or (
-            self.rich_style, self.get_component_rich_style("stack-pane--header"),
-            self.get_component_rich_style("stack-pane--cursor"))
+        base, header, cursor = self._styles or self._pane_styles()
         if y == 0:
             cells, style = self._cells(HEADERS), header
         else:
