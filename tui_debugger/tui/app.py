@@ -24,7 +24,6 @@ from functools import partial
 from typing import Any
 
 from textual.app import App, ComposeResult
-from textual.css.query import NoMatches
 from textual.containers import Horizontal, Vertical
 from textual.reactive import var
 from textual.widgets import Footer, Input, TabbedContent, TabPane
@@ -305,15 +304,13 @@ class DebuggerApp(App[int]):
             ("output", {"since": 0, "limit": 5000}))]
         try:
             bps, status, activity, out = await asyncio.gather(*calls)
-        except DebuggerError as exc:
+        except BaseException as exc:
             for call in calls:
                 call.cancel()
+            if not isinstance(exc, DebuggerError):
+                raise
             self.notify(exc.message, severity="error")
             return
-        except BaseException:
-            for call in calls:
-                call.cancel()
-            raise
         for entry in out.entries:
             self._add_output(entry.seq, entry.category, entry.text)
         self.status.adapter = status.adapter
@@ -545,9 +542,8 @@ class DebuggerApp(App[int]):
             self.refresh_bindings()
 
     def _show_stopped_status(self) -> None:
-        if self.state == "stopped":
-            with contextlib.suppress(NoMatches):  # the app is closing
-                self.status.state = self.state
+        if self.state == "stopped" and not self.closing:
+            self.status.state = self.state
 
     def _show_running_status(self, changes: int) -> None:
         if self.state == "running" and changes == self._state_changes:
@@ -592,6 +588,11 @@ class DebuggerApp(App[int]):
         self.run_worker(self._refresh(), group="refresh", exclusive=True)
         if self.disassembly_shown:
             self.run_worker(self._refresh_disassembly(), group="disassembly", exclusive=True)
+
+    @property
+    def closing(self) -> bool:
+        """The app is closing: its panes are going or gone."""
+        return not self.is_running or self._shutting_down
 
     @property
     def stop_shown(self) -> bool:
@@ -655,8 +656,8 @@ class DebuggerApp(App[int]):
         threads = None
         if self._threads_stale or self._threads_shown():
             threads = await self._fetch_threads()
-        if not self.is_running or self._shutting_down:
-            return  # the app closed while the answers were on their way
+        if self.closing:
+            return  # while the answers were on their way
         self.query_one(StackPane).show_frames(stack.frames, selected)
         frame = next((f for f in stack.frames if f.index == selected), None)
         if frame is not None and frame.file and self.source.location_line is None:
