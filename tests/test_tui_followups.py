@@ -208,9 +208,13 @@ async def test_node_session_through_the_tui(tmp_path, node, no_leftover_processe
         assert any('name = "Ada"' in label for label in labels), labels
         assert any("qty = 2" in label for label in labels), labels
 
-        # Node's backend does not complete (no DAP completions): Tab completes from
-        # the frame's names instead, and a member after a dot.
-        assert not (await tui.link.call("complete", {"text": "ord"})).supported
+        # Node's backend does not complete (no DAP completions): `complete` (and so
+        # Tab) answers from the frame's names instead, and a member after a dot.
+        proposed = await tui.link.call("complete", {"text": "ord"})
+        assert not proposed.supported
+        assert [item.label for item in proposed.items] == ["order"], proposed.items
+        members = await tui.link.call("complete", {"text": "order.cu"})
+        assert [(item.label, item.start, item.length) for item in members.items] == [("customer", 6, 2)]
         box = tui.query_one("#console-input")
         box.focus()
         for typed, whole in (("ord", "order"), ("order.cus", "order.customer")):

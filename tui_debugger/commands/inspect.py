@@ -10,9 +10,11 @@ from typing import Any
 from pydantic import Field, model_validator
 
 from backends.errors import CommandFailed, DebuggerError, InvalidInput, NotSupported
+from backends.models import Completion
 
 from ..config import settings
 from ..models import SessionState
+from ..session import Session
 from .context import (
     true_length,
     STOPPED,
@@ -243,6 +245,8 @@ class CompleteArgs(Args):
 
 #: the word a completion without a start replaces (lldb-dap answers whole words)
 WORD_AT_END = re.compile(r"[A-Za-z0-9_$]*$")
+#: the name being typed at the end of the text: `ware`, `warehouse.she`
+NAME_AT_END = re.compile(r"[A-Za-z_][\w.]*$|$")
 MAX_COMPLETIONS = 200
 
 
@@ -250,6 +254,8 @@ async def _complete(ctx: CommandContext, args: CompleteArgs) -> CompletionsResul
     session = session_of(ctx)
     column = len(args.text) if args.column is None else min(args.column, len(args.text))
     supported, items = await session.completions(args.text, column, args.frame_index)
+    if not supported:
+        items = await _names_completing(session, args.text[:column], args.frame_index)
     word = len(WORD_AT_END.search(args.text[:column]).group(0))
     views = []
     for item in items[:MAX_COMPLETIONS]:
@@ -262,10 +268,32 @@ async def _complete(ctx: CommandContext, args: CompleteArgs) -> CompletionsResul
     return CompletionsResult(supported=supported, items=views)
 
 
+async def _names_completing(session: Session, before: str, frame_index: int | None) -> list[Completion]:
+    """Where the debugger does not complete: the names that complete the one being
+    typed, from the frame (locals, then the global scopes), or a value's members
+    after a dot. Each replaces the word at the cursor."""
+    owner, _, prefix = NAME_AT_END.search(before).group(0).rpartition(".")
+    scope, scopes = await pick_scope(session, frame_index, None)
+    if owner:
+        try:
+            ref, _ = await resolve_path(session, scope.ref, owner)
+        except InvalidInput:
+            return []  # not a name of this frame (yet): nothing to complete
+        names = [v.name for v in await session.variables(ref)] if ref > 0 else []
+    else:
+        names = [v.name for v in await session.variables(scope.ref)]
+        for other in scopes:
+            if other is not scope and other.name.lower().startswith("global"):
+                names += [v.name for v in await session.variables(other.ref)]
+    fitting = sorted({n for n in names if n.isidentifier() and n.startswith(prefix)})
+    return [Completion(label=name, text=name) for name in fitting]
+
+
 register(Command(
     id="complete", help="Complete an expression as the debugger proposes.",
     description="Completions of `text` at `column` in a frame, from the debugger (DAP "
-    "completions). supported=false: list names with debug_variables instead.",
+    "completions); supported=false: the debugger does not complete, these are the frame's "
+    "names (or a value's members, after a dot) that fit.",
     args=CompleteArgs, result=CompletionsResult, handler=_complete, read_only=True,
     mcp="debug_complete",
     cli=[CliSpec(("complete",), build=lambda p: (

@@ -345,11 +345,10 @@ def agent_answer(command_id: str, result: Any) -> tuple[dict[str, Any], str]:
 
 
 def _completions(result: Any) -> str:
-    if not result.supported:
-        return "The debugger does not complete; list the names with `locals`."
     if not result.items:
         return "No completions."
-    return "\n".join(item.label for item in result.items)
+    said = [] if result.supported else ["(The debugger does not complete: the frame's names that fit.)"]
+    return "\n".join(said + [item.label for item in result.items])
 
 
 _RENDERERS[views.CompletionsResult] = _completions

@@ -161,7 +161,8 @@ class CompletionView(Result):
 
 
 class CompletionsResult(Result):
-    supported: bool = Field(description="false: the debugger cannot complete; use debug_variables")
+    supported: bool = Field(description="false: the debugger does not complete; the items are "
+                            "the frame's names (a value's members after a dot) that fit")
     items: list[CompletionView] = Field(default_factory=list)
 
 

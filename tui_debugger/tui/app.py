@@ -1025,45 +1025,16 @@ class DebuggerApp(App[int]):
         self.run_worker(self._complete(message), group="console")
 
     async def _complete(self, message: CompleteName) -> None:
-        """The debugger's proposals where it makes them; else the frame's names
-        (locals, then the other scopes), or a value's members."""
+        """What `complete` proposes (the debugger's completions, or the frame's
+        names where it has none), put in at the cursor."""
         if self.link is None or self.state != "stopped":
             return
-        owner, prefix = message.owner, message.prefix
         try:
             proposed = await self.link.call("complete", {
                 "text": message.text, "column": message.column, "frame_index": self.selected_frame})
         except DebuggerError:
-            proposed = None
-        if proposed is not None and proposed.supported and self.query_one(ConsolePane).show_proposals(
-                message.text, message.column, proposed.items):
             return
-        names: list[str] = []
-        try:
-            if owner:
-                page = await self.link.call("variables", {"frame_index": self.selected_frame,
-                                                          "path": owner, "max_items": 1000})
-                names = [v.name for v in page.variables]
-            else:
-                first = await self.link.call("variables", {"frame_index": self.selected_frame,
-                                                           "max_items": 1000})
-                names = [v.name for v in first.variables]
-                for scope in first.scopes:
-                    if scope != first.scope and scope.lower().startswith("global"):
-                        page = await self.link.call("variables", {
-                            "frame_index": self.selected_frame, "scope": scope, "max_items": 1000})
-                        names += [v.name for v in page.variables]
-                        # debugpy files functions and classes under groups of their own.
-                        for group in ("function variables", "class variables"):
-                            if any(v.name == group and v.has_children for v in page.variables):
-                                inner = await self.link.call("variables", {
-                                    "frame_index": self.selected_frame, "scope": scope,
-                                    "path": group, "max_items": 1000})
-                                names += [v.name for v in inner.variables]
-        except DebuggerError:
-            return
-        names = [n for n in names if n.isidentifier()]
-        self.query_one(ConsolePane).show_completions(prefix, names)
+        self.query_one(ConsolePane).show_proposals(message.text, message.column, proposed.items)
 
     def on_edit_value(self, message: EditValue) -> None:
         message.stop()

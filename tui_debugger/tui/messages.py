@@ -96,13 +96,10 @@ class SendInput(Message):
 
 
 class CompleteName(Message):
-    """Complete `text` at `column`: as the debugger proposes, or else from the names
-    that complete `prefix` in the selected frame, or the members of `owner`."""
+    """Complete `text` at `column` (the cursor), as the `complete` command proposes."""
 
-    def __init__(self, owner: str | None, prefix: str, text: str = "", column: int = 0) -> None:
+    def __init__(self, text: str, column: int) -> None:
         super().__init__()
-        self.owner = owner
-        self.prefix = prefix
         self.text = text
         self.column = column
 

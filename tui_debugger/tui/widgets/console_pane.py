@@ -1,7 +1,8 @@
-"""Evaluate expressions in the selected frame. Up and Down walk the history;
-A result with children (a dict, a list, an object) also opens like a
-variable, in the tree under the transcript. Tab completes as the debugger proposes (DAP completions), or else a name from
-the frame (or a member, after a dot)."""
+"""Evaluate expressions in the selected frame. Up and Down walk the history.
+A result with children (a dict, a list, an object) also opens like a variable,
+in the tree under the transcript. Tab completes as the `complete` command
+proposes: the debugger's completions, or else a name of the frame (or a
+member, after a dot)."""
 
 from __future__ import annotations
 
@@ -12,13 +13,9 @@ from textual.containers import Vertical
 from textual.widgets import Input, RichLog
 
 import os
-import re
 
 from ..messages import CompleteName, Evaluate
 from .console_results import ConsoleResults
-
-#: the name being typed at the end of the text: `ware`, `warehouse.she`
-NAME_AT_END = re.compile(r"[A-Za-z_][\w.]*$|$")
 
 
 class ConsoleInput(Input):
@@ -39,13 +36,10 @@ class ConsoleInput(Input):
         self._position = len(self.history)
 
     def action_complete(self) -> None:
-        before = self.value[: self.cursor_position]
-        typed = NAME_AT_END.search(before).group(0)
-        owner, _, prefix = typed.rpartition(".")
-        self.post_message(CompleteName(owner or None, prefix, self.value, self.cursor_position))
+        self.post_message(CompleteName(self.value, self.cursor_position))
 
     def complete_from(self, text: str, column: int, items: list) -> list[str]:
-        """Put in the longest text the debugger's proposals share (each replaces
+        """Put in the longest text the proposals share (each replaces
         `length` characters from `start`); answers the labels of those that fit."""
         if self.value != text or self.cursor_position != column:
             return []  # typed on meanwhile: the proposals are for another text
@@ -63,16 +57,6 @@ class ConsoleInput(Input):
             self.value = common + text[column:]
             self.cursor_position = len(common)
         return sorted(set(fitting.values()))
-
-    def complete_with(self, prefix: str, names: list[str]) -> list[str]:
-        """Put the longest completion of `prefix` in; answers the names still possible."""
-        matching = sorted({n for n in names if n.startswith(prefix)})
-        if not matching:
-            return []
-        common = os.path.commonprefix(matching)
-        if len(common) > len(prefix):
-            self.insert_text_at_cursor(common[len(prefix):])
-        return matching
 
     def action_history(self, delta: int) -> None:
         if not self.history:
@@ -101,14 +85,8 @@ class ConsolePane(Vertical):
         self.query_one(RichLog).write(Text(f">>> {expression}", style="bold"))
         self.post_message(Evaluate(expression))
 
-    def show_completions(self, prefix: str, names: list[str]) -> None:
-        box = self.query_one(ConsoleInput)
-        matching = box.complete_with(prefix, names)
-        if len(matching) > 1:
-            self._list(matching)
-
     def show_proposals(self, text: str, column: int, items: list) -> bool:
-        """The debugger's completions; False when none fits (the caller falls back)."""
+        """Complete from `complete`'s proposals; False when none fits."""
         box = self.query_one(ConsoleInput)
         labels = box.complete_from(text, column, items)
         if len(labels) > 1:
