@@ -19,7 +19,7 @@ from .commands import registry
 from .commands.registry import CliSpec, Command
 from .commands.render import render
 
-ENTRY_POINTS = {"run", "attach", "ui", "start", "mcp", "daemon", "launches", "core"}
+ENTRY_POINTS = {"run", "attach", "ui", "start", "mcp", "daemon", "launches", "core", "serve"}
 
 
 # ============================================================================ parser
@@ -107,6 +107,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p = sub.add_parser("ui", help="open the TUI on a live session")
     p.add_argument("--session", metavar="NAME")
+    p = sub.add_parser("serve", help="serve a live session's TUI to web browsers (each tab "
+                       "one more client of it; loopback and a token by default)")
+    p.add_argument("--session", metavar="NAME")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on (default: 127.0.0.1, this machine only)")
+    p.add_argument("--port", type=int, default=8766, help="port (default: 8766; 0 picks a free one)")
+    p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                   help="another name the browser reaches this server by (a forwarded "
+                        "port's host), accepted in the Host header (repeatable)")
     p = sub.add_parser("mcp", help="serve the debugger as MCP tools (joins a live session when there is one)")
     p.add_argument("--session", metavar="NAME")
     p.add_argument("--transport", choices=["stdio", "http"], default="stdio")
@@ -416,6 +425,12 @@ def cmd_mcp(ns: argparse.Namespace) -> int:
     return run_mcp(session=ns.session, transport=ns.transport, host=ns.host, port=ns.port)
 
 
+def cmd_serve(ns: argparse.Namespace) -> int:
+    from .serve import run_serve
+
+    return run_serve(ns.session, ns.host, ns.port, ns.allow_host)
+
+
 def cmd_launches(ns: argparse.Namespace) -> int:
     from .launch_json import list_launch_configs
 
@@ -473,6 +488,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run_tui(mode="join", args={}, session=ns.session)
         if entry == "mcp":
             return cmd_mcp(ns)
+        if entry == "serve":
+            return cmd_serve(ns)
         if entry == "daemon":
             return cmd_daemon(ns)
         if entry == "launches":

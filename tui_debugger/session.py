@@ -739,7 +739,7 @@ class Session:
 
     def _wants_stop_view(self) -> bool:
         """A TUI shows every stop's locals: read them while the stop is on its way."""
-        return any(c.origin == "tui" for c in self.clients.values())
+        return any(c.origin in ("tui", "web") for c in self.clients.values())
 
     async def _prefetch_stop_view(self, generation: int) -> None:
         """The selected frame's scopes and its first scope's variables, into the

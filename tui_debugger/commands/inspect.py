@@ -159,7 +159,7 @@ async def _variables(ctx: CommandContext, args: VariablesArgs) -> VariablesResul
         length = None
         # The TUI cuts a value at its pane's width: the note of its true length, one
         # evaluate per big value at every stop, would never be seen there.
-        if len(child.value) > settings().max_value_chars and not base_path and ctx.origin != "tui":
+        if len(child.value) > settings().max_value_chars and not base_path and ctx.origin not in ("tui", "web"):
             length = await true_length(session, child_path, child.type, frame_index)
         view = variable_view(session, child, child_path, length=length)
         # What the item costs in the answer (its path, type and all), not a guess:

@@ -36,7 +36,7 @@ from ..commands.views import VariablesResult
 from .. import paths
 from ..models import ActivityEntry, ClientInfo, StopInfo
 from ..router import RemoteHandle, join
-from .format import breakpoint_detail, breakpoint_glyph, display_path, who_proper
+from .format import breakpoint_detail, breakpoint_glyph, display_path, own_origin, who_proper
 from .keymap import app_bindings, bindable_ids, user_keymap
 from .messages import (CompleteName, EditBreakpoint, EditValue, Evaluate, ExpandResult, LoadChildren, RunCommand, SendInput,
                        ShowMemory, StartSession, ToggleBreakpoint, WatchesChanged)
@@ -107,6 +107,8 @@ class DebuggerApp(App[int]):
         self.start_args = dict(args or {})
         self.session_arg = session
         self.cwd = cwd or os.getcwd()
+        #: How this TUI names itself to the session ("web" in a browser tab).
+        self.origin = own_origin()
         self.keymap = user_keymap() if keymap is None else dict(keymap)
         self.link: RemoteHandle | None = None
         #: The sessions this TUI started, and how quitting ends each: a launched
@@ -247,7 +249,7 @@ class DebuggerApp(App[int]):
                     self.status.message = "no session: attach or launch (Ctrl+A)"
                     self.open_start_dialog("launch", note="No live session to join.")
                     return
-                link = await join(self.session_arg, "tui")
+                link = await join(self.session_arg, self.origin)
             else:
                 link = await self._host(MODES[self.mode], self.start_args)
         except DebuggerError as exc:
@@ -265,13 +267,13 @@ class DebuggerApp(App[int]):
         pending, self.pending_host = self.pending_host, None
         if pending is None:
             pending = PendingHost(command_id, no_first_stop_wait(command_id, args), cwd=self.cwd,
-                                  origin="tui")
+                                  origin=self.origin)
         status = await pending.ready()
         name = status["session"]
         # A first stop can be painted before the start-up status call answers.
         self.status.adapter = status.get("adapter")
         self.owned[name] = "terminate" if command_id == "launch" else "detach"
-        return await join(name, "tui")
+        return await join(name, self.origin)
 
     def _show_now(self, link: RemoteHandle) -> None:
         """Make `link` the session on screen and pump its events (panes already empty)."""
@@ -316,7 +318,7 @@ class DebuggerApp(App[int]):
         self.status.adapter = status.adapter
         self.program = status.program
         self.status.session_name = status.session
-        self.status.set_clients(status.clients)
+        self.status.set_clients(status.clients, self.origin)
         self.status.exit_code = status.exit_code
         self.status.message = status.terminated_reason or ""
         self._show_breakpoints(bps.breakpoints)
@@ -376,7 +378,7 @@ class DebuggerApp(App[int]):
         if self.link is not None and self.link.name == name:
             return
         try:
-            link = await join(name, "tui")
+            link = await join(name, self.origin)
         except DebuggerError as exc:
             self.notify(exc.message, title="switch session", severity="error")
             return
@@ -438,7 +440,7 @@ class DebuggerApp(App[int]):
         opened = link is None or link.closed
         try:
             if opened:
-                link = await RemoteHandle.connect(name, "tui", register=False)
+                link = await RemoteHandle.connect(name, self.origin, register=False)
             assert link is not None
             await asyncio.wait_for(link.call(how), 20)
         except (DebuggerError, asyncio.TimeoutError, OSError):
@@ -488,7 +490,8 @@ class DebuggerApp(App[int]):
             # Someone changed a value: every pane that shows values reads them again.
             self.run_worker(self._refresh_values(), group="refresh-values", exclusive=True)
         elif kind == "clients":
-            self.status.set_clients([ClientInfo.model_validate(c) for c in data.get("clients", [])])
+            self.status.set_clients([ClientInfo.model_validate(c) for c in data.get("clients", [])],
+                                   self.origin)
 
     def _clear_stop(self) -> None:
         """The program ended: no current line, no stack, no threads. Variables and
@@ -574,7 +577,7 @@ class DebuggerApp(App[int]):
         self.status.state = "stopped"
         self._show_hits()
         resumed_by, how = self._last_resume or (origin, "")
-        if resumed_by not in ("tui", "session", "user") and resumed_by == origin:
+        if resumed_by not in (self.origin, "session", "user") and resumed_by == origin:
             where = f" → {display_path(loc.path, self.cwd)}:{loc.line}" if loc and loc.path else ""
             self.notify(f"{who_proper(origin, capital=True)} {VERBS.get(how, 'resumed')}{where}",
                         title=f"{who_proper(origin, capital=True)} is driving")

@@ -9,9 +9,16 @@ from backends.models import Breakpoint
 
 #: How each client origin is named on screen. The agent is what people call the MCP client.
 WHO = {"tui": "you", "mcp": "agent", "cli": "cli", "session": "session", "user": "you",
-       "restored": "saved"}
+       "restored": "saved", "web": "web"}
 #: One letter in the breakpoint gutter for breakpoints someone else set.
-WHO_LETTER = {"mcp": "A", "cli": "C", "session": "S", "restored": "R"}
+WHO_LETTER = {"mcp": "A", "cli": "C", "session": "S", "restored": "R", "web": "W"}
+
+
+def own_origin() -> str:
+    """How this TUI names itself to the session: "web" when it is drawn in a
+    browser tab (`tui-debugger serve` runs it under Textual's web driver, through
+    textual-serve), else "tui". The other clients then see the tab as "web"."""
+    return "web" if "web_driver" in os.environ.get("TEXTUAL_DRIVER", "") else "tui"
 
 
 def who(origin: str | None) -> str:
@@ -19,7 +26,8 @@ def who(origin: str | None) -> str:
 
 
 #: Front ends as a sentence names them ("The CLI stepped over").
-WHO_PROPER = {"cli": "the CLI", "mcp": "the agent", "tui": "you", "user": "you"}
+WHO_PROPER = {"cli": "the CLI", "mcp": "the agent", "tui": "you", "user": "you",
+              "web": "the browser"}
 
 
 def who_proper(origin: str | None, capital: bool = False) -> str:

@@ -6,16 +6,19 @@ from rich.text import Text
 from textual.widgets import RichLog
 
 from ...models import ActivityEntry, client_id
-from ..format import one_line, who
+from ..format import one_line, own_origin, who
 
-ORIGIN_STYLES = {"mcp": "bold magenta", "cli": "bold cyan", "tui": "bold green"}
+ORIGIN_STYLES = {"mcp": "bold magenta", "cli": "bold cyan", "tui": "bold green", "web": "bold blue"}
 
 
 def who_did(entry: ActivityEntry) -> str:
     """The label of an entry: "you" for this TUI's own moves only; a second
     TUI joined to the session is another person."""
-    if entry.origin == "tui" and entry.client and entry.client != client_id("tui"):
-        return "tui"
+    mine = own_origin()
+    if entry.origin == mine and entry.client == client_id(mine):
+        return "you"
+    if entry.origin in ("tui", "web"):
+        return entry.origin
     return who(entry.origin)
 
 

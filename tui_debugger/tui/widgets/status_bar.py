@@ -34,7 +34,7 @@ class StatusBar(Widget):
     def set_clients(self, clients: list[ClientInfo], own_origin: str = "tui") -> None:
         """Who else is here, by kind; ids and pids stay off screen."""
         # This TUI is among the clients too; another TUI is another person.
-        others = sorted({"tui" if c.origin == own_origin else who(c.origin)
+        others = sorted({c.origin if c.origin in ("tui", "web") else who(c.origin)
                          for c in clients if c.id != client_id(own_origin)})
         self.clients = tuple(others)
 
