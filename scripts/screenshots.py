@@ -226,6 +226,13 @@ def main() -> int:
         DebuggerApp.CURSOR_BLINK = False
         paths = [asyncio.run(python_scene()), asyncio.run(pairing_scene()),
                  asyncio.run(native_scene(Path(tmp))), *asyncio.run(machine_scenes(Path(tmp)))]
+    web = OUT / "web.png"
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "web_step.py"), "--rounds", "1",
+                           "--screenshot", str(web)], capture_output=True, text=True)
+    if done.returncode == 0:
+        print(f"wrote {web.relative_to(ROOT)} (the TUI in a browser tab, chromium)")
+    else:
+        print(f"screenshots/web.png not made (needs chromium and playwright): {done.stderr[-300:]}")
     if ns.png:
         converter = shutil.which("rsvg-convert")
         if converter is None:
