@@ -116,6 +116,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
                    help="another name the browser reaches this server by (a forwarded "
                         "port's host), accepted in the Host header (repeatable)")
+    p = sub.add_parser("ray", help="list a Ray cluster's tasks and actors paused for a debugger; "
+                       "`ray attach [ADDRESS] [TASK...|--all]` attaches to them",
+                       description="tui-debugger ray [ADDRESS] [--json] lists the paused tasks; "
+                       "tui-debugger ray attach [ADDRESS] [TASK...|--all] attaches to them "
+                       "(headless sessions, like `start`); --ui opens the TUI on them. ADDRESS "
+                       "is the cluster's dashboard (default: $RAY_ADDRESS, else 127.0.0.1:8265).")
+    p.add_argument("words", nargs="*", metavar="[attach] [ADDRESS] [TASK]")
+    p.add_argument("--all", action="store_true", help="attach to every paused task")
+    p.add_argument("--ui", action="store_true", help="attach, then open the TUI on the first")
+    p.add_argument("--json", action="store_true")
     p = sub.add_parser("mcp", help="serve the debugger as MCP tools (joins a live session when there is one)")
     p.add_argument("--session", metavar="NAME")
     p.add_argument("--transport", choices=["stdio", "http"], default="stdio")
@@ -431,6 +441,12 @@ def cmd_serve(ns: argparse.Namespace) -> int:
     return run_serve(ns.session, ns.host, ns.port, ns.allow_host)
 
 
+def cmd_ray(ns: argparse.Namespace) -> int:
+    from .ray_cli import run_ray
+
+    return run_ray(ns)
+
+
 def cmd_launches(ns: argparse.Namespace) -> int:
     from .launch_json import list_launch_configs
 
@@ -488,6 +504,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run_tui(mode="join", args={}, session=ns.session)
         if entry == "mcp":
             return cmd_mcp(ns)
+        if entry == "ray":
+            return cmd_ray(ns)
         if entry == "serve":
             return cmd_serve(ns)
         if entry == "daemon":

@@ -265,9 +265,16 @@ class AttachArgs(Args):
     path_map: dict[str, str] = Field(default_factory=dict, description="Source paths as the "
                                      "remote program knows them -> where they are here, "
                                      "{remote: local}, for a program built elsewhere.")
+    ray: str | None = Field(None, description="A Ray cluster's dashboard (\"\" for the local "
+                            "one): attach to a task or actor paused at breakpoint() or post "
+                            "mortem; pid picks the worker.")
 
     @model_validator(mode="after")
     def _one_target(self) -> "AttachArgs":
+        if self.ray is not None:
+            if self.port or self.wait_for:
+                raise ValueError("give ray alone, or with the pid of one of its paused workers")
+            return self
         given = [n for n, v in (("pid", self.pid), ("host/port", self.port), ("waitFor", self.wait_for)) if v]
         if len(given) > 1:
             raise ValueError(f"give only one of pid, host+port, waitFor (got {', '.join(given)})")
@@ -280,6 +287,10 @@ class AttachArgs(Args):
 
 async def _attach(ctx: CommandContext, args: AttachArgs, extra: dict[str, Any] | None = None,
                   notes: list[str] | None = None) -> SessionStatus:
+    if args.ray is not None:
+        from .ray import attach_ray
+
+        return await attach_ray(ctx, args, _attach)
     host = args.host or ("127.0.0.1" if args.port else None)
     if args.adapter:
         adapter = adapters.select_adapter(args.adapter)
