@@ -81,9 +81,7 @@ def run_ray(ns: argparse.Namespace) -> int:
             print("Each is a session: `tui-debugger ui --session NAME`, or `--session NAME` on "
                   "any command (`locals`, `next`, `continue`).")
     if ns.ui and sessions:
-        from .cli import _run_tui
-
-        return _run_tui(mode="join", args={}, session=sessions[0]["session"])
+        return _open_tui([raw["session"] for raw in sessions])
     return 1 if failed and not sessions else 0
 
 
@@ -122,3 +120,18 @@ def _print_list(dashboard: str, tasks: list[Any], as_json: bool) -> int:
         print(f"  {task.name:24} {kind:11} {place}  pid {task.pid} on {task.host}{actor}")
     print("Attach: `tui-debugger ray attach [TASK…|--all]`, or `tui-debugger ray --ui`.")
     return 0
+
+
+def _open_tui(names: list[str]) -> int:
+    """The TUI on the first attached task; the others are a Ctrl+P "switch"
+    away. They are this TUI's: quitting detaches from each (the tasks run on,
+    the cluster with them), as quitting `tui-debugger attach` does."""
+    from .tui.app import create_app
+
+    app = create_app("join", {}, names[0])
+    app.owned.update({name: "detach" for name in names})
+    code = app.run()
+    if app.error_message:
+        print(f"error: {app.error_message}", file=sys.stderr)
+        return 1
+    return int(code or 0)

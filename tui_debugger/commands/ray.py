@@ -49,11 +49,13 @@ async def attach_ray(ctx: CommandContext, args: Any,
     task = pick(tasks, args.pid, dashboard)
     notes = [f"Ray ({dashboard}): attached to {task.label()}."]
     others = [t for t in tasks if t is not task]
+    more = None
     if others:
-        notes.append(f"{len(others)} more paused: " + "; ".join(
+        more = (f"{len(others)} more paused: " + "; ".join(
             f"{t.name} (pid {t.pid})" for t in others[:10])
             + (" …" if len(others) > 10 else "")
             + ". Attach each the same way with its pid.")
+        notes.append(more)
     target = args.model_copy(update={
         "ray": None, "pid": None, "host": task.host, "port": task.port, "adapter": "debugpy",
         "session_name": args.session_name or session_name_for(task)})
@@ -62,12 +64,14 @@ async def attach_ray(ctx: CommandContext, args: Any,
     status = await attach(ctx, target, extra={"justMyCode": False}, notes=notes)
     session = ctx.session
     if session is not None:
-        session.program = args.program or f"ray task {task.name} (worker pid {task.pid})"
+        session.program = args.program or f"ray task {task.name}"
         await into_user_frame(session, ctx.origin)
         from .context import status_of
 
         ctx.hub.update_meta(session)
-        return status_of(session)
+        status = status_of(session)
+    if more:
+        status.message = more
     return status
 
 

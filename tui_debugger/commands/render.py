@@ -135,7 +135,7 @@ def status(result: Any) -> str:
     if getattr(result, "context", None) is not None:
         lines.append("")
         lines.append(context(result.context, result.stop))
-    elif result.message:
+    if result.message:
         lines.append(f"  {result.message}")
     return "\n".join(lines)
 
