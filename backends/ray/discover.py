@@ -187,3 +187,23 @@ def require_dashboard_reachable(dashboard: str) -> None:
 
 
 __all__ = ["PausedTask", "dashboard_url", "list_paused", "read_stack"]
+
+
+def doctor_info() -> dict[str, object]:
+    """What `doctor` says of Ray: its command where the user's environment has
+    it (Ray is theirs; tui-debugger only reads a cluster's dashboard)."""
+    found = shutil.which("ray")
+    version = None
+    if found:
+        try:
+            done = subprocess.run([found, "--version"], capture_output=True, text=True, timeout=20)
+            version = done.stdout.strip().rsplit(" ", 1)[-1] or None
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+    return {
+        "name": "ray", "available": found is not None, "path": found, "version": version,
+        "install_hint": "pip install 'ray[default]>=2.39' debugpy, in the environment of the "
+                        "Ray program (a paused task needs both; tui-debugger itself needs "
+                        "neither: it reads the cluster's dashboard)",
+        "note": "paused tasks and actors of a Ray cluster: `tui-debugger ray`",
+    }

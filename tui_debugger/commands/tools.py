@@ -19,9 +19,12 @@ from .views import AdapterView, DoctorResult, ScriptResult
 
 
 async def _doctor(ctx: CommandContext, args: NoArgs) -> DoctorResult:
+    from backends.ray.discover import doctor_info
+
     infos = await asyncio.to_thread(adapters.discover_all)
+    ray = await asyncio.to_thread(doctor_info)
     return DoctorResult(
-        adapters=[AdapterView(**i.to_dict()) for i in infos],
+        adapters=[*(AdapterView(**i.to_dict()) for i in infos), AdapterView(**ray)],
         python=sys.version.split()[0], platform=f"{platform.system()} {platform.machine()}",
     )
 
