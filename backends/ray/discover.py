@@ -133,9 +133,12 @@ def list_paused(dashboard: str, *, read_stacks: bool = True) -> list[PausedTask]
             actor_id=task.get("actor_id"), node_id=worker.get("node_id"),
             worker_id=worker["worker_id"], pid=int(worker.get("pid") or 0),
             host=worker.get("ip") or "127.0.0.1", port=int(worker["debugger_port"])))
-    if read_stacks:
-        for task in found:
-            read_stack(task)
+    if read_stacks and found:
+        # One py-spy per worker, side by side: each takes ~0.1 s.
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=min(8, len(found))) as pool:
+            list(pool.map(read_stack, found))
     found.sort(key=lambda t: (t.name, t.pid))
     return found
 
