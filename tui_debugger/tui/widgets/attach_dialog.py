@@ -1,6 +1,6 @@
-"""Ctrl+A (and the palette): start a session from inside the TUI. Three tabs,
-one per registry command: attach to a process (PID or HOST:PORT), attach to an
-app in an iOS simulator, or launch a program. The dialog only builds the
+"""Ctrl+A (and the palette): start a session from inside the TUI. Four tabs,
+one per way to start: attach to a process (PID or HOST:PORT), attach to an
+app in an iOS simulator, attach to a paused Ray task, or launch a program. The dialog only builds the
 command's arguments and posts StartSession; the app runs the command and tells
 the dialog whether it worked, so a mistake can be corrected in place."""
 
@@ -23,7 +23,8 @@ from backends.errors import DebuggerError, InvalidInput
 from ...commands import registry
 from ..messages import StartSession
 
-TABS = {"process": "attach-process", "simulator": "attach-sim", "launch": "attach-launch"}
+TABS = {"process": "attach-process", "simulator": "attach-sim", "ray": "attach-ray",
+        "launch": "attach-launch"}
 UDID = re.compile(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}")
 
 
@@ -65,6 +66,19 @@ def simulator_request(device: str, app: str, wait_for: bool) -> tuple[str, dict[
             raise InvalidInput("Waiting for the app needs its bundle id, not a PID.")
         args["wait_for"] = True
     return "attach_sim", args
+
+
+def ray_request(dashboard: str, worker: str) -> tuple[str, dict[str, Any]]:
+    """`attach` with `ray`: a task or actor of a Ray cluster that waits at
+    breakpoint() or post mortem; the worker's pid picks one, else the first."""
+    args: dict[str, Any] = {"ray": dashboard.strip()}
+    worker = worker.strip()
+    if worker:
+        if not worker.isdigit():
+            raise InvalidInput(f"The worker is given by its pid (a number), not {worker!r}; "
+                               "`tui-debugger ray` lists them.")
+        args["pid"] = int(worker)
+    return "attach", args
 
 
 def launch_request(program: str, arguments: str, stop_on_entry: bool) -> tuple[str, dict[str, Any]]:
@@ -112,6 +126,12 @@ class AttachDialog(ModalScreen[bool | None]):
                     yield self._label("app", "bundle id or PID; empty: the last one used")
                     yield Input(placeholder="com.example.App", id="sim-app", compact=True)
                     yield Checkbox("wait for the app to launch", id="sim-wait-for", compact=True)
+                with TabPane("Ray", id=TABS["ray"]):
+                    yield self._label("dashboard", "empty: $RAY_ADDRESS, else 127.0.0.1:8265")
+                    yield Input(placeholder="http://127.0.0.1:8265", id="ray-dashboard", compact=True)
+                    yield self._label("worker pid", "empty: the first paused task "
+                                      "(`tui-debugger ray` lists them)")
+                    yield Input(placeholder="4242", id="ray-worker", compact=True)
                 with TabPane("Launch", id=TABS["launch"]):
                     yield self._label("program", "a .py or .js file, a native or Go binary")
                     yield Input(placeholder="app.py", id="launch-program", compact=True)
@@ -156,6 +176,8 @@ class AttachDialog(ModalScreen[bool | None]):
         tab = self.active_tab
         if tab == "process":
             command_id, args = process_request(value("#attach-target"), value("#attach-adapter"))
+        elif tab == "ray":
+            command_id, args = ray_request(value("#ray-dashboard"), value("#ray-worker"))
         elif tab == "simulator":
             command_id, args = simulator_request(value("#sim-device"), value("#sim-app"),
                                                  self.query_one("#sim-wait-for", Checkbox).value)
