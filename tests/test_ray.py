@@ -35,7 +35,7 @@ ray.init(address="auto", logging_level="ERROR", log_to_driver=False)
 @ray.remote
 def square(x):
     y = x * x
-    if x in (1, 2):
+    if x in (1, 2, 5):
         breakpoint()  # pause
     return y + 0
 
@@ -48,6 +48,7 @@ def explode(x):
 squares = [square.remote(i) for i in range(4)]
 failing = explode.remote(7)
 print("results", ray.get(squares), flush=True)
+print("late", ray.get(square.remote(5)), flush=True)  # paused while the others are attached
 try:
     ray.get(failing)
 except Exception as exc:
@@ -154,7 +155,7 @@ def test_cli_lists_attaches_steps_and_continues_paused_tasks(cluster):
     paused = cluster.paused(3)
     kinds = sorted(t["kind"] for t in paused)
     assert kinds == ["breakpoint", "breakpoint", "post-mortem"], paused
-    assert all(t["where"].endswith("driver.py:11") for t in paused if t["kind"] == "breakpoint")
+    assert all(t["where"].endswith("driver.py:11") for t in paused if t["kind"] == "breakpoint"), paused
     listing = cluster.tui("ray").stdout
     assert "square" in listing and "explode" in listing and "driver.py:11" in listing
 
@@ -162,24 +163,49 @@ def test_cli_lists_attaches_steps_and_continues_paused_tasks(cluster):
     assert not attached["errors"], attached
     sessions = {s["session"]: s for s in attached["sessions"]}
     assert len(sessions) == 3
-    for name, status in sessions.items():
-        stop = status["stop"]
-        if name.startswith("ray-square"):
-            # Ray's hook stops in Ray's own frames: the user's frame is shown.
-            assert stop["location"]["path"].endswith("driver.py") and stop["location"]["line"] == 11
-            assert "y (int) = " in cluster.tui("locals", "--session", name).stdout
-            stepped = cluster.tui("next", "--session", name).stdout
-            assert "driver.py:12" in stepped, stepped
-            assert cluster.tui("print", "y", "--session", name).stdout.split()[0] in ("1", "4")
-        else:
-            assert stop["reason"] == "exception" and "bad 7" in json.dumps(stop), stop
-            context = cluster.tui("context", "--session", name).stdout
-            assert "explode" in context and "ValueError" in context
-        cluster.tui("continue", "--session", name, check=False)
+    squares = sorted(name for name in sessions if name.startswith("ray-square"))
+    (failed,) = [name for name in sessions if name.startswith("ray-explode")]
+    for name in squares:
+        stop = sessions[name]["stop"]
+        # Ray's hook stops in Ray's own frames: the user's frame is shown.
+        assert stop["location"]["path"].endswith("driver.py") and stop["location"]["line"] == 11
+        assert "y (int) = " in cluster.tui("locals", "--session", name).stdout
+        stepped = cluster.tui("next", "--session", name).stdout
+        assert "driver.py:12" in stepped, stepped
+        assert cluster.tui("print", "y", "--session", name).stdout.split()[0] in ("1", "4")
+        cluster.tui("continue", "--session", name, "--wait-ms", "0")
+    stop = sessions[failed]["stop"]
+    assert stop["reason"] == "exception" and "bad 7" in json.dumps(stop), stop
+    context = cluster.tui("context", "--session", failed).stdout
+    assert "explode" in context and "ValueError" in context
+
+    # The last task pauses once those are done. On a worker we are attached to,
+    # it stops in that session (at the user's line again, not in Ray's hook);
+    # on another, every attached session's output announces it.
+    deadline = time.monotonic() + 90
+    late = None
+    while late is None:
+        for name in squares:
+            status = json.loads(cluster.tui("status", "--session", name, "--json").stdout)
+            stop = status.get("stop") or {}
+            # (the line of breakpoint() or the next: Ray's hook is left by stepping out)
+            if status["state"] == "stopped" and (stop.get("location") or {}).get("line") in (11, 12):
+                late = name
+        if late is None and "1 more task paused: square" in cluster.tui(
+                "output", "--session", failed).stdout:
+            attached = json.loads(cluster.tui("ray", "attach", "square", "--json").stdout)
+            late = attached["sessions"][0]["session"]
+            sessions[late] = attached["sessions"][0]
+        assert late or time.monotonic() < deadline, "the late task never showed"
+        time.sleep(0.3)
+    assert "x (int) = 5" in cluster.tui("locals", "--session", late).stdout
+    cluster.tui("continue", "--session", late, "--wait-ms", "0")
+    cluster.tui("continue", "--session", failed, "--wait-ms", "0")
     out = finish_driver(driver)
-    assert "results [0, 1, 4, 9]" in out and "explode raised RayTaskError(ValueError)" in out
-    # Detaching (the sessions end with their tasks) leaves the cluster running.
-    assert '"paused": []' in cluster.tui("ray", "--json").stdout.replace("\n", "").replace("  ", "")
+    assert "results [0, 1, 4, 9]" in out and "late 25" in out, out
+    assert "explode raised RayTaskError(ValueError)" in out, out
+    # The cluster runs on; nothing waits for a debugger any more.
+    assert json.loads(cluster.tui("ray", "--json").stdout)["paused"] == []
     for name in sessions:
         cluster.tui("stop", "--session", name, check=False)
 
@@ -238,6 +264,11 @@ def test_mcp_attaches_with_ray_and_the_tui_opens_the_rest(cluster, tmp_path):
         # is left, and the tasks run on to their results.
         finish(tmux, marker)
     assert json.loads(cluster.tui("sessions", "--json").stdout)["sessions"] == []
+    # The last task pauses once the first ones are done: released from the CLI.
+    late = json.loads(cluster.tui("ray", "attach", "square", "--json").stdout)["sessions"]
+    assert late, "the late task did not pause"
+    cluster.tui("continue", "--session", late[0]["session"], "--wait-ms", "0")
     out = finish_driver(driver)
-    assert "results [0, 1, 4, 9]" in out
+    assert "results [0, 1, 4, 9]" in out and "late 25" in out, out
+    cluster.tui("stop", "--session", late[0]["session"], check=False)
     assert session

@@ -66,6 +66,10 @@ async def attach_ray(ctx: CommandContext, args: Any,
     if session is not None:
         session.program = args.program or f"ray task {task.name}"
         await into_user_frame(session, ctx.origin)
+        keep_out_of_ray_frames(session)
+        seen = {(t.pid, t.port) for t in tasks}
+        session.ray_watch = asyncio.get_running_loop().create_task(  # type: ignore[attr-defined]
+            watch_new_pauses(session, dashboard, seen))
         from .context import status_of
 
         ctx.hub.update_meta(session)
@@ -89,3 +93,55 @@ async def into_user_frame(session: Any, origin: str) -> None:
             return
         generation = await session.resume("step_out", "session")
         await session.wait_for_stop(10.0, since_generation=generation)
+
+
+def keep_out_of_ray_frames(session: Any) -> None:
+    """The worker stays attached after its task goes on, so its next
+    breakpoint() (this task's, or a later task's on the same worker) stops in
+    this session, in Ray's frames again: step out of them each time."""
+    loop = asyncio.get_running_loop()
+    busy = False
+
+    async def settle() -> None:
+        nonlocal busy
+        try:
+            await into_user_frame(session, "session")
+        except Exception:  # noqa: BLE001 - the person can still step out by hand
+            pass
+        finally:
+            busy = False
+
+    def on_event(event: Any) -> None:
+        nonlocal busy
+        if event.kind == "stopped" and not busy:
+            busy = True
+            loop.create_task(settle())
+
+    session.add_listener(on_event)
+
+
+#: Seconds between two looks at the cluster for tasks paused since.
+WATCH_EVERY = 2.0
+
+
+async def watch_new_pauses(session: Any, dashboard: str, seen: set[tuple[int, int]]) -> None:
+    """While the session lives, say (in its output, which every client sees)
+    when more tasks of the cluster pause for a debugger, and how to attach."""
+    from backends.errors import DebuggerError
+
+    from ..persist import add_note
+
+    while session.state != SessionState.terminated:
+        await asyncio.sleep(WATCH_EVERY)
+        try:
+            tasks = await asyncio.to_thread(list_paused, dashboard, read_stacks=False)
+        except DebuggerError:
+            continue  # the dashboard restarting, or gone with the cluster: say nothing
+        new = [t for t in tasks if (t.pid, t.port) not in seen]
+        if not new or session.state == SessionState.terminated:
+            continue
+        seen.update((t.pid, t.port) for t in new)
+        names = "; ".join(f"{t.name} (pid {t.pid})" for t in new[:10])
+        add_note(session, f"Ray: {len(new)} more task{'s' if len(new) > 1 else ''} paused: "
+                          f"{names}. Attach with `tui-debugger ray attach` (MCP: debug_attach "
+                          f"with ray and the pid).")
