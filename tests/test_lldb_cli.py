@@ -20,7 +20,7 @@ from backends.errors import (
     Timeout,
 )
 from backends.lldb_cli.backend import LldbCliBackend, parse_hit_condition
-from backends.lldb_cli.protocol import lldb_quote, parse_json, sanitize
+from backends.lldb_cli.protocol import Markers, lldb_quote, parse_json, sanitize
 from backends.models import AttachRequest, BreakpointSpec, LaunchRequest
 from backends.process import pid_alive
 from tests.support import require
@@ -71,9 +71,13 @@ def test_sanitize_drops_prompt_echoes_and_sentinels():
 
 
 def test_parse_json_takes_the_marker_line_and_reports_lldb_errors():
-    assert parse_json("noise\n@@TDBG {\"a\": 1}\n") == {"a": 1}
+    markers = Markers()
+    assert parse_json(f"noise\n{markers.answer}{{\"a\": 1}}\n", markers) == {"a": 1}
+    # a line that only contains the marker (an echo) is not an answer
+    with pytest.raises(CommandFailed):
+        parse_json(f"(tdbg-lldb)p {markers.answer}{{\"a\": 1}}", markers)
     with pytest.raises(CommandFailed) as caught:
-        parse_json("error: 'script' is not a valid command.")
+        parse_json("error: 'script' is not a valid command.", markers)
     assert "not a valid command" in caught.value.message
 
 

@@ -69,7 +69,7 @@ from ..models import (
     Variable,
 )
 from ..process import ChildProcess, kill_tree, pid_alive, spawn
-from .protocol import PROMPT, LldbChannel, lldb_quote, parse_json, sanitize
+from .protocol import PROMPT, LldbChannel, Markers, lldb_quote, lldb_text, parse_json, sanitize
 
 HELPER_PATH = Path(__file__).with_name("tui_debugger_lldb.py")
 HELPER = HELPER_PATH.stem
@@ -132,6 +132,7 @@ class LldbCliBackend(Backend):
         self.command_timeout = command_timeout
         self._child: ChildProcess | None = None
         self._channel: LldbChannel | None = None
+        self._markers = Markers()
         self._workdir: str | None = None
         self._interrupt_fd: int | None = None
         # idle -> stopped <-> running -> exited/detached; "dead" when lldb went away
@@ -169,6 +170,10 @@ class LldbCliBackend(Backend):
             raise InvalidInput(f"{program} is not executable; build it, or chmod +x it.")
         if not os.path.isdir(cwd):
             raise InvalidInput(f"The working directory {cwd} does not exist.")
+        if request.stdin is not None:
+            from ..dap.adapters import stdin_path
+
+            lldb_text(stdin_path(request), "stdin file name")
         if request.core_file:
             return await self._open_core(program, os.path.join(cwd, request.core_file),
                                          cwd, configure)
@@ -185,7 +190,8 @@ class LldbCliBackend(Backend):
                 from ..dap.adapters import stdin_path
 
                 await self._channel.run(
-                    [f"settings set target.input-path {lldb_quote(stdin_path(request))}"],
+                    [f"settings set target.input-path "
+                     f"{lldb_quote(stdin_path(request), 'stdin file name')}"],
                     self.command_timeout)
             await configure()
             command = "process launch" + (" --stop-at-entry" if request.stop_on_entry else "")
@@ -225,6 +231,13 @@ class LldbCliBackend(Backend):
                 "a gdb-remote server; pass a PID, wait_for, or HOST:PORT."
             )
         wait_timeout = float(request.extra.get("timeout", 60.0))
+        # What reaches lldb's stdin as text, checked before lldb starts (the rest
+        # travels as base64 JSON to the helper, which uses the SB API).
+        if request.wait_for:
+            lldb_text(request.wait_for, "process name to wait for")
+        for remote, local in request.path_map.items():
+            lldb_text(remote, "path map key")
+            lldb_text(local, "path map value")
         self._attached = True
         try:
             await self._start(os.getcwd())
@@ -234,7 +247,8 @@ class LldbCliBackend(Backend):
             elif request.path_map:
                 for remote, local in request.path_map.items():
                     await self._run("settings append target.source-map "
-                                    f"{lldb_quote(remote)} {lldb_quote(local)}",
+                                    f"{lldb_quote(remote, 'path map key')} "
+                                    f"{lldb_quote(local, 'path map value')}",
                                     self.command_timeout)
             if request.pid is None and request.port is not None:
                 host = request.host or "127.0.0.1"
@@ -247,7 +261,9 @@ class LldbCliBackend(Backend):
                 command = f"process attach --pid {int(request.pid)}"
                 timeout = self.command_timeout
             else:
-                command = f"process attach --name {lldb_quote(request.wait_for or '')} --waitfor"
+                command = ("process attach --name "
+                           f"{lldb_quote(request.wait_for or '', 'process name to wait for')}"
+                           " --waitfor")
                 timeout = wait_timeout
             output = await self._run(command, timeout)
             info = await self._helper("stop_info")
@@ -659,7 +675,8 @@ class LldbCliBackend(Backend):
             install_hint="Install lldb (sudo apt-get install lldb-19), or pass --adapter lldb-dap.",
         )
         self.child_pids.append(self._child.pid)
-        self._channel = LldbChannel(self._child, self._on_log, self._on_lldb_exit)
+        self._channel = LldbChannel(self._child, self._on_log, self._on_lldb_exit,
+                                    self._markers)
         startup = [
             f"settings set prompt {PROMPT}",
             "settings set auto-confirm true",
@@ -668,7 +685,7 @@ class LldbCliBackend(Backend):
             f"settings set target.output-path {lldb_quote(stdout_path)}",
             f"settings set target.error-path {lldb_quote(stderr_path)}",
             f"command script import {lldb_quote(str(HELPER_PATH))}",
-            f"script {HELPER}.setup({fifo!r})",
+            f"script {HELPER}.setup({fifo!r}, {self._markers.nonce!r})",
         ]
         try:
             output = await self._channel.run(startup, self.startup_timeout)
@@ -682,7 +699,7 @@ class LldbCliBackend(Backend):
                 f"lldb ({' '.join(argv)}) exited during start-up. Run it by hand to see why."
             ) from None
         try:
-            parse_json(output)
+            parse_json(output, self._markers)
         except (CommandFailed, ValueError):
             raise DependencyMissing(
                 "This lldb cannot run its Python helper (lldb built without Python?). "
@@ -741,7 +758,8 @@ class LldbCliBackend(Backend):
 
     async def _helper(self, function: str, *args: Any) -> dict[str, Any]:
         call = f"script {HELPER}.{function}({', '.join(str(a) for a in args)})"
-        answer = parse_json(await self._require_channel().run([call], self.command_timeout))
+        answer = parse_json(await self._require_channel().run([call], self.command_timeout),
+                            self._markers)
         if "error" in answer:
             raise CommandFailed(str(answer["error"]))
         return answer
@@ -750,7 +768,8 @@ class LldbCliBackend(Backend):
         """A helper call by a caller that already holds the channel's lock."""
         channel = self._require_channel()
         call = f"script {HELPER}.{function}({', '.join(str(a) for a in args)})"
-        answer = parse_json(await channel.wait(channel.send([call]), self.command_timeout, [call]))
+        answer = parse_json(await channel.wait(channel.send([call]), self.command_timeout, [call]),
+                            self._markers)
         if "error" in answer:
             raise CommandFailed(str(answer["error"]))
         return answer
@@ -998,7 +1017,9 @@ class LldbCliBackend(Backend):
             self._emit_terminated("lldb exited")
 
     def _on_log(self, payload: dict[str, Any]) -> None:
-        text = str(payload.get("text", ""))
+        text = payload.get("text")
+        if not isinstance(text, str):
+            return
         if text:
             self._flush_output()
             self.emit(OutputEvent(category="console", text=text))

@@ -1,15 +1,17 @@
 """Talking to one interactive `lldb` through its stdin and stdout.
 
 The prompt + sentinel protocol: after each batch of commands the backend writes
-`script print("__TDBG_DONE_<n>__")`; everything lldb prints up to that line is
+`script print("__TDBG_DONE_<nonce>_<n>__")`; everything lldb prints up to that line is
 the batch's output. Sentinels are numbered so that a batch that timed out and
 finishes late cannot be mistaken for the batch after it. lldb echoes every
 command after its prompt (stdin is not a terminal); `sanitize` drops those
 echoes.
 
-Lines that start with LOG_MARKER come from log points firing while the program
-runs; they are taken out of the stream wherever they appear and handed to
-`on_log`.
+The helper's answers and the log points firing while the program runs are
+lines that start with a marker holding a random nonce made per session
+(`Markers`), handed to the helper at set-up and never shown: lldb echoes every
+command, so a fixed marker in a command (`bt @@TDBG-LOG [1]`, `p "@@TDBG-LOG
+{...}"`) was read as a log point; one nobody can guess cannot be forged.
 """
 
 from __future__ import annotations
@@ -18,23 +20,59 @@ import asyncio
 import contextlib
 import json
 import re
+import secrets
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..errors import BackendDied, CommandFailed, Timeout
+from ..errors import BackendDied, CommandFailed, InvalidInput, Timeout
 from ..process import ChildProcess
 
 PROMPT = "(tdbg-lldb)"
-MARKER = "@@TDBG "
-LOG_MARKER = "@@TDBG-LOG "
-SENTINEL_RE = re.compile(r"^__TDBG_DONE_(\d+)__$")
+SENTINEL_RE = re.compile(r"^__TDBG_DONE_(?:([0-9a-f]+)_)?(\d+)__$")
 
 
-def sentinel_command(number: int) -> str:
-    return f"script print('__TDBG_DONE_{number}__')"
+@dataclass(frozen=True)
+class Markers:
+    """The line prefixes of the helper's answers and of log points, one nonce per
+    lldb process."""
+
+    nonce: str = field(default_factory=lambda: secrets.token_hex(12))
+
+    @property
+    def answer(self) -> str:
+        return f"@@TDBG-{self.nonce} "
+
+    @property
+    def log(self) -> str:
+        return f"@@TDBG-LOG-{self.nonce} "
 
 
-def lldb_quote(text: str) -> str:
-    """One lldb command argument, whatever characters it holds."""
+def sentinel_command(number: int, nonce: str = "") -> str:
+    return f"script print('__TDBG_DONE_{nonce + '_' if nonce else ''}{number}__')"
+
+
+def lldb_text(text: str, what: str = "text") -> str:
+    """`text` if it can travel inside one lldb command line, else InvalidInput.
+
+    An allowlist: printable characters only. lldb reads its stdin line by line,
+    so a newline (or a carriage return, or another line or paragraph separator)
+    in an argument would end our command and start the next one with the
+    caller's text (`platform shell ...`). Nothing can quote a newline into an
+    lldb command, so such text is refused rather than escaped."""
+    if not text.isprintable():
+        bad = next(c for c in text if not c.isprintable())
+        raise InvalidInput(
+            f"The {what} holds the character {bad!r}, which lldb cannot take in a command; "
+            "give it without control characters or line breaks.",
+            field=what,
+        )
+    return text
+
+
+def lldb_quote(text: str, what: str = "text") -> str:
+    """One lldb command argument, whatever printable characters it holds (the
+    others are refused by `lldb_text`)."""
+    lldb_text(text, what)
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("`", "\\`") + '"'
 
 
@@ -58,12 +96,12 @@ def sanitize(output: str, prompt: str = PROMPT) -> str:
     return "\n".join(kept).rstrip()
 
 
-def parse_json(output: str) -> dict[str, Any]:
-    """The helper's answer: the last MARKER line of a batch's output."""
+def parse_json(output: str, markers: Markers) -> dict[str, Any]:
+    """The helper's answer: the last line of a batch's output that starts with
+    the answer marker."""
     for line in reversed(output.splitlines()):
-        index = line.find(MARKER)
-        if index >= 0:
-            return json.loads(line[index + len(MARKER):])
+        if line.startswith(markers.answer):
+            return json.loads(line[len(markers.answer):])
     raise CommandFailed(
         "lldb's Python helper gave no answer. lldb said: " + (sanitize(output)[-800:] or "nothing"),
     )
@@ -82,8 +120,10 @@ class LldbChannel:
         child: ChildProcess,
         on_log: Callable[[dict[str, Any]], None],
         on_exit: Callable[[], None],
+        markers: Markers,
     ) -> None:
         self.child = child
+        self.markers = markers
         self.lock = asyncio.Lock()
         self._on_log = on_log
         self._on_exit = on_exit
@@ -106,7 +146,8 @@ class LldbChannel:
         self._next += 1
         future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         self._waiters[number] = future
-        text = "".join(c.rstrip("\n") + "\n" for c in commands) + sentinel_command(number) + "\n"
+        text = ("".join(c.rstrip("\n") + "\n" for c in commands)
+                + sentinel_command(number, self.markers.nonce) + "\n")
         try:
             self.child.proc.stdin.write(text.encode("utf-8"))
         except (BrokenPipeError, ConnectionResetError, RuntimeError) as exc:
@@ -168,16 +209,21 @@ class LldbChannel:
             self._line(line)
 
     def _line(self, line: str) -> None:
-        log_at = line.find(LOG_MARKER)
-        if log_at >= 0:
-            with contextlib.suppress(ValueError):
-                self._on_log(json.loads(line[log_at + len(LOG_MARKER):]))
+        if line.startswith(self.markers.log):
+            try:
+                payload = json.loads(line[len(self.markers.log):])
+            except ValueError:
+                payload = None
+            if isinstance(payload, dict):
+                # The reader must outlive whatever a callback does with a line.
+                with contextlib.suppress(Exception):
+                    self._on_log(payload)
                 return
         match = SENTINEL_RE.match(line.strip())
-        if match:
+        if match and match.group(1) == self.markers.nonce:
             output = "\n".join(self._lines)
             self._lines = []
-            future = self._waiters.pop(int(match.group(1)), None)
+            future = self._waiters.pop(int(match.group(2)), None)
             if future is not None and not future.done():
                 future.set_result(output)
             return

@@ -16,6 +16,8 @@ import threading
 
 import lldb
 
+# Set by setup() from the backend's nonce: a marker nobody can type into a
+# command, since lldb echoes commands onto the same stream.
 MARKER = "@@TDBG "
 LOG_MARKER = "@@TDBG-LOG "
 THREAD_INDEX_SHIFT = 19  # frame ids as lldb-dap makes them: thread index id << 19 | frame index
@@ -53,11 +55,13 @@ def _process():
 # --------------------------------------------------------------------------- set-up
 
 
-def setup(interrupt_fifo):
-    """Remember the debugger, and start the thread that interrupts a running
-    process: in synchronous mode lldb reads no command while the process runs,
-    so the backend writes a byte to this FIFO instead."""
-    global _debugger
+def setup(interrupt_fifo, nonce):
+    """Remember the debugger and the markers, and start the thread that
+    interrupts a running process: in synchronous mode lldb reads no command
+    while the process runs, so the backend writes a byte to this FIFO instead."""
+    global _debugger, MARKER, LOG_MARKER
+    MARKER = "@@TDBG-%s " % nonce
+    LOG_MARKER = "@@TDBG-LOG-%s " % nonce
     _debugger = lldb.debugger
     debugger = _debugger
 
@@ -100,7 +104,7 @@ def create_target(encoded):
     for remote, local in (request.get("path_map") or {}).items():
         # target.source-map, as `settings set target.source-map REMOTE LOCAL` sets it
         _debugger.HandleCommand("settings append target.source-map %s %s"
-                                % (json.dumps(remote), json.dumps(local)))
+                                % (_quote(remote), _quote(local)))
     if request.get("core"):
         process = target.LoadCore(request["core"], error)
         if error.Fail() or not process.IsValid():
@@ -108,6 +112,14 @@ def create_target(encoded):
                   % (request["core"], error.GetCString() or "unknown error"))
             return
     _emit({"ok": True, "triple": target.GetTriple()})
+
+
+def _quote(text):
+    """One argument of an lldb command, as the backend's lldb_quote makes it;
+    the backend refused text with a line break or control character before."""
+    if not text.isprintable():
+        raise ValueError("%r cannot travel in an lldb command" % text)
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("`", "\\`") + '"'
 
 
 def configure_launch(encoded):
