@@ -14,9 +14,11 @@ How it drives lldb (details and measurements in docs/backends/native.md):
 - Structured data (threads, frames, variables, breakpoints) comes from the
   Python helper tui_debugger_lldb.py as JSON; raw commands are the only text
   that reaches a person unparsed.
-- The program's stdout and stderr go to files in a private directory
-  (target.output-path / error-path), tailed into OutputEvents; the program
-  reads /dev/null, never lldb's stdin.
+- The program's stdout and stderr go to FIFOs in a private directory
+  (target.output-path / error-path), read into OutputEvents; the program
+  reads /dev/null, never lldb's stdin. FIFOs, not files: a program flooding
+  its output wrote 2.8 GB to $TMPDIR in 9 s; a pipe holds 64 KiB and the
+  program waits for us to read, as it would on a terminal.
 """
 
 from __future__ import annotations
@@ -150,7 +152,8 @@ class LldbCliBackend(Backend):
         self._function_breakpoints: list[int] = []
         self._breakpoint_seen: dict[int, tuple[bool, int | None]] = {}
         self._terminated = False
-        self._tails: list[tuple[str, str, int, Any]] = []
+        #: (category, read end, write end we hold, decoder) of each output FIFO
+        self._tails: list[tuple[str, int, int, Any]] = []
         self._tail_task: asyncio.Task[None] | None = None
         self._pid_task: asyncio.Task[None] | None = None
         self._pause_task: asyncio.Task[None] | None = None
@@ -369,7 +372,7 @@ class LldbCliBackend(Backend):
             if self._channel is not None:
                 with contextlib.suppress(Exception):
                     await self._channel.close()
-            self._tails = []
+            self._close_tails()
             if self._workdir:
                 shutil.rmtree(self._workdir, ignore_errors=True)
                 self._workdir = None
@@ -668,8 +671,14 @@ class LldbCliBackend(Backend):
         os.mkfifo(fifo, 0o600)
         stdout_path = os.path.join(self._workdir, "stdout")
         stderr_path = os.path.join(self._workdir, "stderr")
-        for path in (stdout_path, stderr_path):
-            Path(path).touch(mode=0o600)
+        for category, path in (("stdout", stdout_path), ("stderr", stderr_path)):
+            os.mkfifo(path, 0o600)
+            # Our own write end keeps the read end from seeing end of file
+            # between runs, and lets lldb-server's open for writing never wait.
+            reader = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+            writer = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+            self._tails.append(
+                (category, reader, writer, codecs.getincrementaldecoder("utf-8")("replace")))
         self._child = await spawn(
             [*argv, "--no-lldbinit"], cwd=cwd, stderr=subprocess.STDOUT, what="lldb",
             install_hint="Install lldb (sudo apt-get install lldb-19), or pass --adapter lldb-dap.",
@@ -706,10 +715,6 @@ class LldbCliBackend(Backend):
                 f"It said: {sanitize(output)[-400:]}. Use --adapter lldb-dap instead.",
             ) from None
         self._interrupt_fd = await self._open_interrupt(fifo)
-        self._tails = [
-            ("stdout", stdout_path, 0, codecs.getincrementaldecoder("utf-8")("replace")),
-            ("stderr", stderr_path, 0, codecs.getincrementaldecoder("utf-8")("replace")),
-        ]
         self._tail_task = asyncio.create_task(self._tail_output())
 
     async def _open_interrupt(self, fifo: str) -> int | None:
@@ -1055,18 +1060,30 @@ class LldbCliBackend(Backend):
                 self._flush_output()
 
     def _flush_output(self) -> None:
-        tails = []
-        for category, path, offset, decoder in self._tails:
-            try:
-                with open(path, "rb") as handle:
-                    handle.seek(offset)
-                    data = handle.read(1 << 20)
-            except OSError:
-                data = b""
-            if data:
-                offset += len(data)
-                text = decoder.decode(data)
+        """What the program wrote since the last call, up to 1 MiB per stream (a
+        flood waits in the pipe, and the program with it, until the next call)."""
+        for category, reader, _writer, decoder in self._tails:
+            chunks: list[bytes] = []
+            size = 0
+            while size < (1 << 20):
+                try:
+                    data = os.read(reader, 1 << 16)
+                except (BlockingIOError, InterruptedError):
+                    break
+                except OSError:
+                    break
+                if not data:
+                    break
+                chunks.append(data)
+                size += len(data)
+            if chunks:
+                text = decoder.decode(b"".join(chunks))
                 if text:
                     self.emit(OutputEvent(category=category, text=text))
-            tails.append((category, path, offset, decoder))
-        self._tails = tails
+
+    def _close_tails(self) -> None:
+        for _category, reader, writer, _decoder in self._tails:
+            for fd in (reader, writer):
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self._tails = []
