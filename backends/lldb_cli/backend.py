@@ -81,6 +81,9 @@ SCOPE_KINDS = {"locals": ScopeKind.locals, "globals": ScopeKind.globals,
                "registers": ScopeKind.registers}
 
 T = TypeVar("T")
+LEFT_IN_EXPRESSION = ('The process has been left at the point where it was interrupted, use '
+                      '"thread return -x" to return to the state before expression evaluation.')
+UNWOUND = "The process has been returned to the state before expression evaluation."
 EXIT_STATUS_RE = re.compile(r"exited with status = (-?\d+)")
 
 
@@ -577,6 +580,13 @@ class LldbCliBackend(Backend):
         except asyncio.TimeoutError:
             raise Timeout(f"lldb stayed busy for {timeout:g}s; try again.") from None
         released = False
+        expression = command.split(None, 1)[0] in ("expression", "dwim-print")
+        if expression:
+            # As the helper evaluates (run_expression): a fork in the expression must
+            # not be taken for a crash and unwound, which wedges the program. An
+            # option the caller gives after ours wins.
+            first, _, rest = command.partition(" ")
+            command = f"{first} --unwind-on-error false {rest}"
         try:
             future = channel.send([command])
             try:
@@ -593,6 +603,9 @@ class LldbCliBackend(Backend):
                     f"lldb is still busy with {command!r} after {timeout:g}s; the program "
                     "is probably running. Pause it (pause) or wait for the stop (await).",
                 ) from None
+            if expression and LEFT_IN_EXPRESSION in output:
+                if (await self._helper_locked("unwind_expression")).get("unwound"):
+                    output = output.replace(LEFT_IN_EXPRESSION, UNWOUND)
             info = await self._helper_locked("stop_info")
         finally:
             if not released:

@@ -210,6 +210,7 @@ def stop_info():
     if process is None or not process.IsValid():
         _emit(out)
         return
+    _restore_suppressed(process)
     state = process.GetState()
     out["pid"] = process.GetProcessID()
     out["stop_id"] = process.GetStopID()
@@ -488,9 +489,9 @@ def evaluate(encoded):
     if value.GetError().Success() and context == "repl":
         value = value.Persist()
     if value.GetError().Fail() and context != "hover":
-        value = frame.EvaluateExpression(expression)
+        value = run_expression(frame, expression)
     if value.GetError().Fail():
-        _fail(value.GetError().GetCString() or "evaluate failed")
+        _fail(_unwound_text(value.GetError().GetCString() or "evaluate failed"))
         return
     result = describe(value)
     if context == "repl":
@@ -500,6 +501,69 @@ def evaluate(encoded):
     ref = _new_ref(value) if _expandable(value) else 0
     _emit({"value": result, "type": value.GetDisplayTypeName() or None, "ref": ref,
            "named_count": value.GetNumChildren() if ref else None})
+
+
+# Signals an unwound expression left as its thread's stop reason, kept from the
+# program until it next runs: {signal number: stop id when suppressed}
+_suppressed = {}
+
+
+def run_expression(frame, expression):
+    """frame.EvaluateExpression as SBFrame does it by default, except that the
+    expression is not unwound by LLDB when it is interrupted.
+
+    LLDB 19 takes a fork or vfork inside an expression (`(int)system("true")`)
+    for a crash and unwinds, leaving the vfork child held by lldb-server and the
+    parent blocked in the kernel: the next continue never returns
+    (llvm-project#78515). With unwind-on-error off, the fork is handled as it is
+    when the program forks on its own and the call completes. A real crash then
+    stops inside the expression; unwind_expression takes it back out."""
+    options = lldb.SBExpressionOptions()
+    options.SetFetchDynamicValue(lldb.eDynamicDontRunTarget)  # target.prefer-dynamic-value
+    options.SetUnwindOnError(False)
+    options.SetIgnoreBreakpoints(True)
+    value = frame.EvaluateExpression(expression, options)
+    if value.GetError().Fail():
+        _unwind(frame.GetThread())
+    return value
+
+
+def _unwind(thread):
+    """Return from an expression left active in `thread` (True if there was one).
+    The thread's stop reason is then the expression's own (a SIGSEGV); it is
+    kept from the program when it next runs, as LLDB does when it unwinds."""
+    if thread.UnwindInnermostExpression().Fail():
+        return False
+    if thread.GetStopReason() == lldb.eStopReasonSignal:
+        signo = int(thread.GetStopReasonDataAtIndex(0))
+        signals = thread.GetProcess().GetUnixSignals()
+        if not signals.GetShouldSuppress(signo):
+            signals.SetShouldSuppress(signo, True)
+            _suppressed[signo] = thread.GetProcess().GetStopID()
+    return True
+
+
+def _restore_suppressed(process):
+    for signo, stop_id in list(_suppressed.items()):
+        if not process.IsValid() or process.GetStopID() != stop_id:
+            process.GetUnixSignals().SetShouldSuppress(signo, False)
+            del _suppressed[signo]
+
+
+def _unwound_text(message):
+    """LLDB's error for an expression run with unwind-on-error off, once
+    run_expression has unwound it."""
+    return message.replace(
+        'The process has been left at the point where it was interrupted, use '
+        '"thread return -x" to return to the state before expression evaluation.',
+        "The process has been returned to the state before expression evaluation.")
+
+
+def unwind_expression():
+    """After a raw `expression` run with unwind-on-error off: take the
+    selected thread out of an expression that was interrupted."""
+    thread = _process().GetSelectedThread()
+    _emit({"unwound": bool(thread.IsValid() and _unwind(thread))})
 
 
 # --------------------------------------------------------------------------- breakpoints
@@ -655,7 +719,7 @@ def resolve_address(encoded):
     if frame is None or not frame.IsValid():
         _fail("%r is not a function; stop the program to evaluate it as an address." % name)
         return
-    value = frame.EvaluateExpression(name)
+    value = run_expression(frame, name)
     if value.GetError().Fail():
         _fail("%r does not name a function or an address here: %s"
               % (name, (value.GetError().GetCString() or "").strip()))
@@ -690,7 +754,7 @@ def set_watchpoints(encoded):
             continue
         value = frame.GetValueForVariablePath(spec["expression"], lldb.eDynamicDontRunTarget)
         if value.GetError().Fail():
-            value = frame.EvaluateExpression(spec["expression"])
+            value = run_expression(frame, spec["expression"])
         if value.GetError().Fail():
             out.append({"verified": False,
                         "message": (value.GetError().GetCString() or "").strip().splitlines()[0]})
