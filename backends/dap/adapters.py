@@ -526,6 +526,10 @@ class DelveProfile(AdapterProfile):
             default_timeout=self.request_timeout,
             run_in_terminal=self.run_in_terminal,
             output_sink=self.backend._terminal_output,
+            # The program writes to dlv's stdout and stderr (dlv 1.20 has no
+            # outputMode); its stderr, panics included, was read only for dlv's own
+            # error reports.
+            program_stderr=True,
         )
 
     def launch_arguments(self, request: LaunchRequest) -> dict[str, Any]:

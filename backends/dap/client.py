@@ -12,6 +12,7 @@ stderr lines.
 from __future__ import annotations
 
 import asyncio
+import codecs
 import contextlib
 import inspect
 import itertools
@@ -54,8 +55,12 @@ class DapClient:
         default_timeout: float = DEFAULT_TIMEOUT,
         run_in_terminal: bool = True,
         output_sink: OutputSink | None = None,
+        program_stderr: bool = False,
     ) -> None:
         self.name = name
+        #: the adapter's stderr is also its program's (dlv's program inherits it):
+        #: forward it to output_sink as "stderr"
+        self.program_stderr = program_stderr
         self.process = process
         self.default_timeout = default_timeout
         #: what the runInTerminal targets and a TCP adapter's own stdout print
@@ -401,15 +406,24 @@ class DapClient:
     # ----------------------------------------------------------------- side streams
 
     async def _pump_stderr(self, stream: asyncio.StreamReader) -> None:
+        # Read in chunks, not lines: a program's 1 MiB line must not end the pump.
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        partial = ""
         with contextlib.suppress(Exception):
             while True:
-                line = await stream.readline()
-                if not line:
+                data = await stream.read(65536)
+                if not data:
                     break
-                text = line.decode("utf-8", "replace").rstrip()
-                if text:
-                    self.stderr_lines.append(text)
-                    log.debug("%s adapter stderr: %s", self.name, text)
+                chunk = decoder.decode(data)
+                if self.program_stderr and self.output_sink is not None and chunk:
+                    self.output_sink("stderr", chunk)
+                lines = (partial + chunk).split("\n")
+                partial = lines.pop()[-4096:]
+                for line in lines:
+                    text = line.rstrip()[:4096]
+                    if text:
+                        self.stderr_lines.append(text)
+                        log.debug("%s adapter stderr: %s", self.name, text)
 
     async def _pump_output(self, stream: asyncio.StreamReader, category: str) -> None:
         with contextlib.suppress(Exception):
