@@ -20,7 +20,7 @@ from typing import Any, AsyncIterator
 
 from backends.adapters import create_backend
 from backends.base import Backend
-from backends.errors import DebuggerError, InternalError, InvalidInput, NotSupported
+from backends.errors import DebuggerError, InternalError, InvalidInput, NotSupported, ResourceBusy
 from backends.models import (
     Completion,
     AttachRequest,
@@ -95,6 +95,10 @@ class Subscription:
             yield event
 
 
+RESTARTING = ("the session is restarting; wait for the new program (`await`, debug_wait), "
+              "then try again.")
+
+
 class Session:
     def __init__(
         self,
@@ -152,6 +156,8 @@ class Session:
         self._last_activity = time.monotonic()
         # Events from a backend this session has let go of (restart) are ignored.
         self._backend_gen = 0
+        #: a restart is replacing the backend: calls meanwhile get a typed answer
+        self._restarting = False
         self.end_requested = False
         #: the session's own one-shot breakpoint standing for "stop on entry" (native)
         self.entry_breakpoint_id: int | None = None
@@ -320,7 +326,7 @@ class Session:
     async def _configure(self) -> None:
         """Called by the backend when breakpoints may be set (DAP: after
         `initialized`, before `configurationDone`)."""
-        assert self.backend is not None
+        self._backend_now()
         paths = sorted({bp.spec.path for bp in self.breakpoints.values() if bp.spec.path})
         for path in paths:
             await self._apply_file(path)
@@ -499,9 +505,19 @@ class Session:
         raise InvalidInput(f"Cannot {what} in state {self.state.value}.")
 
     def _live_backend(self, what: str) -> Backend:
+        if self.backend is None and self._restarting:
+            raise ResourceBusy(f"Cannot {what}: {RESTARTING}")
         if self.backend is None or self.state in (SessionState.terminated, SessionState.idle):
             self._require_state({SessionState.running, SessionState.stopped}, what)
-        assert self.backend is not None
+        return self._backend_now()
+
+    def _backend_now(self) -> Backend:
+        """The backend, or a typed error while a restart replaces it (a call that
+        began before the restart may still be on its way)."""
+        if self.backend is None:
+            if self._restarting:
+                raise ResourceBusy(RESTARTING[0].upper() + RESTARTING[1:])
+            raise InvalidInput("No program is being debugged; launch or attach first.")
         return self.backend
 
     async def wait_for_state(
@@ -649,7 +665,7 @@ class Session:
         cached = self._frames.get(thread_id)
         if cached is not None:
             return cached
-        assert self.backend is not None
+        self._backend_now()
         frames, total = await self.backend.stack_trace(thread_id, 0, self.stack_levels)
         self._frames[thread_id] = (frames, total)
         return frames, total
@@ -714,7 +730,7 @@ class Session:
         return await _shared(self._scopes, frame.id, lambda: self._read_scopes(frame.id))
 
     async def _read_scopes(self, frame_id: int) -> list[Scope]:
-        assert self.backend is not None
+        self._backend_now()
         scopes = await self.backend.scopes(frame_id)
         refs = {s.ref for s in scopes}
         mine = self._scopes.get(frame_id)
@@ -938,7 +954,7 @@ class Session:
                            expression: str | None = None) -> str | None:
         """The watched value now: by its expression where it was set, else read back
         through its address and type, else its bytes."""
-        assert self.backend is not None
+        self._backend_now()
         attempts = []
         if expression:
             attempts.append(expression)
@@ -1089,14 +1105,14 @@ class Session:
             await self._apply_file(bp.spec.path)  # type: ignore[arg-type]
 
     async def _apply_file(self, path: str) -> None:
-        assert self.backend is not None
+        self._backend_now()
         bps = [bp for bp in self.breakpoints.values() if bp.spec.path == path]
         states = await self.backend.set_source_breakpoints(path, [bp.spec for bp in bps])
         for bp, state in zip(bps, states):
             self._update_from_state(bp, state)
 
     async def _apply_functions(self) -> None:
-        assert self.backend is not None
+        self._backend_now()
         bps = [bp for bp in self.breakpoints.values() if bp.spec.function]
         states = await self.backend.set_function_breakpoints([bp.spec for bp in bps])
         for bp, state in zip(bps, states):
@@ -1115,6 +1131,16 @@ class Session:
         """Relaunch the same program in this session, keeping breakpoints and output."""
         if self.launch_request is None or self.adapter is None:
             raise InvalidInput("Only a launched program can be restarted; attach again instead.")
+        if self._restarting:
+            raise ResourceBusy("A restart is already under way; wait for it (`await`, debug_wait).")
+        self._restarting = True
+        try:
+            await self._restart(origin)
+        finally:
+            self._restarting = False
+
+    async def _restart(self, origin: Origin) -> None:
+        assert self.launch_request is not None and self.adapter is not None
         backend, self.backend = self.backend, None
         self._backend_gen += 1
         if backend is not None:
