@@ -5,36 +5,60 @@ On by default; `TUI_DEBUGGER_REDACT=0` (or the config file) turns it off."""
 from __future__ import annotations
 
 import re
+from typing import Any
+
+# A key's quote, also escaped as it is inside a C or Go string the debugger shows
+# ({\"db_password\":\"x\"}), and the value after it: up to a quote, escaped or
+# not, a space or a separator (a backslash that escapes something else is part of it).
+_SEP = r"""(\s*\\?["']?\s*[:=]\s*\\?["']?)"""
+_VALUE = r"""((?:[^\s"',;}\\]|\\(?!["'])){3,})"""
+_PRIVATE_KEY = r"PRIVATE KEY(?: BLOCK)?-----"
 
 _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"(?i)\b(bearer)\s+[A-Za-z0-9\-._~+/]{8,}=*"), r"\1 [REDACTED]"),
+    # Authorization: Basic dXNlcjpwYXNz (and any other scheme's credentials)
+    (re.compile(r"(?i)\b((?:proxy-)?authorization\s*\\?[\"']?\s*[:=]\s*\\?[\"']?)"
+                r"(?!bearer\b)((?:basic|digest|token|negotiate|ntlm)\s+)?[^\s\"',;}\\]{3,}"),
+     r"\1\2[REDACTED]"),
+    # Cookie: sid=...; theme=... and Set-Cookie: whole header values
+    (re.compile(r"(?i)\b((?:set-)?cookie\s*\\?[\"']?\s*:\s*)[^\r\n\"\\]+"), r"\1[REDACTED]"),
     (
         re.compile(
             r"(?i)\b([A-Za-z0-9_\-]*(?:api[_-]?key|secret|token|passw(?:or)?d|passwd|pwd|"
             r"access[_-]?key|private[_-]?key|auth)[A-Za-z0-9_\-]*)"
-            r"(\s*[\"']?\s*[:=]\s*[\"']?)(?!(?:Bearer|Basic)\b)([^\s\"',;}]{3,})"
+            + _SEP + r"(?!(?:Bearer|Basic|\[REDACTED)\b)" + _VALUE
         ),
         r"\1\2[REDACTED]",
     ),
     # Short names: pw=..., pass: ... (whole words only: not "bypass", not "pass" alone)
     (
         re.compile(r"(?i)(?<![A-Za-z0-9])((?:[A-Za-z0-9]+[_-])*(?:pw|pass|passphrase))"
-                   r"(\s*[\"']?\s*[:=]\s*[\"']?)([^\s\"',;}]{3,})"),
+                   + _SEP + _VALUE),
         r"\1\2[REDACTED]",
     ),
-    # Credentials inside URLs: postgres://admin:s3cr3t@db, https://user:token@host
+    # Credentials inside URLs: postgres://admin:s3cr3t@db, https://user:token@host; a
+    # password may hold an @ itself (p@ss@db): up to the last @ before the host
     (
-        re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://[^\s:/@'\"]+:)([^\s@/'\"]+)(@)"),
+        re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://[^\s:/@'\"]+:)([^\s/'\"]+)(@)"),
         r"\1[REDACTED]\3",
     ),
+    # JSON Web Tokens: header.payload.signature, the first two base64url JSON
+    (re.compile(r"\beyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*"),
+     "[REDACTED-JWT]"),
     (re.compile(r"\b(AKIA|ASIA)[A-Z0-9]{16}\b"), "[REDACTED-AWS-KEY]"),
     (re.compile(r"\bgh[pousr]_[A-Za-z0-9]{30,}\b"), "[REDACTED-GITHUB-TOKEN]"),
     (re.compile(r"\bsk-[A-Za-z0-9_\-]{20,}\b"), "[REDACTED-KEY]"),
     (re.compile(r"\bxox[baprs]-[A-Za-z0-9\-]{10,}\b"), "[REDACTED-SLACK-TOKEN]"),
+    # PEM and PGP private keys; one cut short (a capped value, output read in
+    # pieces) loses its END or its BEGIN, and what remains of it is hidden too.
     (
-        re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----", re.S),
+        re.compile(r"-----BEGIN [A-Z0-9 ]*" + _PRIVATE_KEY + r".*?-----END [A-Z0-9 ]*"
+                   + _PRIVATE_KEY, re.S),
         "[REDACTED-PRIVATE-KEY]",
     ),
+    (re.compile(r"-----BEGIN [A-Z0-9 ]*" + _PRIVATE_KEY + r".*\Z", re.S),
+     "[REDACTED-PRIVATE-KEY]"),
+    (re.compile(r"\A.*?-----END [A-Z0-9 ]*" + _PRIVATE_KEY, re.S), "[REDACTED-PRIVATE-KEY]"),
     (re.compile(r"(?i)(Signing Identity:\s*)\"[^\"]+\""), r'\1"[REDACTED]"'),
     (re.compile(r"(?i)(Provisioning Profile:\s*)\"[^\"]+\""), r'\1"[REDACTED]"'),
 ]
@@ -56,6 +80,34 @@ _SECRET_NAME = re.compile(
 )
 # A string as debuggers render one: 'x', "x", b'x', or a C char* (0x1234 "x").
 _STRING_VALUE = re.compile(r"""^(?P<prefix>(?:0x[0-9a-fA-F]+\s+)?[bBrRuUfF]{0,2})(?P<q>['"])(?P<body>.+)(?P=q)$""", re.S)
+
+
+def is_secret_name(name: str) -> bool:
+    return bool(name) and _SECRET_NAME.search(name) is not None
+
+
+def redact_data(value: Any, name: str = "", secret: bool = False) -> Any:
+    """A typed value (debug-script, debug_trace): strings as output is, and every
+    string under a secret name hidden, the name being the expression or a dict
+    key on the way down (`{'api_key': 'x'}`, `password`, `secrets['db']`).
+    Numbers and booleans are left alone."""
+    secret = secret or is_secret_name(name)
+    if isinstance(value, str):
+        return "[REDACTED]" if secret and value else redact(value)
+    if isinstance(value, list):
+        return [redact_data(v, "", secret) for v in value]
+    if isinstance(value, dict):
+        return {k: redact_data(v, k if isinstance(k, str) else "", secret)
+                for k, v in value.items()}
+    return value
+
+
+def redact_hit(expression: str, hit: dict[str, Any]) -> dict[str, Any]:
+    """One hit of debug-script or debug_trace: {"type", "value"}; an error's text
+    is output, not a value of the expression."""
+    if hit.get("type") == "error":
+        return {**hit, "value": redact_data(hit.get("value"))}
+    return {**hit, "value": redact_data(hit.get("value"), expression)}
 
 
 def redact_named(name: str, value: str) -> str:

@@ -37,7 +37,7 @@ from backends.errors import CommandFailed, DebuggerError, InvalidInput, Timeout
 from backends.models import BreakpointSpec, EvalResult, LaunchRequest
 
 from .config import settings
-from .redact import redact
+from .redact import redact_hit
 from .models import SessionState
 from .session import Session
 
@@ -111,18 +111,9 @@ async def run_debug_script(
     else:
         path = os.path.normpath(os.path.join(work_dir, os.path.expanduser(file)))
         results = await _run_session(target, path, line, expression, timeout_ms, work_dir)
-    return [_redacted(r) for r in results] if settings().redact else results
-
-
-def _redacted(value: Any) -> Any:
-    """Strings anywhere in a value pass through the same redaction as output."""
-    if isinstance(value, str):
-        return redact(value)
-    if isinstance(value, list):
-        return [_redacted(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _redacted(v) for k, v in value.items()}
-    return value
+    # Strings anywhere in a value pass through the same redaction as output, and
+    # a string under a secret name (the expression, a dict key) is hidden.
+    return [redact_hit(expression, r) for r in results] if settings().redact else results
 
 
 def classify(argv: list[str], cwd: str) -> ScriptTarget:

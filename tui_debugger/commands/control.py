@@ -16,6 +16,7 @@ from backends.models import BreakpointSpec
 
 from ..config import settings
 from ..models import SessionState
+from ..redact import redact_hit
 from ..session import Session
 from .context import (
     RUNNING,
@@ -227,6 +228,8 @@ async def _trace(ctx: CommandContext, args: TraceArgs) -> TraceResult:
                 stopped_elsewhere = True  # someone's breakpoint, an exception: theirs to see
                 break
             hit = await evaluate_typed(session, kind, args.expression)
+            if settings().redact:  # as debug_evaluate and debug-script answer it
+                hit = redact_hit(args.expression, hit)
             results.append(hit)
             # The trace fills in the activity log as it goes (the TUI shows it).
             session.record_activity(ctx.origin, "trace", f"{where} {args.expression} = "
