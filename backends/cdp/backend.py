@@ -152,6 +152,22 @@ class _Handle:
     object_id: str | None
     evaluate_name: str | None = None
     extras: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    #: an array's length (from its description), so a window of it is read alone
+    indexed: int | None = None
+
+
+#: elements past which an array gets no preview (V8 reads every element for one)
+HUGE_ARRAY = 100_000
+
+# A window of an array as a small object of its own: Runtime.getProperties on a
+# 10M-element array built every descriptor (node grew to 15 GB, the server to
+# 8 GB); this reads only the elements asked for.
+_ARRAY_WINDOW = """function (start, count) {
+  const out = Object.create(null);
+  const end = Math.min(this.length >>> 0, start + count);
+  for (let i = start; i < end; i++) out[i] = this[i];
+  return out;
+}"""
 
 
 class CdpBackend(Backend):
@@ -1043,11 +1059,11 @@ class CdpBackend(Backend):
             raise CommandFailed(
                 f"Variables reference {ref} is stale (the program ran since); list scopes again."
             )
+        if count > 0 and handle.object_id and handle.indexed is not None and not handle.extras:
+            return await self._array_window(handle, start, count)
         out: list[Variable] = [self._variable(name, value, None) for name, value in handle.extras]
         if handle.object_id:
-            result = await self._require_conn().request("Runtime.getProperties", {
-                "objectId": handle.object_id, "ownProperties": True, "generatePreview": True,
-            })
+            result = await self._properties(handle.object_id)
             for prop in result.get("result") or []:
                 name = prop.get("name", "")
                 if name == "__proto__":
@@ -1073,11 +1089,57 @@ class CdpBackend(Backend):
             out = out[start: start + count if count else None]
         return out
 
+    async def _properties(self, object_id: str) -> dict[str, Any]:
+        """Runtime.getProperties with previews, unless a child is a huge array:
+        V8 builds an array's preview from all its elements (a 10M-element one in
+        scope took over 10 s); then the others get their previews one by one."""
+        conn = self._require_conn()
+        plain = await conn.request("Runtime.getProperties", {
+            "objectId": object_id, "ownProperties": True, "generatePreview": False,
+        })
+        values = [prop.get("value") or {} for prop in plain.get("result") or []]
+        if not any((child_counts(v)[1] or 0) > HUGE_ARRAY for v in values):
+            return await conn.request("Runtime.getProperties", {
+                "objectId": object_id, "ownProperties": True, "generatePreview": True,
+            })
+        for value in values[:200]:
+            if has_children(value) and (child_counts(value)[1] or 0) <= HUGE_ARRAY:
+                with contextlib.suppress(DebuggerError):
+                    again = await conn.request("Runtime.callFunctionOn", {
+                        "objectId": value["objectId"], "functionDeclaration": "function () "
+                        "{ return this; }", "generatePreview": True, "silent": True})
+                    if "preview" in (again.get("result") or {}):
+                        value["preview"] = again["result"]["preview"]
+        return plain
+
+    async def _array_window(self, handle: _Handle, start: int, count: int) -> list[Variable]:
+        conn = self._require_conn()
+        window = await conn.request("Runtime.callFunctionOn", {
+            "objectId": handle.object_id, "functionDeclaration": _ARRAY_WINDOW,
+            "arguments": [{"value": int(start)}, {"value": int(count)}], "silent": True,
+        })
+        object_id = (window.get("result") or {}).get("objectId")
+        if not object_id:
+            raise CommandFailed("Node did not give the array's elements; list the scope again.")
+        try:
+            result = await conn.request("Runtime.getProperties", {
+                "objectId": object_id, "ownProperties": True, "generatePreview": True,
+            })
+        finally:
+            with contextlib.suppress(DebuggerError):
+                await conn.request("Runtime.releaseObject", {"objectId": object_id})
+        return [
+            self._variable(prop["name"], prop["value"],
+                           child_evaluate_name(handle.evaluate_name, prop["name"]))
+            for prop in result.get("result") or [] if "value" in prop
+        ]
+
     def _variable(self, name: str, value: dict[str, Any], evaluate_name: str | None) -> Variable:
         ref = 0
-        if has_children(value):
-            ref = self._new_handle(_Handle(value["objectId"], evaluate_name or None))
         named, indexed = child_counts(value)
+        if has_children(value):
+            ref = self._new_handle(_Handle(value["objectId"], evaluate_name or None,
+                                           indexed=indexed))
         return Variable(
             name=name, value=format_remote(value), type=remote_type(value), ref=ref,
             named_count=named, indexed_count=indexed,
@@ -1092,8 +1154,9 @@ class CdpBackend(Backend):
         if details:
             raise CommandFailed(exception_message(details), expression=expression)
         value = response.get("result") or {"type": "undefined"}
-        ref = self._new_handle(_Handle(value["objectId"], expression)) if has_children(value) else 0
         named, indexed = child_counts(value)
+        ref = self._new_handle(_Handle(value["objectId"], expression, indexed=indexed)) \
+            if has_children(value) else 0
         return EvalResult(
             value=format_remote(value), type=remote_type(value), ref=ref,
             named_count=named, indexed_count=indexed,

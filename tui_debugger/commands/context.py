@@ -190,7 +190,11 @@ async def resolve_path(session: Session, ref: int, path: str) -> tuple[int, Vari
     for segment in split_path(path):
         if current_ref <= 0:
             raise InvalidInput(f"{'.'.join(walked) or path} has no children to walk into.")
-        children = await session.variables(current_ref)
+        if found is not None and segment.isdigit() and (found.indexed_count or 0) > 10_000:
+            # one element of a huge array: read it alone, not all of them
+            children = await session.variables(current_ref, int(segment), 1)
+        else:
+            children = await session.variables(current_ref)
         found = _match_child(children, segment)
         if found is None and len(children) == 1 and children[0].name in ("", "*") and children[0].ref > 0:
             children = await session.variables(children[0].ref)  # through a pointer

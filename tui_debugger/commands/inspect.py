@@ -110,6 +110,10 @@ class VariablesArgs(Args):
     start: int = Field(0, ge=0, description="Skip this many (paging).")
 
 
+#: children past which an indexed value (an array) is read by window, not whole
+WINDOWED_CHILDREN = 10_000
+
+
 async def _variables(ctx: CommandContext, args: VariablesArgs) -> VariablesResult:
     session = session_of(ctx)
     if session.state != SessionState.stopped:
@@ -131,8 +135,16 @@ async def _variables(ctx: CommandContext, args: VariablesArgs) -> VariablesResul
     # length is asked for at the same time as the children, not one round after.
     length_call = (asyncio.ensure_future(true_length(session, args.path, var.type, frame_index))
                    if args.path and not args.names else None)
+    limit = args.max_items or settings().max_items
+    # A huge array is read a window at a time: the debugger builds only what is
+    # shown (Node built all 10M elements for maxItems=10: 15 GB).
+    windowed = bool(args.path and not args.names and var.indexed_count
+                    and var.indexed_count > WINDOWED_CHILDREN)
     try:
-        children = await session.variables(ref)
+        if windowed:
+            children = await session.variables(ref, args.start, limit)
+        else:
+            children = await session.variables(ref)
         if args.path and len(children) == 1 and children[0].name in ("", "*") and children[0].ref > 0:
             # A pointer whose one child is the value it points to (delve names it ""):
             # show the fields, as `p.X` would reach them.
@@ -149,8 +161,11 @@ async def _variables(ctx: CommandContext, args: VariablesArgs) -> VariablesResul
         length = await length_call
         if length is not None:
             total = max(total, length)
-    limit = args.max_items or settings().max_items
     window = children[args.start: args.start + limit]
+    if windowed:
+        if len(children) > limit:  # a debugger without paging answered them all
+            children = children[args.start: args.start + limit]
+        total, window = max(var.indexed_count or 0, args.start + len(children)), children
     views: list[VariableView] = []
     chars = 0
     cut_for_size = False
@@ -175,7 +190,7 @@ async def _variables(ctx: CommandContext, args: VariablesArgs) -> VariablesResul
         why = "the answer size cap" if cut_for_size else f"maxItems={limit}"
         note = (f"Showing {args.start + 1}-{shown_end} of {total:,} ({why}). "
                 f"Pass start={shown_end} for more, or names/path to narrow it.")
-        if total > len(children):
+        if total > len(children) and not windowed:
             note += (f" The debugger lists only the first {len(children)}; evaluate an item "
                      f"(e.g. {args.path}[KEY]) for the others.")
     return VariablesResult(frame_index=frame_index, scope=scope.name, path=base_path,
