@@ -16,7 +16,7 @@ import sys
 from typing import Any
 
 from ..errors import BackendDied, DebuggerError, DependencyMissing, InvalidInput, Timeout
-from ..models import STDIN_PIPE, AttachRequest, ContinuedEvent, LaunchRequest
+from ..models import STDIN_PIPE, AttachRequest, ContinuedEvent, EvalResult, LaunchRequest
 from ..process import spawn
 from .backend import AdapterProfile, DapBackend
 from .client import DapClient
@@ -268,6 +268,15 @@ class LldbDapProfile(AdapterProfile):
         return {"program": program, "coreFile": core, **request.extra}
 
 
+LEFT_IN_EXPRESSION = ('The process has been left at the point where it was interrupted, use '
+                      '"thread return -x" to return to the state before expression evaluation.')
+UNWOUND = "The process has been returned to the state before expression evaluation."
+#: what lldb-dap reads as a variable path without running code: `a`, `a.b`, `a->b[2]`
+VARIABLE_PATH = re.compile(r"[A-Za-z_]\w*(?:(?:\.|->)[A-Za-z_]\w*|\[\d+\])*")
+#: the persistent result an `expression` command made: `(int) $3 = 0`
+RESULT_NAME = re.compile(r"^\(.*?\) (\$\d+) = ", re.M)
+
+
 class LldbDapBackend(DapBackend):
     """lldb-dap, with lldb 19's quirks smoothed so that it reads like the lldb-cli
     backend (docs/backends/native.md):
@@ -298,6 +307,9 @@ class LldbDapBackend(DapBackend):
         #: HOST:PORT of a gdb-remote server, when attached to one; and whether it went away
         self._remote: str | None = None
         self._remote_lost = False
+        #: signals an unwound expression left as the thread's stop reason, kept from
+        #: the program until its next stop
+        self._held_signals: set[str] = set()
 
     async def launch(self, request: LaunchRequest, configure) -> None:
         if request.core_file:
@@ -414,6 +426,8 @@ class LldbDapBackend(DapBackend):
         if isinstance(event, StoppedEvent) and (event.description or "").startswith(
                 "watchpoint"):
             event = event.model_copy(update={"reason": "data breakpoint"})
+        if self._held_signals and isinstance(event, (StoppedEvent, ExitedEvent)):
+            self._release_held_signals()
         if isinstance(event, StoppedEvent):
             sigstop = event.reason == "exception" and (event.description or "").startswith(
                 "signal SIGSTOP")
@@ -428,6 +442,70 @@ class LldbDapBackend(DapBackend):
               and self._adapter_terminated.is_set()):
             return None
         return event
+
+    # ------------------------------------------------ expressions that fork
+    # LLDB 19 takes a fork or vfork inside an expression (`(int)system("true")`)
+    # for a crash and unwinds it, leaving the vfork child held and the program
+    # blocked in the kernel: the next continue never returned (llvm-project#78515).
+    # lldb-dap's evaluate always unwinds on error, so an expression that may run
+    # code goes through `expression --unwind-on-error false` and its result `$N`
+    # is read back as a value; a real crash is unwound here, and its signal kept
+    # from the program on the next run, as LLDB does when it unwinds. The same
+    # as the lldb-cli backend's helper (run_expression).
+
+    async def _evaluate_expression(self, expression: str, frame_id: int | None, context: str,
+                                   timeout: float):
+        from ..errors import CommandFailed
+        from .backend import user_error
+
+        text = expression.strip()
+        if (context == "hover" or frame_id is None or VARIABLE_PATH.fullmatch(text)
+                or "`" in text or not text.isprintable()):
+            # No code runs, or text that must not reach a command line (a line
+            # break would end it; a backtick is substituted): lldb-dap's own evaluate.
+            return await self._evaluate(expression, frame_id, context, timeout)
+        said = (await self._evaluate(
+            f"`expression --unwind-on-error false --apply-fixits false -- {text}",
+            frame_id, "repl", timeout)).value
+        # lldb-dap echoes the command first: "(lldb) expression ..."
+        said = "\n".join(line for line in said.splitlines() if not line.startswith("(lldb) "))
+        if LEFT_IN_EXPRESSION in said:
+            await self._unwind(said, frame_id, timeout)
+            said = said.replace(LEFT_IN_EXPRESSION, UNWOUND)
+        result = RESULT_NAME.search(said)
+        if result is None:
+            error = re.search(r"^error:.*", said, re.M | re.S)
+            if error:
+                raise CommandFailed(user_error(error.group(0).strip()), expression=expression)
+            return EvalResult(value=said.strip())  # no value (void): the text
+        return await self._evaluate(result.group(1), frame_id, "watch", timeout)
+
+    async def raw_command(self, command: str, timeout: float) -> str:
+        words = command.lstrip("`").split(None, 1)
+        expression = bool(words) and words[0] in ("expression", "dwim-print")
+        if expression:
+            command = f"{words[0]} --unwind-on-error false {words[1] if len(words) > 1 else ''}"
+        said = await super().raw_command(command, timeout)
+        if expression and LEFT_IN_EXPRESSION in said:
+            await self._unwind(said, None, timeout)
+            said = said.replace(LEFT_IN_EXPRESSION, UNWOUND)
+        return said
+
+    async def _unwind(self, said: str, frame_id: int | None, timeout: float) -> None:
+        await self._evaluate("`thread return -x", frame_id, "repl", timeout)
+        signal = re.search(r"reason: signal (SIG[A-Z0-9]+)", said)
+        if signal and signal.group(1) not in self._held_signals:
+            await self._evaluate(f"`process handle {signal.group(1)} --pass false",
+                                 frame_id, "repl", timeout)
+            self._held_signals.add(signal.group(1))
+
+    def _release_held_signals(self) -> None:
+        held, self._held_signals = self._held_signals, set()
+        for name in held:
+            task = asyncio.get_running_loop().create_task(self._evaluate(
+                f"`process handle {name} --pass true", None, "repl",
+                self.profile.request_timeout))
+            task.add_done_callback(lambda t: t.cancelled() or t.exception())
 
     async def read_memory(self, address: str, count: int) -> bytes:
         from ..errors import CommandFailed

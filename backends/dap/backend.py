@@ -861,7 +861,8 @@ class DapBackend(Backend):
             self._require_session()
         if self.profile.repl_is_command_language and context == "repl":
             return await self._evaluate_command_repl(expression, frame_id)
-        return await self._evaluate(expression, frame_id, context, self.profile.request_timeout)
+        return await self._evaluate_expression(expression, frame_id, context,
+                                               self.profile.request_timeout)
 
     async def _evaluate_command_repl(self, text: str, frame_id: int | None) -> EvalResult:
         """An evaluate in a REPL that also runs the debugger's commands (lldb-dap's
@@ -880,13 +881,20 @@ class DapBackend(Backend):
         except (CommandDenied, InvalidInput) as exc:
             vetted, denied = None, exc
         try:
-            return await self._evaluate(text, frame_id, "watch", timeout)
+            return await self._evaluate_expression(text, frame_id, "watch", timeout)
         except CommandFailed:
             if vetted is not None:
                 return await self._evaluate("`" + vetted.text, frame_id, "repl", timeout)
             if isinstance(denied, CommandDenied) and names_lldb_command(text):
                 raise denied from None
             raise
+
+    async def _evaluate_expression(
+        self, expression: str, frame_id: int | None, context: str, timeout: float
+    ) -> EvalResult:
+        """An expression (never a command) in the program's language; an adapter
+        profile may evaluate it its own way."""
+        return await self._evaluate(expression, frame_id, context, timeout)
 
     async def _evaluate(
         self, expression: str, frame_id: int | None, context: str, timeout: float
