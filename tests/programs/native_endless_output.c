@@ -8,7 +8,7 @@ int main(void) {
     line[sizeof line - 2] = '\n';
     for (unsigned long n = 0;; n++) {
         fputs(line, stdout); /* LINE:write */
-        if (n % 1024 == 0) {
+        if (n % 64 == 0) {
             fprintf(stderr, "still writing %lu\n", n);
         }
     }
