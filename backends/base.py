@@ -120,6 +120,11 @@ class Backend(abc.ABC):
             "(e.g. `x = 5` in Python) where the language allows."
         )
 
+    async def return_value(self, thread_id: int) -> Variable | None:
+        """What the function a step out just left returned, where the debugger
+        knows it (lldb: the thread's stop return value). None: not known."""
+        return None
+
     # ----------------------------------------------------------------- run control
 
     @abc.abstractmethod

@@ -42,7 +42,9 @@ async def test_output_defaults_to_the_newest_whole_lines(mcp_env, tmp_path, no_l
         lines = newest.text.splitlines()
         assert lines[-1] == "line 99999 of the chatty program"
         assert all(line.startswith("line ") and line.endswith(" program") for line in lines[1:])
-        assert "earlier line(s) not shown" in lines[0] and "since=" in lines[0]
+        # Hints in MCP's own spelling (camelCase arguments), not the CLI's flags.
+        assert "earlier line(s) not shown" in lines[0] and "`since: " in lines[0]
+        assert "`head: " in lines[0] and "--" not in lines[0]
         assert newest["earlierLines"] > 90_000 or newest.text.count("dropped")
         five = await call(client, "debug_output", {"tail": 5})
         assert "".join(e["text"] for e in five["entries"]) == "".join(
@@ -51,7 +53,17 @@ async def test_output_defaults_to_the_newest_whole_lines(mcp_env, tmp_path, no_l
             f"line {i} of the chatty program" for i in range(99_995, 100_000)]
         forward = await call(client, "debug_output", {"since": five["nextCursor"]})
         assert forward["entries"] == []
-        await fails(client, "debug_output", {"since": 1, "tail": 3}, "invalid_input", "not both")
+        await fails(client, "debug_output", {"since": 1, "tail": 3}, "invalid_input",
+                    "cannot start at a cursor", "head")
+        # From the start, in pieces: the first lines, then on from the cursor.
+        first = await call(client, "debug_output", {"head": 3})
+        texts = "".join(e["text"] for e in first["entries"])
+        dropped_before = first.get("dropped", 0)
+        if not dropped_before:
+            assert texts == "".join(f"line {i} of the chatty program\n" for i in range(3))
+        assert texts.count("\n") == 3 and "`since: " in first.text
+        more = await call(client, "debug_output", {"since": first["nextCursor"], "head": 2})
+        assert "".join(e["text"] for e in more["entries"]).count("\n") == 2
 
 
 async def test_truncation_notes_give_true_lengths(mcp_env, tmp_path, no_leftover_processes):

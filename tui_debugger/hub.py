@@ -60,15 +60,21 @@ class Hub:
             paths.write_meta(name, {
                 "pid": os.getpid(), "created_at": time.time(), "program": None, "adapter": None,
             })
+            # `sessions` in another process reads the state and the program's pid here.
+            session.add_listener(lambda event, s=session: event.kind == "state" and
+                                 self.update_meta(s))
         for cb in self._on_session_created:
             cb(session)
         return session
 
     def update_meta(self, session: Session) -> None:
         if self.serve and session.name in self.servers:
+            backend = session.backend
             paths.write_meta(session.name, {
                 "pid": os.getpid(), "created_at": session.created_at,
                 "program": session.program, "adapter": session.adapter,
+                "state": session.state.value,
+                "program_pid": backend.debuggee_pid if backend is not None else None,
             })
 
     async def close_session(self, name: str) -> None:

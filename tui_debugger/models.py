@@ -39,6 +39,11 @@ class StopInfo(BaseModel):
     caused_by: Origin | None = None  # who resumed the program before this stop
     #: at a watchpoint stop: each watched value that changed, old and new
     watch_changes: list[WatchChange] = Field(default_factory=list)
+    #: after a step out: what the function left returned, as the debugger shows it
+    return_value: str | None = None
+    return_type: str | None = None
+    #: the function that returned it
+    returned_from: str | None = None
     at: float = Field(default_factory=time.time)
 
 

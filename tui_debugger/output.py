@@ -108,6 +108,41 @@ class OutputBuffer:
         return self.read(since=since, limit=count, max_chars=10**9)
 
 
+    def head_lines(self, count: int, since: int = 0, max_chars: int = 4000) -> OutputChunk:
+        """The first `count` lines from `since` (0: the oldest kept output), at most
+        `max_chars` of text, as entries cut at the last line shown. `next_cursor`
+        reads on from there: the entry that was cut is read again whole."""
+        since = max(since, 1)
+        first = self.first_seq
+        start = max(since, first)
+        out: list[OutputLine] = []
+        lines = chars = 0
+        next_cursor = max(start, self._next_seq)
+        truncated = False
+        for entry in self._entries:
+            if entry.seq < start:
+                continue
+            if lines >= count or (out and chars + len(entry.text) > max_chars):
+                next_cursor, truncated = entry.seq, True
+                break
+            text = entry.text
+            pieces = text.splitlines(keepends=True)
+            ends = sum(1 for p in pieces if p.endswith("\n"))
+            if lines + ends > count or len(text) > max_chars:
+                keep = pieces[:count - lines] if lines + ends > count else pieces
+                text = "".join(keep)
+                if len(text) > max_chars:
+                    text = text[:max_chars] + f"… [{len(text) - max_chars:,} more characters]\n"
+                next_cursor, truncated = entry.seq, True
+                out.append(OutputLine(seq=entry.seq, category=entry.category, text=text))
+                break
+            out.append(OutputLine(seq=entry.seq, category=entry.category, text=text))
+            lines += ends
+            chars += len(text)
+            next_cursor = entry.seq + 1
+        return OutputChunk(entries=out, next_cursor=next_cursor, dropped=max(0, first - since),
+                           truncated=truncated)
+
     @property
     def line_count(self) -> int:
         """Lines in the kept output (a last line without its newline counts)."""

@@ -70,11 +70,14 @@ class LiveSession:
     created_at: float
     program: str | None
     adapter: str | None
+    state: str | None = None
+    program_pid: int | None = None
 
     def to_dict(self) -> dict[str, object]:
         return {
             "name": self.name, "pid": self.pid, "socket": str(self.socket),
             "created_at": self.created_at, "program": self.program, "adapter": self.adapter,
+            "state": self.state, "program_pid": self.program_pid,
         }
 
 
@@ -126,7 +129,8 @@ def live_sessions(clean_stale: bool = True) -> list[LiveSession]:
             continue
         out.append(
             LiveSession(name, pid, sock, float(info.get("created_at", 0)),
-                        info.get("program"), info.get("adapter"))
+                        info.get("program"), info.get("adapter"), info.get("state"),
+                        info.get("program_pid"))
         )
     out.sort(key=lambda s: s.created_at)
     return out

@@ -165,6 +165,7 @@ class Session:
         #: the program stopped wait for it instead of failing (see settle)
         self._stop_expected = False
         self._pause_requested = False  # a pause was sent and its stop has not come
+        self._stepping_out_of: str | None = None  # the function a step out leaves
         #: watchpoints (data breakpoints), by the session's id
         self.watches: dict[int, Watch] = {}
         self._next_watch_id = 1
@@ -175,15 +176,21 @@ class Session:
 
     # ================================================================= value history
 
-    def note_value(self, path: str, value: str) -> bool:
-        """Records a value shown at this stop; True when the previous stop showed
-        it with another value (the 'changed since the last stop' highlight)."""
+    def note_value(self, path: str, value: str, frame: str | None = None) -> bool:
+        """Records a value shown at this stop; True when an earlier stop showed it
+        with another value in the same frame (the 'changed' highlight). `frame`
+        names the function: after a step out, the caller's `len` is compared with
+        the caller's last `len`, not with the callee's."""
         if self._values_generation != self._run_generation:
-            self._values_before = self._values_now if self._values_generation is not None else {}
+            if self._values_generation is not None:
+                self._values_before.update(self._values_now)
+                if len(self._values_before) > 20_000:  # a long session's history
+                    self._values_before = dict(self._values_now)
             self._values_now = {}
             self._values_generation = self._run_generation
-        self._values_now[path] = value
-        return path in self._values_before and self._values_before[path] != value
+        key = f"{frame}\0{path}" if frame else path
+        self._values_now[key] = value
+        return key in self._values_before and self._values_before[key] != value
 
     # ================================================================= events
 
@@ -440,6 +447,14 @@ class Session:
                     info.function = chosen.name
             except DebuggerError:
                 pass
+        stepped_out_of, self._stepping_out_of = self._stepping_out_of, None
+        if stepped_out_of and reason == "step" and thread_id is not None and self.backend:
+            # Whatever goes wrong reading it, the stop itself is reported.
+            with contextlib.suppress(Exception):
+                returned = await self.backend.return_value(thread_id)
+                if returned is not None:
+                    info.return_value, info.return_type = returned.value, returned.type
+                    info.returned_from = stepped_out_of
         if self.watches and self.backend is not None:
             frame_id = None
             with contextlib.suppress(DebuggerError):
@@ -589,6 +604,9 @@ class Session:
         self._resumed_by = origin
         self._invalidate_caches()
         previous_stop = self.stop
+        # A step out answers what the function it leaves returned (_handle_stop).
+        self._stepping_out_of = (previous_stop.function or "?") if (
+            how == "step_out" and previous_stop is not None) else None
         self.stop = None
         self.state = SessionState.running
         self._stop_expected = how != "continue"
@@ -804,6 +822,9 @@ class Session:
         self._require_state({SessionState.stopped}, "change a variable")
         variable = await backend.set_variable(container_ref, name, value)
         self._variables.clear()
+        # Scopes go too: delve answers a scope's variables as read when the scope
+        # was listed, so the changed value shows only through new scopes.
+        self._scopes.clear()
         self.publish("values", {"name": name, "value": variable.value}, origin=origin)
         return variable
 
@@ -1150,6 +1171,10 @@ class Session:
                 await asyncio.wait_for(backend.dispose(), 10)
         self._invalidate_caches()
         self.stop = None
+        self.last_stop = None
+        # Ids of the killed process mean nothing in the new one.
+        self.selected_thread_id = None
+        self.selected_frame_index = 0
         self.exit_code = None
         self.terminated_reason = None
         self.adapter_died = None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import re
 import subprocess
@@ -16,7 +17,8 @@ import sys
 from typing import Any
 
 from ..errors import BackendDied, DebuggerError, DependencyMissing, InvalidInput, Timeout
-from ..models import STDIN_PIPE, AttachRequest, ContinuedEvent, EvalResult, LaunchRequest
+from ..models import (STDIN_PIPE, AttachRequest, ContinuedEvent, EvalResult, LaunchRequest,
+                      Variable)
 from ..process import spawn
 from .backend import AdapterProfile, DapBackend
 from .client import DapClient
@@ -63,6 +65,8 @@ class DebugpyProfile(AdapterProfile):
     program_input = True
     # pydevd counts a completion's start from 0 whatever columnsStartAt1 says.
     completion_start_base = 0
+    # showReturnValue: a step out's value is the caller's local "(return) f"
+    return_value_prefix = "(return) "
 
     #: set TCP_NODELAY inside debugpy's processes (see docs/backends/dap.md)
     nodelay = True
@@ -506,6 +510,27 @@ class LldbDapBackend(DapBackend):
                 f"`process handle {name} --pass true", None, "repl",
                 self.profile.request_timeout))
             task.add_done_callback(lambda t: t.cancelled() or t.exception())
+
+    async def return_value(self, thread_id: int) -> Variable | None:
+        """lldb-dap 19 lists no return value: lldb's own answer, through its repl
+        (the thread's stop return value, described as lldb-cli describes it)."""
+        self._require_stopped()
+        script = (
+            "script import json; t = lldb.debugger.GetSelectedTarget().GetProcess()"
+            f".GetThreadByID({int(thread_id)}); v = t.GetStopReturnValue(); "
+            "print('@@TDBG' + '-RV ' + json.dumps([v.GetValue(), v.GetSummary(), "
+            "v.GetDisplayTypeName()] if v.IsValid() else None))"
+        )
+        text = await self.raw_command(script, self.profile.request_timeout)
+        found = re.search(r"@@TDBG-RV (.*)", text)
+        if not found:
+            return None
+        answer = json.loads(found.group(1))
+        if not answer:
+            return None
+        plain, summary, type_name = answer
+        value = " ".join(part for part in (plain, summary) if part) or type_name or ""
+        return Variable(name="(Return Value)", value=value, type=type_name or None)
 
     async def read_memory(self, address: str, count: int) -> bytes:
         from ..errors import CommandFailed

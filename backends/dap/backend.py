@@ -118,6 +118,9 @@ class AdapterProfile:
     start_timeout = 60.0
     #: send the requests a stopped thread answers (`_INSPECTION`) one at a time
     inspect_one_at_a_time = False
+    #: the name prefix of the local that holds a step out's return value, where
+    #: the adapter lists it among the caller's locals (debugpy's "(return) f")
+    return_value_prefix: str | None = None
 
     def __init__(self, backend: "DapBackend") -> None:
         self.backend = backend
@@ -804,6 +807,19 @@ class DapBackend(Backend):
             )
             for raw in body.get("variables") or []
         ]
+
+    async def return_value(self, thread_id: int) -> Variable | None:
+        prefix = self.profile.return_value_prefix
+        if not prefix:
+            return None
+        frames, _ = await self.stack_trace(thread_id, 0, 1)
+        if not frames:
+            return None
+        for scope in (await self.scopes(frames[0].id))[:1]:
+            for variable in await self.variables(scope.ref):
+                if variable.name.startswith(prefix):
+                    return variable
+        return None
 
     async def send_input(self, text: str, eof: bool = False) -> None:
         if self.client is None or not self.capabilities.program_input:

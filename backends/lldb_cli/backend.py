@@ -131,6 +131,7 @@ class LldbCliBackend(Backend):
             instruction_step=True,
             data_breakpoints=True,
             core_files=True,
+            set_variable=True,
         )
         self._lldb_argv = list(lldb_argv) if lldb_argv else None
         self.startup_timeout = startup_timeout
@@ -546,6 +547,21 @@ class LldbCliBackend(Backend):
                      evaluate_name=v.get("evaluate_name"))
             for v in answer["variables"]
         ]
+
+    async def return_value(self, thread_id: int) -> Variable | None:
+        self._require_stopped()
+        v = (await self._helper("return_value", int(thread_id)))["variable"]
+        if v is None:
+            return None
+        return Variable(name=v["name"], value=v["value"], type=v.get("type"), ref=v.get("ref", 0))
+
+    async def set_variable(self, container_ref: int, name: str, value: str) -> Variable:
+        self._require_stopped()
+        answer = await self._helper("set_variable", _encode(
+            {"ref": int(container_ref), "name": name, "value": value}))
+        v = answer["variable"]
+        return Variable(name=v["name"], value=v["value"], type=v.get("type"), ref=v.get("ref", 0),
+                        evaluate_name=v.get("evaluate_name"))
 
     async def evaluate(
         self, expression: str, frame_id: int | None, context: str = "repl"

@@ -471,6 +471,62 @@ def variables(ref, start, count):
     _emit({"variables": out})
 
 
+def _child_named(item, name):
+    """The value called `name` in a scope or under a value (a reference's item)."""
+    if isinstance(item, tuple):
+        _, frame_id, kind = item
+        frame = _frame_by_id(frame_id)
+        if frame is None:
+            return None, None
+        values = _scope_values(frame, kind)
+        children = [values.GetValueAtIndex(i) for i in range(values.GetSize())]
+    else:
+        frame = item.GetFrame()
+        children = [item.GetChildAtIndex(i) for i in range(item.GetNumChildren())]
+    for child in children:
+        shown = child.GetName() or ""
+        if shown == name or shown + _declaration_suffix(child) == name:
+            return child, frame
+    return None, frame
+
+
+def set_variable(encoded):
+    """As lldb-dap's setVariable (SetValueFromCString), and an expression's value
+    where the text is not a literal (`n + 1`); answers the value lldb reads back."""
+    _reset_refs_if_resumed()
+    request = _arg(encoded)
+    item = _refs.get(int(request["ref"]))
+    if item is None:
+        _fail("Variable reference %s is stale (the program resumed since). "
+              "Fetch the scopes of the current frame again." % request["ref"])
+        return
+    child, frame = _child_named(item, request["name"])
+    if child is None:
+        _fail("No variable %s there." % request["name"])
+        return
+    error = lldb.SBError()
+    if not child.SetValueFromCString(request["value"], error):
+        computed = frame.EvaluateExpression(request["value"]) if frame is not None else None
+        if computed is None or computed.GetError().Fail() or not computed.GetValue() or \
+                not child.SetValueFromCString(computed.GetValue(), error):
+            _fail("Could not set %s to %s: %s" % (request["name"], request["value"],
+                                                  error.GetCString() or "not a value of its type"))
+            return
+    _emit({"variable": _variable(child, request["name"])})
+
+
+def return_value(tid):
+    """What the function a step out left returned (lldb's "Return value:"), named
+    as lldb-dap names it."""
+    _reset_refs_if_resumed()
+    thread = _process().GetThreadByID(int(tid))
+    value = thread.GetStopReturnValue() if thread.IsValid() else None
+    if value is None or not value.IsValid():
+        _emit({"variable": None})
+        return
+    _emit({"variable": _variable(value, "(Return Value)")})
+
+
 def evaluate(encoded):
     """As lldb-dap: a variable path first (reliable and fast), then the expression
     parser. In the repl context the whole description, e.g. "(int) $0 = 6"."""

@@ -102,14 +102,14 @@ REDACT_MARGIN = 512
 
 
 def variable_view(session: Session, var: Variable, path: str, limit: int | None = None,
-                  length: int | None = None) -> VariableView:
+                  length: int | None = None, frame: str | None = None) -> VariableView:
     limit = limit or settings().max_value_chars
     shown = var.value
     if len(shown) > limit + REDACT_MARGIN:
         # Redacting a 64 KB rendering to show 1,000 characters cost ~10 ms a stop.
         shown = shown[:limit + REDACT_MARGIN]
     value, truncated = cap(redact_value(var.name, shown), limit, length, len(var.value))
-    changed = session.note_value(path, var.value)
+    changed = session.note_value(path, var.value, frame)
     count = None
     if var.named_count or var.indexed_count:
         count = (var.named_count or 0) + (var.indexed_count or 0)
@@ -119,11 +119,31 @@ def variable_view(session: Session, var: Variable, path: str, limit: int | None 
     )
 
 
+#: how the return value of a step out is named among the caller's locals
+RETURN_VALUE_NAME = "(Return Value)"
+
+
+def with_return_value(session: Session, children: list[Variable], frame_name: str | None,
+                      scope: Any) -> list[Variable]:
+    """The caller's locals after a step out, the returned value first (as lldb-dap
+    lists it in later versions), unless the debugger lists it already (debugpy's
+    "(return) f")."""
+    stop = session.stop
+    if (stop is None or stop.return_value is None or frame_name != stop.function
+            or getattr(scope.kind, "value", scope.kind) != "locals"):
+        return children
+    if any(c.name.startswith("(return") or c.name == RETURN_VALUE_NAME for c in children):
+        return children
+    return [Variable(name=RETURN_VALUE_NAME, value=stop.return_value, type=stop.return_type),
+            *children]
+
+
 def split_path(path: str) -> list[str]:
     """`a.b[0]['k']` -> ['a', 'b', '0', "'k'"]. Dots inside brackets stay."""
     parts: list[str] = []
     buf = ""
     depth = 0
+    path = path.replace("->", ".")  # C's member of a pointer: the debuggers' paths walk through it
     for ch in path:
         if ch == "[" and depth == 0:
             if buf:
@@ -214,6 +234,7 @@ async def resolve_path(session: Session, ref: int, path: str) -> tuple[int, Vari
 async def resolve_container(session: Session, ref: int, path: str) -> tuple[int, Variable]:
     """The container that holds the value at `path` (its variables reference) and
     the value itself, named as the debugger names it ("[0]", "'key'")."""
+    path = path.replace("->", ".")
     segments = split_path(path)
     if not segments:
         raise InvalidInput("Give the path of a variable, e.g. 'count' or 'order.items[0]'.")
@@ -326,7 +347,8 @@ async def build_context(session: Session, lines: int | None = None, frame_index:
     if with_locals:
         try:
             scope, _ = await pick_scope(session, idx, None)
-            children = await session.variables(scope.ref)
+            children = with_return_value(session, await session.variables(scope.ref),
+                                         frame.name, scope)
             # An answer that carries a stop stays small: short values, and as
             # many locals as fit; debug_variables has the rest.
             value_limit, budget = (160, 1_200) if embedded else (None, 6_000)
@@ -338,7 +360,7 @@ async def build_context(session: Session, lines: int | None = None, frame_index:
                 length = None
                 if len(var.value) > 10_000 and not embedded:
                     length = await true_length(session, var.name, var.type, idx)
-                view = variable_view(session, var, var.name, value_limit, length)
+                view = variable_view(session, var, var.name, value_limit, length, frame.name)
                 if len(var.value) > 10_000 and length is None and view.value_truncated:
                     view.value = view.value.rsplit("… (", 1)[0] + \
                         f"… (at least {len(var.value):,} chars; debug_variables has its length)"

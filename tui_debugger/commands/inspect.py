@@ -4,6 +4,7 @@ threads, frames, output, raw debugger commands and the activity log."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 from typing import Any
 
@@ -29,6 +30,7 @@ from .context import (
     resolve_path,
     session_of,
     variable_view,
+    with_return_value,
 )
 from .registry import Args, CliSpec, Command, CommandContext, NoArgs, register
 from .views import (
@@ -120,6 +122,7 @@ async def _variables(ctx: CommandContext, args: VariablesArgs) -> VariablesResul
         session._require_state({SessionState.stopped}, "read variables")
     frame_index = session.selected_frame_index if args.frame_index is None else args.frame_index
     scope, scopes = await pick_scope(session, frame_index, args.scope)
+    frame_name = (await session.frame(frame_index)).name  # cached with the stack
     ref = scope.ref
     base_path: str | None = None
     if args.path:
@@ -128,7 +131,7 @@ async def _variables(ctx: CommandContext, args: VariablesArgs) -> VariablesResul
         if ref <= 0:
             length = await true_length(session, args.path, var.type, frame_index) if len(
                 var.value) > settings().max_value_chars else None
-            view = variable_view(session, var, args.path, length=length)
+            view = variable_view(session, var, args.path, length=length, frame=frame_name)
             return VariablesResult(frame_index=frame_index, scope=scope.name, path=args.path,
                                    scopes=[s.name for s in scopes], variables=[view], total=1)
     # debugpy lists at most a few hundred children of a big container: its true
@@ -153,6 +156,8 @@ async def _variables(ctx: CommandContext, args: VariablesArgs) -> VariablesResul
         if length_call is not None:
             length_call.cancel()
         raise
+    if not args.path:
+        children = with_return_value(session, children, frame_name, scope)
     if args.names:
         wanted = set(args.names)
         children = [c for c in children if c.name in wanted or c.name.strip("'\"") in wanted]
@@ -176,7 +181,7 @@ async def _variables(ctx: CommandContext, args: VariablesArgs) -> VariablesResul
         # evaluate per big value at every stop, would never be seen there.
         if len(child.value) > settings().max_value_chars and not base_path and ctx.origin not in ("tui", "web"):
             length = await true_length(session, child_path, child.type, frame_index)
-        view = variable_view(session, child, child_path, length=length)
+        view = variable_view(session, child, child_path, length=length, frame=frame_name)
         # What the item costs in the answer (its path, type and all), not a guess:
         # a guess let a drilled-in dict of 5,000 items answer 31,577 characters.
         chars += len(view.model_dump_json(by_alias=True, exclude_defaults=True))
@@ -363,6 +368,14 @@ async def _set_variable(ctx: CommandContext, args: SetVariableArgs) -> SetVariab
             first_error = first_error or exc
             continue
         variable = await session.set_variable(container, found.name, args.value, ctx.origin)
+        # The answer is the value the debugger reports now, read again from fresh
+        # scopes: lldb-dap 19 replies "" for a member it did change, and delve's
+        # old scopes keep the old value.
+        with contextlib.suppress(DebuggerError):
+            fresh = next((s for s in await session.scopes(frame_index)
+                          if s.name == candidate.name), None)
+            if fresh is not None:
+                _, variable = await resolve_container(session, fresh.ref, args.path)
         view = variable_view(session, variable, args.path)
         return SetVariableResult(variable=view,
                                  message=f"{args.path} = {view.value}" +
@@ -478,21 +491,44 @@ class OutputArgs(Args):
                               "answer's nextCursor; 0 = the oldest kept). Default: the newest lines.")
     limit: int = Field(200, ge=1, le=5000, description="With since: at most this many entries.")
     tail: int | None = Field(None, ge=1, le=5000, description="The last N lines.")
+    head: int | None = Field(None, ge=1, le=5000, description="The first N lines (from since, "
+                             "else from the oldest kept).")
 
     @model_validator(mode="after")
     def _one_way(self) -> "OutputArgs":
-        if self.since is not None and self.tail is not None:
-            raise ValueError("give since (read forward) or tail (the newest lines), not both")
+        if self.tail is not None and (self.since is not None or self.head is not None):
+            raise ValueError("tail reads the newest lines and cannot start at a cursor; give "
+                             "head (with since, or alone from the start) to read lines forward")
         return self
+
+
+def option_hint(origin: str | None, name: str, value: object) -> str:
+    """An argument as the caller's front end spells it: `--since 3` on the command
+    line, `since: 3` for an agent (MCP's camelCase)."""
+    from pydantic.alias_generators import to_camel
+
+    if origin == "cli":
+        return f"`--{name.replace('_', '-')} {value}`"
+    return f"`{to_camel(name)}: {value}`"
 
 
 async def _output(ctx: CommandContext, args: OutputArgs) -> OutputResult:
     session = session_of(ctx)
-    if args.since is not None:
-        chunk = session.output.read(args.since, args.limit, settings().max_result_chars)
+    if args.head is not None or args.since is not None:
+        if args.head is not None:
+            chunk = session.output.head_lines(args.head, args.since or 0,
+                                              settings().max_result_chars)
+        else:
+            chunk = session.output.read(args.since, args.limit, settings().max_result_chars)
         entries = [e.model_copy(update={"text": redact_text(e.text)}) for e in chunk.entries]
+        note = None
+        if chunk.truncated:
+            note = (f"More output follows; read on with "
+                    f"{option_hint(ctx.origin, 'since', chunk.next_cursor)}"
+                    + (f" and {option_hint(ctx.origin, 'head', args.head)}" if args.head else "")
+                    + ".")
         return OutputResult(entries=entries, next_cursor=chunk.next_cursor, dropped=chunk.dropped,
-                            truncated=chunk.truncated)
+                            truncated=chunk.truncated, note=note)
     tail = session.output.tail_lines(args.tail, TAIL_CHARS if args.tail is None else
                                      settings().max_result_chars)
     # Consecutive lines of one stream travel as one entry: per-line entries
@@ -508,8 +544,8 @@ async def _output(ctx: CommandContext, args: OutputArgs) -> OutputResult:
     if tail.earlier_lines:
         note = (f"{tail.earlier_lines} earlier line(s) not shown"
                 + (f" ({tail.dropped} older entries already dropped)" if tail.dropped else "")
-                + f"; read them forward with since={tail.first_cursor}, "
-                f"or new output with since={tail.next_cursor}.")
+                + f"; read them from the start with {option_hint(ctx.origin, 'head', 20)}, "
+                f"or new output with {option_hint(ctx.origin, 'since', tail.next_cursor)}.")
     return OutputResult(entries=lines, next_cursor=tail.next_cursor, dropped=0,
                         truncated=False, earlier_lines=tail.earlier_lines, note=note)
 
@@ -517,14 +553,21 @@ async def _output(ctx: CommandContext, args: OutputArgs) -> OutputResult:
 register(Command(
     id="output", help="Read the program's output (stdout, stderr, debugger messages).",
     description="Program output. By default the newest whole lines (about 1.6 KB; `tail: N` for "
-    "N lines), with a note of how much came before. To page, pass a cursor as `since` (the "
-    "answer's nextCursor reads only newer output); `dropped` counts entries evicted unread.",
+    "N lines), with a note of how much came before. `head: N`: the first N lines (from `since`, "
+    "else from the start). To page, pass a cursor as `since` (the answer's nextCursor reads only "
+    "newer output; `limit` entries at most); `dropped` counts entries evicted unread.",
     args=OutputArgs, result=OutputResult, handler=_output, read_only=True, mcp="debug_output",
     cli=[CliSpec(("output",), build=lambda p: (
-        p.add_argument("--tail", type=int, metavar="N"),
-        p.add_argument("--since", type=int, default=None),
+        p.add_argument("--tail", type=int, metavar="N", help="the newest N lines"),
+        p.add_argument("--head", type=int, metavar="N",
+                       help="the first N lines (from --since, else from the start)"),
+        p.add_argument("--since", type=int, default=None, metavar="CURSOR",
+                       help="read forward from this cursor (a previous answer's next cursor)"),
+        p.add_argument("--limit", type=int, default=None, metavar="N",
+                       help="with --since: at most N entries"),
         p.add_argument("--follow", "-f", action="store_true", help="keep printing new output")),
-        adapt=lambda ns: {k: v for k, v in {"tail": ns.tail, "since": ns.since}.items()
+        adapt=lambda ns: {k: v for k, v in {"tail": ns.tail, "head": ns.head, "since": ns.since,
+                                              "limit": ns.limit}.items()
                           if v is not None})],
     tui_action=False, log_activity=False,
 ))

@@ -480,15 +480,19 @@ async def _sessions(ctx: CommandContext, args: NoArgs) -> SessionList:
     seen: set[str] = set()
     for name, session in ctx.hub.sessions.items():
         seen.add(name)
+        backend = session.backend
         entries.append(SessionListEntry(
             name=name, pid=os.getpid(), program=session.program, adapter=session.adapter,
             created_at=session.created_at, current=name == ctx.hub.current,
+            state=session.state.value,
+            program_pid=backend.debuggee_pid if backend is not None else None,
         ))
     live = paths.live_sessions()
     for s in live:
         if s.name not in seen:
             entries.append(SessionListEntry(name=s.name, pid=s.pid, program=s.program,
-                                            adapter=s.adapter, created_at=s.created_at))
+                                            adapter=s.adapter, created_at=s.created_at,
+                                            state=s.state, program_pid=s.program_pid))
     if entries and not any(e.current for e in entries):
         max(entries, key=lambda e: e.created_at).current = True
     return SessionList(sessions=entries)

@@ -29,6 +29,9 @@ def stop_line(stop: Any) -> str:
         text += f"\n  {stop.text}"
     elif stop.description and stop.reason == "exception":
         text += f"\n  {stop.description}"
+    if getattr(stop, "return_value", None) is not None:
+        typ = f" ({stop.return_type})" if stop.return_type else ""
+        text += f"\n  {stop.returned_from or 'the function'} returned {stop.return_value}{typ}"
     for change in getattr(stop, "watch_changes", None) or []:
         text += f"\n  watch #{change.watch_id} {change.expression}: {change.old} -> {change.new}"
     return text
@@ -143,9 +146,14 @@ def status(result: Any) -> str:
 def _sessions(result: Any) -> str:
     if not result.sessions:
         return "No live sessions. Start one: tui-debugger start PROGRAM"
+    def program_pid(s: Any) -> str:
+        live = s.program_pid and s.state not in ("terminated", "idle")
+        return f"pid {s.program_pid}" if live else "no program"
+
     return "\n".join(
-        f"{'*' if s.current else ' '} {s.name}  {s.adapter or '-'}  {s.program or '-'}  "
-        f"pid {s.pid}  started {time.strftime('%H:%M:%S', time.localtime(s.created_at))}"
+        f"{'*' if s.current else ' '} {s.name}  {s.state or '-'}  {s.adapter or '-'}  "
+        f"{s.program or '-'}  {program_pid(s)}  host {s.pid}  "
+        f"started {time.strftime('%H:%M:%S', time.localtime(s.created_at))}"
         for s in result.sessions
     )
 

@@ -65,9 +65,11 @@ class SessionStatus(ActionResult):
 
 class SessionListEntry(Result):
     name: str
-    pid: int
+    pid: int  # the process hosting the session
     program: str | None = None
     adapter: str | None = None
+    state: str | None = None
+    program_pid: int | None = None  # the program's, while it runs or is stopped
     created_at: float
     current: bool = False
 
