@@ -17,6 +17,7 @@ from ..config import settings
 from ..models import CURRENT_CLIENT, SessionState
 from ..redact import redact, redact_named
 from ..session import Session
+from .cvalues import c_data_value
 from .registry import CommandContext
 from .views import ContextResult, FrameView, SessionStatus, SourceLineView, VariableView
 
@@ -102,13 +103,16 @@ REDACT_MARGIN = 512
 
 
 def variable_view(session: Session, var: Variable, path: str, limit: int | None = None,
-                  length: int | None = None, frame: str | None = None) -> VariableView:
+                  length: int | None = None, frame: str | None = None,
+                  short_bytes: bool = True) -> VariableView:
     limit = limit or settings().max_value_chars
-    shown = var.value
+    # A byte buffer: its first bytes with C escapes, and its length.
+    rendered = c_data_value(var.value, var.type) if short_bytes else var.value
+    shown = rendered
     if len(shown) > limit + REDACT_MARGIN:
         # Redacting a 64 KB rendering to show 1,000 characters cost ~10 ms a stop.
         shown = shown[:limit + REDACT_MARGIN]
-    value, truncated = cap(redact_value(var.name, shown), limit, length, len(var.value))
+    value, truncated = cap(redact_value(var.name, shown), limit, length, len(rendered))
     changed = session.note_value(path, var.value, frame)
     count = None
     if var.named_count or var.indexed_count:

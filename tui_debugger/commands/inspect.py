@@ -16,6 +16,7 @@ from backends.models import Completion
 from ..config import settings
 from ..models import SessionState
 from ..session import Session
+from .cvalues import c_data_value
 from .context import (
     true_length,
     STOPPED,
@@ -230,6 +231,59 @@ class EvaluateArgs(Args):
     children: int = Field(0, ge=0, le=200, description="List this many of the value's children "
                           "(default none: evaluate `expr[i]` or `expr.attr` to drill down).")
     start: int = Field(0, ge=0, description="Skip this many children (paging).")
+    depth: int = Field(1, ge=0, le=4, description="Levels of a C struct's fields shown in its "
+                       "value (LLDB shows only `type @ address`); 0: none.")
+
+
+#: adapters whose value of a struct says only `type @ address` (LLDB's)
+LLDB_ADAPTERS = frozenset({"lldb-dap", "lldb-cli", "simctl"})
+_ADDRESS_ONLY = re.compile(r"\S.* @ 0x[0-9a-fA-F]+")
+_POINTER = re.compile(r"0x[0-9a-fA-F]+")
+_DESCRIPTION = re.compile(r"\(.*?\) \$\d+ = (.*)", re.DOTALL)
+
+
+async def _fields(session: Session, ref: int, depth: int, budget: int) -> str:
+    """`{name = value, …}` of a value's children, `depth` levels deep, in about
+    `budget` characters; byte buffers short, deeper structs as `{…}`."""
+    parts: list[str] = []
+    used = 0
+    kids = await session.variables(ref)
+    for kid in kids:
+        value = c_data_value(kid.value, kid.type)
+        if kid.ref > 0 and (_ADDRESS_ONLY.fullmatch(kid.value) or not kid.value):
+            value = (await _fields(session, kid.ref, depth - 1, max(budget - used, 40))
+                     if depth > 1 else "{…}")
+        elif value is kid.value and len(value) > 80:  # (a byte buffer is short already)
+            value = value[:80] + "…"
+        part = f"{kid.name} = {value}"
+        if parts and used + len(part) > budget:
+            parts.append(f"… {len(kids) - len(parts)} more")
+            break
+        parts.append(part)
+        used += len(part) + 2
+    return "{" + ", ".join(parts) + "}"
+
+
+async def _with_fields(session: Session, result: Any, depth: int, budget: int) -> str | None:
+    """A struct's (or a pointer to one's) value with its fields, for LLDB, whose
+    value of a struct is `point @ 0x7ffff7d82040` and of a pointer an address."""
+    if depth < 1 or result.ref <= 0 or session.adapter not in LLDB_ADAPTERS:
+        return None
+    # lldb's own description (lldb-cli's repl answer): `(point) $0 = (out = 0, …)`
+    described = _DESCRIPTION.fullmatch(result.value)
+    plain = described.group(1) if described else result.value
+    try:
+        if _ADDRESS_ONLY.fullmatch(plain) or (described and plain[:1] in "({"):
+            return await _fields(session, result.ref, depth, budget)
+        address = _POINTER.match(plain)
+        if address and (result.type or "").rstrip().endswith("*"):
+            kids = await session.variables(result.ref)
+            if len(kids) == 1 and kids[0].name.startswith("*") and kids[0].ref <= 0:
+                return f"{plain} -> {c_data_value(kids[0].value, kids[0].type)}"
+            return f"{address.group(0)} -> " + await _fields(session, result.ref, depth, budget)
+    except DebuggerError:
+        return None
+    return None
 
 
 async def _evaluate(ctx: CommandContext, args: EvaluateArgs) -> EvaluateResult:
@@ -241,7 +295,10 @@ async def _evaluate(ctx: CommandContext, args: EvaluateArgs) -> EvaluateResult:
     length = None
     if len(result.value) > limit and args.context == "repl":
         length = await true_length(session, args.expression, result.type, args.frame_index)
-    value, truncated = cap(redact_value(args.expression, result.value), limit, length)
+    shown = c_data_value(result.value, result.type, max_bytes=None)
+    if args.context == "repl":
+        shown = await _with_fields(session, result, args.depth, limit - 100) or shown
+    value, truncated = cap(redact_value(args.expression, shown), limit, length)
     children: list[VariableView] = []
     children_total = None
     if result.ref > 0 and args.context == "repl" and args.children:
@@ -329,15 +386,21 @@ EVALUATE_CHARS = 1_500
 
 
 register(Command(
-    id="evaluate", help="Evaluate an expression in the selected frame.",
-    description="Evaluate an expression in a frame of the stopped program (it may have side "
-    "effects). An expression that raises answers with the error text.",
+    id="evaluate", help="Evaluate one expression in the selected frame.",
+    description="Evaluate one expression in a frame of the stopped program (it may have side "
+    "effects); a C struct, or a pointer to one, shows its fields (`depth` levels). An "
+    "expression that raises answers with the error text.",
     args=EvaluateArgs, result=EvaluateResult, handler=_evaluate, mcp="debug_evaluate",
     cli=[CliSpec(("print",), aliases=(("p",), ("eval",)), build=lambda p: (
-        p.add_argument("expression", nargs="+", help="the expression"),
-        p.add_argument("--frame", type=int, dest="frame_index")),
+        p.add_argument("expression", nargs="+", metavar="EXPRESSION",
+                       help="ONE expression: its words are joined with spaces (`print a + b`); "
+                       "print each of several expressions with its own call"),
+        p.add_argument("--frame", type=int, dest="frame_index"),
+        p.add_argument("--depth", type=int, default=None,
+                       help="levels of a C struct's fields to show (default 1)")),
         adapt=lambda ns: {"expression": " ".join(ns.expression),
-                          **({"frame_index": ns.frame_index} if ns.frame_index is not None else {})})],
+                          **({"frame_index": ns.frame_index} if ns.frame_index is not None else {}),
+                          **({"depth": ns.depth} if ns.depth is not None else {})})],
     next_steps=lambda r: ["variables", "next", "continue"],
     applies_in=STOPPED,
 ))
