@@ -18,7 +18,7 @@ from typing import Any
 
 from ..errors import BackendDied, DebuggerError, DependencyMissing, InvalidInput, Timeout
 from ..models import (STDIN_PIPE, AttachRequest, ContinuedEvent, EvalResult, LaunchRequest,
-                      Variable)
+                      OutputEvent, Variable)
 from ..process import spawn
 from .backend import AdapterProfile, DapBackend
 from .client import DapClient
@@ -203,6 +203,8 @@ class LldbDapProfile(AdapterProfile):
     core_files = True
     #: an adapter command chosen by the caller (Xcode's, from `xcrun --find lldb-dap`)
     explicit_argv: list[str] | None = None
+    #: the FIFOs the launched program writes its stdout and stderr to (program_pipes.py)
+    output_paths: dict[str, str] | None = None
 
     def adapter_argv(self) -> list[str]:
         from ..adapters import _native_hint, find_lldb_dap
@@ -235,8 +237,11 @@ class LldbDapProfile(AdapterProfile):
         from ..lldb_cli.protocol import lldb_quote
 
         stdin = stdin_path(request)
-        arguments["preRunCommands"] = [f"settings set target.input-path {lldb_quote(stdin)}",
-                                       *(arguments.get("preRunCommands") or [])]
+        own = [f"settings set target.input-path {lldb_quote(stdin)}"]
+        if self.output_paths:
+            own += [f"settings set target.output-path {lldb_quote(self.output_paths['stdout'])}",
+                    f"settings set target.error-path {lldb_quote(self.output_paths['stderr'])}"]
+        arguments["preRunCommands"] = [*own, *(arguments.get("preRunCommands") or [])]
         return arguments
 
     def attach_arguments(self, request: AttachRequest) -> dict[str, Any]:
@@ -314,6 +319,7 @@ class LldbDapBackend(DapBackend):
         #: signals an unwound expression left as the thread's stop reason, kept from
         #: the program until its next stop
         self._held_signals: set[str] = set()
+        self._pipes = None  # the launched program's stdout and stderr (ProgramPipes)
 
     async def launch(self, request: LaunchRequest, configure) -> None:
         if request.core_file:
@@ -325,7 +331,24 @@ class LldbDapBackend(DapBackend):
                                       f"the core file {arguments['coreFile']}")
             return
         self._entry_stop_pending = request.stop_on_entry
+        if self._pipes is None and "stdio" not in request.extra:
+            # Its output as written: two pipes, not lldb-dap's pty (program_pipes.py).
+            from ..program_pipes import ProgramPipes
+
+            self._pipes = ProgramPipes(self._program_output)
+            self._pipes.open()
+            self.profile.output_paths = self._pipes.paths
         await super().launch(request, configure)
+
+    def _program_output(self, category: str, text: str) -> None:
+        # Straight to the session, not behind the adapter's queued messages: what
+        # the program wrote before a stop is told before the stop.
+        self._publish(OutputEvent(category=category, text=text))
+
+    async def dispose(self) -> None:
+        await super().dispose()
+        if self._pipes is not None:
+            self._pipes.close()
 
     async def attach(self, request: AttachRequest, configure) -> None:
         import shutil
@@ -420,7 +443,14 @@ class LldbDapBackend(DapBackend):
     async def _translate(self, message):
         from ..models import ExitedEvent, OutputEvent, StoppedEvent, TerminatedEvent
 
+        if self._pipes is not None and message.get("event") in ("stopped", "exited",
+                                                                "terminated"):
+            self._pipes.drain()  # what it wrote before it stopped or ended comes first
         event = await super()._translate(message)
+        if isinstance(event, OutputEvent) and event.category == "console":
+            event = _without_lldb_chatter(event)
+            if event is None:
+                return None
         if self._remote and isinstance(event, ExitedEvent) and event.exit_code == -1:
             # lldb's own words for a gdb-remote connection that dropped: status -1
             self._remote_lost = True
@@ -556,6 +586,21 @@ class LldbDapBackend(DapBackend):
         if not data:
             raise CommandFailed(f"lldb could not read memory at {start:#x}: {text.strip()}")
         return bytes(data[:count])
+
+
+#: lldb-dap's console lines about its own doings, not the program's: the echo of
+#: the settings we send before the launch, and the exit status (an exited event
+#: says it, and the session's status)
+_LLDB_CHATTER = re.compile(
+    r"Running preRunCommands:\n|\(lldb\) settings set target\.(?:input|output|error)-path .*\n"
+    r"|Process \d+ exited with status = .*\n?")
+
+
+def _without_lldb_chatter(event):
+    text = _LLDB_CHATTER.sub("", event.text)
+    if text == event.text:
+        return event
+    return event.model_copy(update={"text": text}) if text.strip() else None
 
 
 # =============================================================================== delve

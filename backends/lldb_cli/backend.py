@@ -14,18 +14,18 @@ How it drives lldb (details and measurements in docs/backends/native.md):
 - Structured data (threads, frames, variables, breakpoints) comes from the
   Python helper tui_debugger_lldb.py as JSON; raw commands are the only text
   that reaches a person unparsed.
-- The program's stdout and stderr go to FIFOs in a private directory
-  (target.output-path / error-path), read into OutputEvents; the program
-  reads /dev/null, never lldb's stdin. FIFOs, not files: a program flooding
-  its output wrote 2.8 GB to $TMPDIR in 9 s; a pipe holds 64 KiB and the
-  program waits for us to read, as it would on a terminal.
+- The program's stdout and stderr go to two FIFOs in a private directory
+  (target.output-path / error-path, backends/program_pipes.py), read into
+  OutputEvents as written; the program reads /dev/null, never lldb's stdin.
+  FIFOs, not files: a program flooding its output wrote 2.8 GB to $TMPDIR in
+  9 s; a pipe holds 64 KiB and the program waits for us to read, as it would
+  on a terminal.
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
-import codecs
 import contextlib
 import json
 import os
@@ -71,6 +71,7 @@ from ..models import (
     Variable,
 )
 from ..process import ChildProcess, kill_tree, pid_alive, spawn
+from ..program_pipes import ProgramPipes
 from .protocol import PROMPT, LldbChannel, Markers, lldb_quote, lldb_text, parse_json, sanitize
 
 HELPER_PATH = Path(__file__).with_name("tui_debugger_lldb.py")
@@ -156,8 +157,7 @@ class LldbCliBackend(Backend):
         self._function_breakpoints: list[int] = []
         self._breakpoint_seen: dict[int, tuple[bool, int | None]] = {}
         self._terminated = False
-        #: (category, read end, write end we hold, decoder) of each output FIFO
-        self._tails: list[tuple[str, int, int, Any]] = []
+        self._pipes: ProgramPipes | None = None
         self._tail_task: asyncio.Task[None] | None = None
         self._pid_task: asyncio.Task[None] | None = None
         self._pause_task: asyncio.Task[None] | None = None
@@ -376,7 +376,9 @@ class LldbCliBackend(Backend):
             if self._channel is not None:
                 with contextlib.suppress(Exception):
                     await self._channel.close()
-            self._close_tails()
+            if self._pipes is not None:
+                self._pipes.close()
+                self._pipes = None
             if self._workdir:
                 shutil.rmtree(self._workdir, ignore_errors=True)
                 self._workdir = None
@@ -698,16 +700,12 @@ class LldbCliBackend(Backend):
         os.chmod(self._workdir, stat.S_IRWXU)
         fifo = os.path.join(self._workdir, "interrupt")
         os.mkfifo(fifo, 0o600)
-        stdout_path = os.path.join(self._workdir, "stdout")
-        stderr_path = os.path.join(self._workdir, "stderr")
-        for category, path in (("stdout", stdout_path), ("stderr", stderr_path)):
-            os.mkfifo(path, 0o600)
-            # Our own write end keeps the read end from seeing end of file
-            # between runs, and lets lldb-server's open for writing never wait.
-            reader = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-            writer = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
-            self._tails.append(
-                (category, reader, writer, codecs.getincrementaldecoder("utf-8")("replace")))
+        # The program's stdout and stderr: two pipes read as they are written, so
+        # the two streams keep their order (program_pipes.py).
+        self._pipes = ProgramPipes(
+            lambda category, text: self.emit(OutputEvent(category=category, text=text)))
+        self._pipes.open()
+        stdout_path, stderr_path = self._pipes.paths["stdout"], self._pipes.paths["stderr"]
         self._child = await spawn(
             [*argv, "--no-lldbinit"], cwd=cwd, stderr=subprocess.STDOUT, what="lldb",
             install_hint="Install lldb (sudo apt-get install lldb-19), or pass --adapter lldb-dap.",
@@ -744,7 +742,6 @@ class LldbCliBackend(Backend):
                 f"It said: {sanitize(output)[-400:]}. Use --adapter lldb-dap instead.",
             ) from None
         self._interrupt_fd = await self._open_interrupt(fifo)
-        self._tail_task = asyncio.create_task(self._tail_output())
 
     async def _open_interrupt(self, fifo: str) -> int | None:
         """The write end of the interrupt FIFO; opening fails until the thread in
@@ -1082,37 +1079,7 @@ class LldbCliBackend(Backend):
 
     # ================================================================ program output
 
-    async def _tail_output(self) -> None:
-        with contextlib.suppress(asyncio.CancelledError):
-            while True:
-                await asyncio.sleep(0.05)
-                self._flush_output()
-
     def _flush_output(self) -> None:
-        """What the program wrote since the last call, up to 1 MiB per stream (a
-        flood waits in the pipe, and the program with it, until the next call)."""
-        for category, reader, _writer, decoder in self._tails:
-            chunks: list[bytes] = []
-            size = 0
-            while size < (1 << 20):
-                try:
-                    data = os.read(reader, 1 << 16)
-                except (BlockingIOError, InterruptedError):
-                    break
-                except OSError:
-                    break
-                if not data:
-                    break
-                chunks.append(data)
-                size += len(data)
-            if chunks:
-                text = decoder.decode(b"".join(chunks))
-                if text:
-                    self.emit(OutputEvent(category=category, text=text))
-
-    def _close_tails(self) -> None:
-        for _category, reader, writer, _decoder in self._tails:
-            for fd in (reader, writer):
-                with contextlib.suppress(OSError):
-                    os.close(fd)
-        self._tails = []
+        """What the program wrote, before a stop or its end is reported."""
+        if self._pipes is not None:
+            self._pipes.drain()
