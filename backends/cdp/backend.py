@@ -154,6 +154,9 @@ class _Handle:
     extras: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     #: an array's length (from its description), so a window of it is read alone
     indexed: int | None = None
+    #: for a scope: its frame and its index in the frame's scope chain (setVariableValue)
+    frame_id: int | None = None
+    scope_number: int | None = None
 
 
 #: elements past which an array gets no preview (V8 reads every element for one)
@@ -184,6 +187,7 @@ class CdpBackend(Backend):
             pause=True,
             terminate=True,
             attach_pid=True,
+            set_variable=True,
             exception_filters=list(EXCEPTION_FILTERS),
         )
         self._conn: CdpConnection | None = None
@@ -209,6 +213,9 @@ class CdpBackend(Backend):
         self._visible_stop = False
         self._last_action: str | None = None  # "step" or "pause" until the next stop
         self._handles: dict[int, _Handle] = {}
+        #: values set in a scope at this pause, by (frame, scope number, name): V8's
+        #: scope objects answer the values of the moment it paused
+        self._scope_sets: dict[tuple[int, int, str], dict[str, Any]] = {}
         self._frame_ids: list[int] = []
         self._frames_by_id: dict[int, dict[str, Any]] = {}
         self._next_handle = itertools.count(1)
@@ -746,6 +753,7 @@ class CdpBackend(Backend):
         self._paused = params
         self._visible_stop = False
         self._handles.clear()
+        self._scope_sets.clear()
         self._frames_by_id.clear()
         self._frame_ids = []
         for call_frame in params.get("callFrames") or []:
@@ -757,6 +765,7 @@ class CdpBackend(Backend):
         self._paused = None
         self._visible_stop = False
         self._handles.clear()
+        self._scope_sets.clear()
         self._frames_by_id.clear()
         self._frame_ids = []
 
@@ -1028,7 +1037,8 @@ class CdpBackend(Backend):
                 this = call_frame.get("this") or {}
                 if this.get("type") not in (None, "undefined"):
                     extras.append(("this", this))
-            ref = self._new_handle(_Handle(scope.get("object", {}).get("objectId"), None, extras))
+            ref = self._new_handle(_Handle(scope.get("object", {}).get("objectId"), None, extras,
+                                           frame_id=frame_id, scope_number=index))
             scopes.append(Scope(
                 name=name, kind=_SCOPE_KINDS.get(kind, ScopeKind.other), ref=ref,
                 expensive=kind == "global",
@@ -1076,6 +1086,9 @@ class CdpBackend(Backend):
                     continue
                 else:
                     value = {"type": "undefined"}
+                if handle.scope_number is not None:
+                    value = self._scope_sets.get(
+                        (handle.frame_id or 0, handle.scope_number, name), value)
                 out.append(self._variable(name, value, child_evaluate_name(handle.evaluate_name, name)))
             for prop in result.get("privateProperties") or []:
                 if "value" in prop:
@@ -1133,6 +1146,53 @@ class CdpBackend(Backend):
                            child_evaluate_name(handle.evaluate_name, prop["name"]))
             for prop in result.get("result") or [] if "value" in prop
         ]
+
+    async def set_variable(self, container_ref: int, name: str, value: str) -> Variable:
+        """A scope's variable through Debugger.setVariableValue, an object's property
+        by assignment; `value` is evaluated in the scope's frame first. Answers the
+        value as the inspector reads it back."""
+        self._require_paused()
+        handle = self._handles.get(container_ref)
+        if handle is None:
+            raise CommandFailed(
+                f"Variables reference {container_ref} is stale (the program ran since); "
+                "list scopes again.")
+        response = await self.evaluate_remote(value, handle.frame_id)
+        if response.get("exceptionDetails"):
+            raise CommandFailed(f"Could not set {name} to {value}: "
+                                f"{exception_message(response['exceptionDetails'])}")
+        new = response.get("result") or {"type": "undefined"}
+        if "objectId" in new:
+            argument: dict[str, Any] = {"objectId": new["objectId"]}
+        elif "unserializableValue" in new:
+            argument = {"unserializableValue": new["unserializableValue"]}
+        elif new.get("type") == "undefined":
+            argument = {}
+        else:
+            argument = {"value": new.get("value")}
+        conn = self._require_conn()
+        if handle.scope_number is not None and handle.frame_id is not None:
+            await conn.request("Debugger.setVariableValue", {
+                "scopeNumber": handle.scope_number, "variableName": name, "newValue": argument,
+                "callFrameId": self._call_frame(handle.frame_id)["callFrameId"]})
+            # Read back in the frame: the scope object still holds the old value.
+            now = await self.evaluate_remote(name, handle.frame_id)
+            if not now.get("exceptionDetails") and now.get("result"):
+                self._scope_sets[(handle.frame_id, handle.scope_number, name)] = now["result"]
+        elif handle.object_id:
+            answer = await conn.request("Runtime.callFunctionOn", {
+                "objectId": handle.object_id,
+                "functionDeclaration": "function (key, value) { this[key] = value; }",
+                "arguments": [{"value": name}, argument]})
+            if answer.get("exceptionDetails"):
+                raise CommandFailed(f"Could not set {name}: "
+                                    f"{exception_message(answer['exceptionDetails'])}")
+        else:
+            raise InvalidInput(f"{name} is not a variable that can be changed here.")
+        for variable in await self.variables(container_ref):
+            if variable.name == name:
+                return variable
+        return self._variable(name, new, None)
 
     def _variable(self, name: str, value: dict[str, Any], evaluate_name: str | None) -> Variable:
         ref = 0
