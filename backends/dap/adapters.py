@@ -447,7 +447,8 @@ class LldbDapBackend(DapBackend):
                                                                 "terminated"):
             self._pipes.drain()  # what it wrote before it stopped or ended comes first
         event = await super()._translate(message)
-        if isinstance(event, OutputEvent) and event.category == "console":
+        if isinstance(event, OutputEvent) and event.category in ("console", "stdout"):
+            # (what lldb's Python prints comes as the adapter's stdout)
             event = _without_lldb_chatter(event)
             if event is None:
                 return None
@@ -589,11 +590,11 @@ class LldbDapBackend(DapBackend):
 
 
 #: lldb-dap's console lines about its own doings, not the program's: the echo of
-#: the settings we send before the launch, and the exit status (an exited event
-#: says it, and the session's status)
+#: the settings we send before the launch, the exit status (an exited event says
+#: it, and the session's status), and our own return-value query's answer
 _LLDB_CHATTER = re.compile(
     r"Running preRunCommands:\n|\(lldb\) settings set target\.(?:input|output|error)-path .*\n"
-    r"|Process \d+ exited with status = .*\n?")
+    r"|Process \d+ exited with status = .*\n?|@@TDBG-RV .*\n?")
 
 
 def _without_lldb_chatter(event):

@@ -314,3 +314,43 @@ def crash_core(program: Path, directory: Path, env: dict[str, str] | None = None
     if not core.exists():
         raise BuildFailed(f"gdb wrote no core for {program}")
     return core
+
+
+#: zlib's example programs, as Debian's zlib1g-dev ships them (scripts/test installs it)
+ZLIB_EXAMPLES = Path("/usr/share/doc/zlib1g-dev/examples")
+
+
+def zran_program() -> Path:
+    """zlib's zran.c example (random access into a gzip file), a real C program
+    none of us wrote, built with `gcc -g -O0 -DTEST` against the system's zlib.
+    Raises BuildFailed when zlib1g-dev is missing."""
+    import gzip
+
+    workdir = BUILD / "zran"
+    output = workdir / "zran"
+    if output.exists():
+        return output
+    workdir.mkdir(parents=True, exist_ok=True)
+    for name in ("zran.c", "zran.h"):
+        plain, packed = ZLIB_EXAMPLES / name, ZLIB_EXAMPLES / f"{name}.gz"
+        if plain.exists():
+            shutil.copyfile(plain, workdir / name)
+        elif packed.exists():
+            (workdir / name).write_bytes(gzip.decompress(packed.read_bytes()))
+        else:
+            raise BuildFailed(f"{plain} is missing: install zlib1g-dev (scripts/test does)")
+    gcc = shutil.which("gcc") or shutil.which("cc")
+    if gcc is None:
+        raise BuildFailed("gcc is not installed (sudo apt-get install gcc)")
+    _build([gcc, "-g", "-O0", "-DTEST", "-o", "{out}", str(workdir / "zran.c"), "-lz"], output)
+    return output
+
+
+def zran_input(directory: Path) -> Path:
+    """A gzip file for zran: 200,000 numbered lines (1.3 MB, two access points)."""
+    import gzip
+
+    path = directory / "numbers.gz"
+    path.write_bytes(gzip.compress("".join(f"{i}\n" for i in range(1, 200_001)).encode(),
+                                   mtime=0))
+    return path
