@@ -87,3 +87,48 @@ async def test_run_core_opens_post_mortem(tmp_path):
                                             for n in app._notifications), what="the refusal")
         assert app.state == "stopped"
         await app.action_quit()
+
+
+async def test_step_out_value_struct_fields_and_short_buffers(tmp_path):
+    """Shift+F11 out of a C function: its returned value heads Variables; a byte
+    buffer is short there; `*item` in the console shows the struct's fields."""
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    from tests.support.tui import tree_labels
+    from tui_debugger.tui.widgets.console_results import ConsoleResults
+
+    require(find_lldb_dap() is not None and shutil.which("gcc") is not None, "lldb-dap and gcc")
+    source = tmp_path / "inventory.c"
+    text = (Path(__file__).resolve().parent.parent / "examples" / "inventory.c").read_text()
+    # A byte buffer among restock's caller's locals.
+    source.write_text(text.replace("    int restocked = 0;\n",
+                                   "    int restocked = 0;\n    unsigned char seen[4096] = {11, 206};\n"))
+    program = tmp_path / "inventory"
+    subprocess.run(["gcc", "-g", "-O0", "-o", str(program), str(source)], check=True)
+    body = next(n for n, line in enumerate(source.read_text().splitlines(), 1)
+                if "int missing = minimum - item->quantity;" in line)
+    app = create_app("launch", {"program": str(program), "adapter": "lldb-dap",
+                                "breakpoints": [f"{source}:{body}"]}, None)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: app.state == "stopped" and app.variables.filled > 0,
+                         what="the stop in restock")
+        await pilot.press("alt+c")
+        app.focused.value = "*item"
+        await pilot.press("enter")
+        results = app.query_one(ConsoleResults)
+        await wait_until(pilot, lambda: len(results.root.children) == 1, what="the console result")
+        assert 'sku = 0x' in results.root.children[0].label.plain
+        assert "quantity = 12}" in results.root.children[0].label.plain
+
+        await pilot.press("shift+f11")
+        await wait_until(pilot, lambda: app.state == "stopped" and any(
+            "(Return Value)" in label for label in tree_labels(app.variables)),
+            what="the returned value in Variables")
+        labels = tree_labels(app.variables)
+        assert labels[0] == "Locals"
+        assert labels[1].strip().startswith("(Return Value) = 0") and "int" in labels[1]
+        seen = next(label for label in labels if label.strip().startswith("seen"))
+        assert '"\\v\\xce…"' in seen and "(4096 bytes)" in seen, seen
+        await app.action_quit()
