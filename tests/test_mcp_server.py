@@ -269,7 +269,7 @@ async def test_agent_safety(mcp_env, tmp_path, monkeypatch, no_leftover_processe
         assert "more chars" in by_name["big"]["value"]
         page = await call(client, "debug_variables", {"path": "table", "maxItems": 5})
         assert page["truncated"] and page["total"] >= 300 and len(page["variables"]) == 5
-        assert "start=5" in page["note"] and "names/path" in page["note"]
+        assert "`start: 5`" in page["note"] and "names/path" in page["note"]
         assert "hunter2" not in (await call(client, "debug_evaluate", {"expression": "password"})).text
 
         output = await call(client, "debug_output", {"since": 0})

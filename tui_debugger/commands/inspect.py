@@ -193,9 +193,10 @@ async def _variables(ctx: CommandContext, args: VariablesArgs) -> VariablesResul
     shown_end = args.start + len(views)
     note = None
     if shown_end < total:
-        why = "the answer size cap" if cut_for_size else f"maxItems={limit}"
+        why = "the answer size cap" if cut_for_size else option_hint(ctx.origin, "max_items", limit)
         note = (f"Showing {args.start + 1}-{shown_end} of {total:,} ({why}). "
-                f"Pass start={shown_end} for more, or names/path to narrow it.")
+                f"Pass {option_hint(ctx.origin, 'start', shown_end)} for more, or names/path "
+                "to narrow it.")
         if total > len(children) and not windowed:
             note += (f" The debugger lists only the first {len(children)}; evaluate an item "
                      f"(e.g. {args.path}[KEY]) for the others.")
