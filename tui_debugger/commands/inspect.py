@@ -232,8 +232,7 @@ class EvaluateArgs(Args):
     children: int = Field(0, ge=0, le=200, description="List this many of the value's children "
                           "(default none: evaluate `expr[i]` or `expr.attr` to drill down).")
     start: int = Field(0, ge=0, description="Skip this many children (paging).")
-    depth: int = Field(1, ge=0, le=4, description="Levels of a C struct's fields shown in its "
-                       "value (LLDB shows only `type @ address`); 0: none.")
+    depth: int = Field(1, ge=0, le=4, description="Levels of a C struct's fields shown.")
 
 
 #: adapters whose value of a struct says only `type @ address` (LLDB's)
@@ -389,8 +388,7 @@ EVALUATE_CHARS = 1_500
 register(Command(
     id="evaluate", help="Evaluate one expression in the selected frame.",
     description="Evaluate one expression in a frame of the stopped program (it may have side "
-    "effects); a C struct, or a pointer to one, shows its fields (`depth` levels). An "
-    "expression that raises answers with the error text.",
+    "effects). An expression that raises answers with the error text.",
     args=EvaluateArgs, result=EvaluateResult, handler=_evaluate, mcp="debug_evaluate",
     cli=[CliSpec(("print",), aliases=(("p",), ("eval",)), build=lambda p: (
         p.add_argument("expression", nargs="+", metavar="EXPRESSION",
@@ -555,8 +553,7 @@ class OutputArgs(Args):
                               "answer's nextCursor; 0 = the oldest kept). Default: the newest lines.")
     limit: int = Field(200, ge=1, le=5000, description="With since: at most this many entries.")
     tail: int | None = Field(None, ge=1, le=5000, description="The last N lines.")
-    head: int | None = Field(None, ge=1, le=5000, description="The first N lines (from since, "
-                             "else from the oldest kept).")
+    head: int | None = Field(None, ge=1, le=5000, description="The first N lines (from since).")
 
     @model_validator(mode="after")
     def _one_way(self) -> "OutputArgs":
@@ -617,9 +614,9 @@ async def _output(ctx: CommandContext, args: OutputArgs) -> OutputResult:
 register(Command(
     id="output", help="Read the program's output (stdout, stderr, debugger messages).",
     description="Program output. By default the newest whole lines (about 1.6 KB; `tail: N` for "
-    "N lines), with a note of how much came before. `head: N`: the first N lines (from `since`, "
-    "else from the start). To page, pass a cursor as `since` (the answer's nextCursor reads only "
-    "newer output; `limit` entries at most); `dropped` counts entries evicted unread.",
+    "N lines, `head: N` for the first), with a note of how much came before. To page, pass a "
+    "cursor as `since` (the answer's nextCursor reads only newer output); `dropped` counts "
+    "entries evicted unread.",
     args=OutputArgs, result=OutputResult, handler=_output, read_only=True, mcp="debug_output",
     cli=[CliSpec(("output",), build=lambda p: (
         p.add_argument("--tail", type=int, metavar="N", help="the newest N lines"),
