@@ -249,3 +249,37 @@ async def test_set_on_node(mcp_env, tmp_path, no_leftover_processes):
         await call(client, "debug_continue", {"waitMs": 20000})
         said = await call(client, "debug_output", {})
         assert "total 5 8" in said.text
+
+
+def test_lldb_renderings_of_bytes_become_c():
+    from tui_debugger.commands.cvalues import c_data_value, c_escape, lldb_string_bytes
+
+    # lldb-dap's own rendering of zran's input buffer (issue 33), cut by LLDB.
+    rendered = '"\\v\u0382\\xb3\\xe0,8\\U00000016<"...'
+    assert c_data_value(rendered, "unsigned char[16384]") == \
+        '"\\v\\xce\\x82\\xb3\\xe0,8\\x16<…" (16384 bytes)'
+    assert lldb_string_bytes('a\\0\\x7f\\t\\"\\\\')[0] == b'a\x00\x7f\t"\\'
+    assert c_escape(bytes(range(0x1e, 0x23)) + b"\xff") == '\\x1e\\x1f !\\"\\xff'
+    many = '"' + "x" * 100 + '"'
+    assert c_data_value(many, "char[100]") == '"' + "x" * 32 + '…" (100 bytes)'
+    assert c_data_value(many, "char[100]", max_bytes=None) == many + " (100 bytes)"
+    assert c_data_value('0x0000000000401000 "TEA-01"', "const char *") == \
+        '0x0000000000401000 "TEA-01"'
+    # Not bytes, or not a string: as it was.
+    assert c_data_value('"abc"', "int[3]") == '"abc"'
+    assert c_data_value("0x0000000000000000", "unsigned char *") == "0x0000000000000000"
+
+
+def test_output_head_reads_lines_from_the_start_and_on():
+    from tui_debugger.output import OutputBuffer
+
+    buf = OutputBuffer()
+    buf.append("stderr", "built\n")
+    buf.append("stdout", "1\n2\n3\n")
+    buf.append("stderr", "done\n")
+    first = buf.head_lines(2)
+    assert [e.text for e in first.entries] == ["built\n", "1\n"] and first.truncated
+    assert first.next_cursor == 2  # the cut entry is read again whole
+    rest = buf.head_lines(10, since=first.next_cursor)
+    assert [e.text for e in rest.entries] == ["1\n2\n3\n", "done\n"] and not rest.truncated
+    assert rest.next_cursor == buf.next_seq
