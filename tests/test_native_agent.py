@@ -63,6 +63,7 @@ def _tdb(cwd, *args: str, check: bool = True) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(180)  # some twenty CLI calls, each a Python start-up: ~65 s under load
 def test_cli_on_zran(adapter, tmp_path, no_leftover_daemons, no_leftover_processes):
     program = _zran()
     source = program.with_name("zran.c")
@@ -79,7 +80,6 @@ def test_cli_on_zran(adapter, tmp_path, no_leftover_daemons, no_leftover_process
         # A 16 KB buffer at a stop: a few dozen bytes with C escapes, and its length.
         assert "buf (unsigned char[16384]) = " in started.stdout
         assert "(16384 bytes)" in started.stdout and "\\U000" not in started.stdout
-        assert "pid " in _tdb(tmp_path, "sessions").stdout
         sessions = json.loads(_tdb(tmp_path, "sessions", "--json").stdout)["sessions"]
         assert sessions[0]["state"] == "stopped" and sessions[0]["programPid"] > 0
         old_thread = json.loads(_tdb(tmp_path, "status", "--json").stdout)["selectedThreadId"]
