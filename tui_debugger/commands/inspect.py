@@ -278,8 +278,10 @@ async def _with_fields(session: Session, result: Any, depth: int, budget: int) -
         address = _POINTER.match(plain)
         if address and (result.type or "").rstrip().endswith("*"):
             kids = await session.variables(result.ref)
-            if len(kids) == 1 and kids[0].name.startswith("*") and kids[0].ref <= 0:
-                return f"{plain} -> {c_data_value(kids[0].value, kids[0].type)}"
+            # LLDB lists a struct's fields under a pointer to it, and `*p` under
+            # a pointer to anything else (an int, a char *).
+            if len(kids) == 1 and kids[0].name.startswith("*"):
+                return f"{address.group(0)} -> {c_data_value(kids[0].value, kids[0].type)}"
             return f"{address.group(0)} -> " + await _fields(session, result.ref, depth, budget)
     except DebuggerError:
         return None
