@@ -306,7 +306,7 @@ def start_orphan_watchdog() -> None:
     env = {k: v for k, v in os.environ.items() if k != HOST_TAG}
     with contextlib.suppress(OSError):
         _watchdog = subprocess.Popen(
-            [sys.executable, "-S", "-c", _WATCHDOG, HOST_TAG, tag],
+            [sys.executable, "-I", "-S", "-c", _WATCHDOG, HOST_TAG, tag],
             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             start_new_session=True, env=env)
 

@@ -80,7 +80,8 @@ class DebugpyProfile(AdapterProfile):
             self.nodelay = nodelay
 
     def adapter_argv(self) -> list[str]:
-        return [sys.executable, "-m", "debugpy.adapter"]
+        # -P: the adapter runs in the program's directory; -m would import from it.
+        return [sys.executable, "-P", "-m", "debugpy.adapter"]
 
     async def start_adapter(self, request: LaunchRequest | AttachRequest) -> DapClient:
         if isinstance(request, AttachRequest) and request.pid is None and request.port:
