@@ -56,7 +56,7 @@ from backends.process import (
     stop_orphan_watchdog,
 )
 
-from . import __version__, paths
+from . import __version__, paths, wire
 from .commands import registry
 from .commands.registry import Command, Result
 from .execute import validate_args
@@ -415,10 +415,14 @@ def jsonrpc_problem(line: str) -> dict[str, Any] | None | bool:
         return {"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": message}}
 
     if len(line) > MAX_MESSAGE_BYTES:
+        # Answered with the request's id, or its caller would wait for ever.
         return error(-32600, f"Invalid Request: a message of {len(line):,} characters; the "
-                     f"limit is {MAX_MESSAGE_BYTES:,}. Send a shorter one.")
+                     f"limit is {MAX_MESSAGE_BYTES:,}. Send a shorter one.",
+                     wire.message_id(line))
     try:
-        message = json.loads(line)
+        message = wire.decode(line, wire.MAX_DEPTH)
+    except wire.TooDeep as exc:
+        return error(-32600, f"Invalid Request: {exc}.", wire.message_id(line))
     except ValueError as exc:
         return error(-32700, f"Parse error: not JSON ({exc}). Send one JSON-RPC 2.0 object "
                      "per line.")
