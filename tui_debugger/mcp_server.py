@@ -546,9 +546,17 @@ def http_token() -> tuple[str, str, bool]:
     token = secrets.token_urlsafe(32)
     with contextlib.suppress(OSError):
         path.unlink()
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w") as out:
-        out.write(token + "\n")
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "w") as out:
+            out.write(token + "\n")
+    except OSError as exc:
+        # A full disk: no empty token file left for the next start to trip on.
+        with contextlib.suppress(OSError):
+            path.unlink()
+        raise DebuggerError(f"Cannot write the HTTP token to {path}: {exc.strerror or exc}. "
+                            "Free space there, or set TUI_DEBUGGER_RUNTIME_DIR to another "
+                            "directory.", ErrorCode.command_failed) from None
     return token, str(path), True
 
 
