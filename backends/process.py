@@ -219,32 +219,38 @@ async def end_descendants(grace: float = 0.5) -> None:
         await kill_tree(pid, grace)
 
 
-def _zombie_children(pid: int) -> set[int]:
-    found: set[int] = set()
+def _proc_table() -> dict[int, tuple[str, int, int]]:
+    """pid -> (state, ppid, start time) of every process, in one pass over /proc."""
+    table: dict[int, tuple[str, int, int]] = {}
     try:
         entries = os.listdir("/proc")
     except OSError:
-        return found
+        return table
     for entry in entries:
         if not entry.isdigit():
             continue
         try:
             with open(f"/proc/{entry}/stat") as f:
                 fields = f.read().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
+            table[int(entry)] = (fields[0], int(fields[1]), int(fields[19]))
+        except (OSError, IndexError, ValueError):
             continue
-        if len(fields) > 1 and fields[0] == "Z" and fields[1] == str(pid):
-            found.add(int(entry))
-    return found
+    return table
 
 
-def reap_orphans(seen_before: set[int]) -> set[int]:
+def _zombie_children(pid: int, table: dict[int, tuple[str, int, int]] | None = None) -> set[int]:
+    table = _proc_table() if table is None else table
+    return {p for p, (state, ppid, _) in table.items() if state == "Z" and ppid == pid}
+
+
+def reap_orphans(seen_before: set[int],
+                 table: dict[int, tuple[str, int, int]] | None = None) -> set[int]:
     """Reap the zombies among this process's children that nobody else waits
     for: debuggees adopted as a subreaper once their adapter let go of them.
     Only zombies already seen by the previous call (`seen_before`) are reaped,
     so a child whose own parent code is about to wait for it (subprocess.run)
     keeps its exit status. Returns the zombies to pass to the next call."""
-    zombies = _zombie_children(os.getpid()) - _spawned
+    zombies = _zombie_children(os.getpid(), table) - _spawned
     for pid in zombies & seen_before:
         with contextlib.suppress(ChildProcessError, OSError):
             os.waitpid(pid, os.WNOHANG)
@@ -257,24 +263,100 @@ async def reap_orphans_forever(interval: float = 1.0) -> None:
     seen: set[int] = set()
     while True:
         await asyncio.sleep(interval)
-        seen = reap_orphans(seen)
+        table = _proc_table()
+        seen = reap_orphans(seen, table)
+        _report_descendants(table)
 
 
 # A process of its own that outlives this one, to end what it leaves behind. Its
 # children die with it (PR_SET_PDEATHSIG), but a program under a debugger is
 # their child: when lldb-server is killed at once, the kernel detaches the
-# program and it runs on, re-parented to init. Every process started below this
-# one carries HOST_TAG in its environment; when the watchdog's stdin reaches end
-# of file without "done" (this process died), it ends every process of ours
-# that carries the tag.
+# program and it runs on, re-parented to init. And a program's grandchild that
+# double-forks, calls setsid and clears its environment escapes both the process
+# group and any tag. So the watchdog knows them two ways:
+# * every process started below this one carries HOST_TAG in its environment;
+# * this host (a child subreaper, so orphans below it become its children) sends
+#   the watchdog every descendant it sees, once a second ("PID START" lines), and
+#   the watchdog holds a pidfd on each: a record that a reused pid cannot fool.
+# When the watchdog's stdin reaches end of file without "done" (this process
+# died), it kills every recorded process, whatever it became since (setsid, a
+# new name, an empty environment), the processes below them, and every process
+# of ours that carries the tag.
 HOST_TAG = "TUI_DEBUGGER_HOST_TAG"
 _WATCHDOG = r"""
-import os, signal, sys, time
+import os, select, signal, sys, time
 needle = ("%s=%s" % (sys.argv[1], sys.argv[2])).encode() + b"\0"
+held = {}  # pid -> pidfd
+
+def started(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return int(f.read().rsplit(")", 1)[1].split()[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+def hold(pid, start):
+    if pid in held or len(held) >= 4096:
+        return
+    try:
+        fd = os.pidfd_open(pid)
+    except (OSError, AttributeError):
+        return
+    if started(pid) != start:  # the pid was reused before we held it
+        os.close(fd)
+        return
+    held[pid] = fd
+
+def prune():
+    if not held:
+        return
+    poller = select.poll()
+    for fd in held.values():
+        poller.register(fd, select.POLLIN)
+    gone = {fd for fd, _ in poller.poll(0)}
+    for pid, fd in list(held.items()):
+        if fd in gone:
+            os.close(fd)
+            del held[pid]
+
+def kill_held():
+    for pid, fd in list(held.items()):
+        try:
+            signal.pidfd_send_signal(fd, signal.SIGKILL)
+        except OSError:
+            pass
+
+def children_of(parents):
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open("/proc/%s/stat" % entry) as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+                if int(fields[1]) in parents:
+                    found.append((int(entry), int(fields[19])))
+            except (OSError, IndexError, ValueError):
+                pass
+    return found
+
+done = False
+for line in sys.stdin:
+    if line.strip() == "done":
+        done = True
+        break
+    try:
+        pid, start = map(int, line.split())
+    except ValueError:
+        continue
+    prune()
+    hold(pid, start)
 # More than one pass: while the host's debugger dies, a program it started can
 # still be forking or changing hands, and one look at /proc may miss it.
-for attempt in range(5) if sys.stdin.read() != "done" else ():
+for attempt in range(5) if not done else ():
     time.sleep(0.2 * attempt)
+    for pid, start in children_of(set(held)):  # forked since the last report
+        hold(pid, start)
+    kill_held()
     me = os.getpid()
     for entry in os.listdir("/proc"):
         if not entry.isdigit() or int(entry) == me:
@@ -306,9 +388,38 @@ def start_orphan_watchdog() -> None:
     env = {k: v for k, v in os.environ.items() if k != HOST_TAG}
     with contextlib.suppress(OSError):
         _watchdog = subprocess.Popen(
-            [sys.executable, "-S", "-c", _WATCHDOG, HOST_TAG, tag],
+            [sys.executable, "-I", "-S", "-c", _WATCHDOG, HOST_TAG, tag],
             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             start_new_session=True, env=env)
+
+
+_reported: dict[int, int] = {}  # pid -> start time, told to the watchdog
+
+
+def _report_descendants(table: dict[int, tuple[str, int, int]]) -> None:
+    """Tell the watchdog every live process below this one it does not know yet."""
+    if _watchdog is None or _watchdog.stdin is None:
+        return
+    children: dict[int, list[int]] = {}
+    for pid, (_, ppid, _) in table.items():
+        children.setdefault(ppid, []).append(pid)
+    below, stack = [], [os.getpid()]
+    while stack:
+        for child in children.get(stack.pop(), []):
+            below.append(child)
+            stack.append(child)
+    lines = []
+    for pid in below:
+        state, _, start = table[pid]
+        if state not in ("Z", "X") and pid != _watchdog.pid and _reported.get(pid) != start:
+            _reported[pid] = start
+            lines.append(f"{pid} {start}\n")
+    for pid in [p for p in _reported if p not in table]:
+        del _reported[pid]
+    if lines:
+        with contextlib.suppress(OSError, ValueError):
+            _watchdog.stdin.write("".join(lines).encode())
+            _watchdog.stdin.flush()
 
 
 def stop_orphan_watchdog() -> None:
@@ -317,7 +428,7 @@ def stop_orphan_watchdog() -> None:
     if _watchdog is None or _watchdog.stdin is None:
         return
     with contextlib.suppress(OSError, ValueError):
-        _watchdog.stdin.write(b"done")
+        _watchdog.stdin.write(b"done\n")
         _watchdog.stdin.close()
     with contextlib.suppress(Exception):
         _watchdog.wait(timeout=2)

@@ -133,8 +133,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=8765)
     p = sub.add_parser("launches", help="list configurations in .vscode/launch.json")
     p.add_argument("--json", action="store_true")
-    p = sub.add_parser("daemon")  # internal: the host of a headless session
-    p.add_argument("--spec", required=True)
+    # Internal: the host of a headless session; its spec comes on stdin.
+    sub.add_parser("daemon")
 
     groups: dict[str, Any] = {}
 
@@ -412,7 +412,10 @@ def _run_tui(mode: str, args: dict[str, Any], session: str | None) -> int:
         # TUI's import of Textual and first paint.
         from .host import PendingHost, no_first_stop_wait
 
-        host = PendingHost(mode, no_first_stop_wait(mode, args), origin="tui")
+        try:
+            host = PendingHost(mode, no_first_stop_wait(mode, args), origin="tui")
+        except DebuggerError as exc:
+            return emit_error(exc, False)
     try:
         from .tui.app import run_app
     except ImportError as exc:  # pragma: no cover - the TUI ships with the package
@@ -424,9 +427,9 @@ def _run_tui(mode: str, args: dict[str, Any], session: str | None) -> int:
 
 
 def cmd_daemon(ns: argparse.Namespace) -> int:
-    from .daemon import run_daemon
+    from .daemon import read_spec, run_daemon
 
-    return run_daemon(json.loads(ns.spec))
+    return run_daemon(read_spec())
 
 
 def cmd_mcp(ns: argparse.Namespace) -> int:

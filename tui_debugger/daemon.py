@@ -132,14 +132,26 @@ def run_daemon(spec: dict[str, Any]) -> int:
     return asyncio.run(serve(spec))
 
 
-def main(argv: list[str] | None = None) -> int:
-    """`python -m tui_debugger.daemon --spec JSON`: what host.py starts. It skips
-    the CLI's parser, which a host does not need, so a session starts sooner."""
-    import argparse
+def read_spec() -> dict[str, Any]:
+    """The spec host.py writes to our stdin (never on the command line, where
+    `ps` shows a program's environment to every user); stdin then reads the
+    null device, so nothing started here inherits the pipe."""
+    data = sys.stdin.buffer.read()
+    with contextlib.suppress(OSError):
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+    spec = json.loads(data)
+    if not isinstance(spec, dict):
+        raise ValueError("the daemon's spec is not a JSON object")
+    return spec
 
-    parser = argparse.ArgumentParser(prog="tui-debugger daemon")
-    parser.add_argument("--spec", required=True)
-    return run_daemon(json.loads(parser.parse_args(argv).spec))
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -P -m tui_debugger.daemon`, its spec on stdin: what host.py
+    starts. It skips the CLI's parser, which a host does not need, so a session
+    starts sooner."""
+    return run_daemon(read_spec())
 
 
 if __name__ == "__main__":

@@ -33,6 +33,13 @@ def no_first_stop_wait(command: str, args: dict[str, Any]) -> dict[str, Any]:
     return {**args, "wait_ms": 0}
 
 
+def daemon_argv() -> list[str]:
+    """`-P`: the daemon starts in the caller's directory, and `-m` would put that
+    directory first on sys.path, so an `argparse.py` or `signal.py` lying there
+    would run inside the daemon."""
+    return [sys.executable, "-P", "-m", "tui_debugger.daemon"]
+
+
 class PendingHost:
     """A host process started for a new session and not known to be ready yet.
     Starting it early (before the TUI has even imported Textual) lets its own
@@ -46,16 +53,25 @@ class PendingHost:
             # The TUI that starts a session owns it: killed outright (-9), it says
             # no goodbye, and the host ends the session once no client is left.
             spec["owner"] = os.getpid()
-        spec = json.dumps(spec)
-        self.name_hint = args.get("session_name") or args.get("sessionName") or "daemon"
+        name = args.get("session_name") or args.get("sessionName")
+        if name is not None:
+            # Refused here, before a daemon starts or a log is written.
+            paths.validate_name(str(name))
+        self.name_hint = name or "daemon"
         log = paths.runtime_dir() / f"daemon-starting-{os.getpid()}-{int(time.time() * 1000)}.log"
         # Appending, so that the clean-up can cut a log that grew too large under its writer.
         with open(log, "ab") as log_file:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "tui_debugger.daemon", "--spec", spec],
-                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log_file,
+                daemon_argv(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log_file,
                 start_new_session=True, cwd=cwd,
             )
+        # The spec (the program's environment included) goes through the daemon's
+        # stdin: on its command line every local user would read it with `ps`.
+        assert self.proc.stdin is not None
+        with contextlib.suppress(OSError):  # a daemon that died at once: ready() says so
+            self.proc.stdin.write(json.dumps(spec).encode())
+        with contextlib.suppress(OSError):
+            self.proc.stdin.close()
         # Named after the daemon, so the clean-up can tell whose log is still written.
         named = paths.runtime_dir() / f"daemon-{self.proc.pid}.log"
         with contextlib.suppress(OSError):

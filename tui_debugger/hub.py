@@ -11,7 +11,7 @@ import contextlib
 import os
 import time
 
-from backends.errors import InvalidInput
+from backends.errors import DebuggerError, ErrorCode, InvalidInput
 
 from . import paths
 from .config import settings
@@ -55,11 +55,24 @@ class Hub:
         self.current = name
         if self.serve:
             server = SessionServer(self, session)
-            await server.start()
             self.servers[name] = server
-            paths.write_meta(name, {
-                "pid": os.getpid(), "created_at": time.time(), "program": None, "adapter": None,
-            })
+            try:
+                await server.start()
+                paths.write_meta(name, {
+                    "pid": os.getpid(), "created_at": time.time(), "program": None,
+                    "adapter": None,
+                })
+            except BaseException as exc:
+                # Not served (a full disk): no session left behind that nobody can reach.
+                with contextlib.suppress(Exception):
+                    await self.close_session(name)
+                if isinstance(exc, OSError):
+                    raise DebuggerError(
+                        f"Cannot serve the session {name} in {paths.runtime_dir()}: "
+                        f"{exc.strerror or exc}. Free space there, or set "
+                        "TUI_DEBUGGER_RUNTIME_DIR to another directory.",
+                        ErrorCode.command_failed) from None
+                raise
             # `sessions` in another process reads the state and the program's pid here.
             session.add_listener(lambda event, s=session: event.kind == "state" and
                                  self.update_meta(s))

@@ -13,13 +13,24 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from backends.errors import InvalidInput
+from backends.errors import DebuggerError, ErrorCode, InvalidInput
 from backends.process import pid_alive
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,40}$")
 
 
+#: In every session's metadata file: what makes a `.json` of the runtime
+#: directory recognisably ours. Nothing without it is ever removed.
+META_KIND = "tui-debugger-session"
+
+
 def runtime_dir() -> Path:
+    """The per-user directory of sessions, 0700. Refused, with what to do, when
+    it is a symbolic link (another user's `/tmp/tui-debugger-UID` pointing into
+    a project), not a directory, another user's, or open to others; a
+    directory that is not private is not made so (it may be a project's)."""
+    import stat
+
     override = os.environ.get("TUI_DEBUGGER_RUNTIME_DIR")
     if override:
         base = Path(override)
@@ -29,15 +40,42 @@ def runtime_dir() -> Path:
             base = Path(xdg) / "tui-debugger"
         else:
             base = Path(tempfile.gettempdir()) / f"tui-debugger-{os.getuid()}"
-    base.mkdir(mode=0o700, parents=True, exist_ok=True)
-    st = base.stat()
+    fix = ("set TUI_DEBUGGER_RUNTIME_DIR to a directory of your own (mode 0700), or "
+           "remove it if it is yours")
+    created = False
+    try:
+        base.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        base.mkdir(mode=0o700)
+        created = True
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        raise InvalidInput(f"Cannot create the runtime directory {base}: {exc.strerror}; "
+                           f"{fix}.") from None
+    try:
+        st = os.lstat(base)
+    except OSError as exc:
+        raise InvalidInput(f"Cannot read the runtime directory {base}: {exc.strerror}; "
+                           f"{fix}.") from None
+    if stat.S_ISLNK(st.st_mode):
+        raise InvalidInput(f"The runtime directory {base} is a symbolic link (to "
+                           f"{os.readlink(base)!r}), which this program does not follow: "
+                           f"another user may have placed it; {fix}.")
+    if not stat.S_ISDIR(st.st_mode):
+        raise InvalidInput(f"The runtime directory {base} exists and is not a directory "
+                           f"(another user may have created it); {fix}.")
     if st.st_uid != os.getuid():
         raise InvalidInput(
             f"The runtime directory {base} belongs to another user; set TUI_DEBUGGER_RUNTIME_DIR "
             "to a directory of your own."
         )
     if st.st_mode & 0o077:
-        os.chmod(base, 0o700)
+        if not created:
+            raise InvalidInput(
+                f"The runtime directory {base} is open to other users (mode "
+                f"{stat.S_IMODE(st.st_mode):04o}); it must be private (0700). Sessions are not "
+                f"kept in a shared directory, and this one is not changed: {fix}.")
+        os.chmod(base, 0o700)  # ours, just made, widened by nothing but a umask quirk
     return base
 
 
@@ -82,19 +120,42 @@ class LiveSession:
 
 
 def write_meta(name: str, info: dict[str, object]) -> None:
+    """The session's metadata, replaced whole; on failure (a full disk) nothing
+    is left half-written and the error says what to do."""
     path = meta_path(name)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(info))
-    os.chmod(tmp, 0o600)
-    tmp.replace(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "w") as out:
+            out.write(json.dumps({**info, "kind": META_KIND}))
+        tmp.replace(path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise DebuggerError(
+            f"Cannot write the session's file {path}: {exc.strerror or exc}. Free space "
+            "there, or set TUI_DEBUGGER_RUNTIME_DIR to another directory.",
+            ErrorCode.command_failed) from None
+
+
+def _ours(info: object) -> bool:
+    return isinstance(info, dict) and info.get("kind") == META_KIND
 
 
 def remove_files(name: str) -> None:
-    for path in (socket_path(name), meta_path(name)):
-        try:
-            path.unlink()
-        except FileNotFoundError:
-            pass
+    """A session's socket and metadata, and only if they are ours: a socket,
+    and a metadata file that says it is one of ours."""
+    import stat
+
+    sock, meta = socket_path(name), meta_path(name)
+    with contextlib.suppress(OSError):
+        if stat.S_ISSOCK(os.lstat(sock).st_mode):
+            sock.unlink()
+    try:
+        if not os.path.islink(meta) and _ours(json.loads(meta.read_text())):
+            meta.unlink()
+    except (OSError, ValueError):
+        pass
 
 
 def socket_answers(path: Path, timeout: float = 0.5) -> bool:
@@ -118,10 +179,15 @@ def live_sessions(clean_stale: bool = True) -> list[LiveSession]:
         name = meta.stem
         try:
             info = json.loads(meta.read_text())
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             continue
+        if not _ours(info):
+            continue  # not a session's file (a project's package.json): never touched
         sock = base / f"{name}.sock"
-        pid = int(info.get("pid", 0))
+        try:
+            pid = int(info.get("pid", 0))
+        except (TypeError, ValueError):
+            continue
         alive = pid > 0 and pid_alive(pid) and sock.exists() and socket_answers(sock)
         if not alive:
             if clean_stale and not (pid > 0 and pid_alive(pid)):

@@ -25,6 +25,7 @@ import ast
 import asyncio
 import contextlib
 import json
+import math
 import os
 import re
 import shlex
@@ -41,6 +42,8 @@ from .redact import redact_hit
 from .models import SessionState
 from .session import Session
 
+#: The longest debug-script run: a day (a bigger number is a mistake, not a wish).
+MAX_TIMEOUT_MS = 24 * 3600 * 1000
 TIMEOUT_MESSAGE = "Timeout waiting for breakpoint after {timeout}ms"
 EXITED_MESSAGE = "Process exited before breakpoint was hit"
 
@@ -92,8 +95,10 @@ async def run_debug_script(
         raise InvalidInput("expression is empty; pass the expression to evaluate at the breakpoint.")
     if line < 1:
         raise InvalidInput(f"breakpoint.line must be 1 or more, not {line}.")
-    if timeout_ms <= 0:
-        raise InvalidInput(f"timeout must be a positive number of milliseconds, not {timeout_ms}.")
+    # NaN passes `<= 0` and Infinity (JSON's 1e309 too) never ends: both refused.
+    if not math.isfinite(timeout_ms) or timeout_ms <= 0 or timeout_ms > MAX_TIMEOUT_MS:
+        raise InvalidInput(f"timeout must be a positive number of milliseconds up to "
+                           f"{MAX_TIMEOUT_MS:,} (a day), not {timeout_ms}.")
     if float(timeout_ms).is_integer():
         timeout_ms = int(timeout_ms)
     work_dir = os.path.abspath(cwd or os.getcwd())

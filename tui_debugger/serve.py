@@ -233,7 +233,8 @@ class WebServer:
         from textual_serve.app_service import AppService
         from textual_serve.download_manager import DownloadManager
 
-        argv = [sys.executable, "-m", "tui_debugger", "ui", "--session", self.session]
+        # -P: `-m` would put the working directory first on sys.path.
+        argv = [sys.executable, "-P", "-m", "tui_debugger", "ui", "--session", self.session]
 
         class TabService(AppService):
             async def _open_app_process(self, width: int = 80, height: int = 24) -> Any:

@@ -110,8 +110,15 @@ class SessionServer:
                 if not line:
                     break
                 try:
-                    message = wire.decode(line)
-                except ValueError:
+                    message = wire.decode(line, wire.MAX_DEPTH)
+                except ValueError as exc:
+                    # Answered, so a client waiting on this call hears why; the
+                    # connection goes on.
+                    text = line.decode(errors="replace")
+                    err = InvalidInput(f"Not a message of this protocol: {exc}.")
+                    with contextlib.suppress(Exception):
+                        await send({"type": "result", "id": wire.message_id(text), "ok": False,
+                                    "error": err.to_dict()})
                     continue
                 if not isinstance(message, dict):
                     continue  # not a message of ours; the connection goes on

@@ -307,14 +307,16 @@ class Session:
             if backend is not None:
                 with contextlib.suppress(Exception):
                     await backend.dispose()
-            self.terminated_reason = str(exc)
+            # Some exceptions carry no text (a bare TimeoutError): name the kind.
+            reason = str(exc) or f"{type(exc).__name__} (no message)"
+            self.terminated_reason = reason
             await self._set_state(SessionState.terminated, origin)
-            self.publish("terminated", {"reason": str(exc)})
+            self.publish("terminated", {"reason": reason})
             if isinstance(exc, DebuggerError):
                 raise
             if isinstance(exc, (asyncio.CancelledError, KeyboardInterrupt)):
                 raise
-            raise InternalError(f"Starting the {adapter} backend failed: {exc}") from exc
+            raise InternalError(f"Starting the {adapter} backend failed: {reason}.") from exc
         stop_on_its_way = self._stop_task is not None and not self._stop_task.done()
         if self.state == SessionState.starting and not stop_on_its_way:
             # No stop arrived during start-up: the program runs.

@@ -84,7 +84,8 @@ class DebugpyProfile(AdapterProfile):
             self.nodelay = nodelay
 
     def adapter_argv(self) -> list[str]:
-        return [sys.executable, "-m", "debugpy.adapter"]
+        # -P: the adapter runs in the program's directory; -m would import from it.
+        return [sys.executable, "-P", "-m", "debugpy.adapter"]
 
     async def start_adapter(self, request: LaunchRequest | AttachRequest) -> DapClient:
         if isinstance(request, AttachRequest) and request.pid is None and request.port:
@@ -666,8 +667,14 @@ class DelveProfile(AdapterProfile):
                 except asyncio.TimeoutError:
                     pass
             await process.kill_group()
+            said = (line + stderr).decode(errors="replace").strip()
+            if not said:
+                code = process.proc.returncode
+                said = (f"it exited with code {code} and printed nothing" if code is not None
+                        else "it printed nothing")
             raise BackendDied(
-                f"dlv did not start its DAP server: {(line + stderr).decode(errors='replace')}"
+                f"dlv did not start its DAP server: {said}. Check that {self.adapter_argv()[0]} "
+                "is delve (`dlv version`)."
             )
         host, port = found.group(1).decode(), int(found.group(2))
         return await DapClient.connect_tcp(
