@@ -130,7 +130,8 @@ class DebugpyProfile(AdapterProfile):
             "args": list(request.args),
             "cwd": request.cwd or os.getcwd(),
             "env": env,
-            "python": [sys.executable],
+            # the user's interpreter, chosen by the session (backends/python_env.py)
+            "python": list(extra.pop("python", None) or [sys.executable]),
             "console": "internalConsole",
             "redirectOutput": True,
             "justMyCode": True,
@@ -151,7 +152,8 @@ class DebugpyProfile(AdapterProfile):
             # Its output is a pipe now, not a terminal: unbuffered, so a prompt it
             # prints before reading shows at once.
             arguments["env"] = {"PYTHONUNBUFFERED": "1", **arguments["env"]}
-        if "justMyCode" not in extra and _is_library_code(extra.get("module"), program):
+        if "justMyCode" not in extra and extra.get("module") != "pytest" and _is_library_code(
+                extra.get("module"), program, arguments["python"][0], arguments["cwd"]):
             # With justMyCode the library's own lines never stop: `-m json.tool` or a
             # copy of the stdlib's calendar.py would run to its end without a word.
             arguments["justMyCode"] = False
@@ -784,27 +786,20 @@ class DelveBackend(DapBackend):
         super()._publish(event)
 
 
-def _library_dirs() -> list[str]:
-    import sysconfig
+def _is_library_code(module: str | None, program: str, python: str, cwd: str) -> bool:
+    """Whether what runs is the standard library's or an installed package's code,
+    in the interpreter that runs it. pytest never is: its tests are the user's code,
+    and with justMyCode a failing test stops where it failed (userUnhandled)."""
+    from ..python_env import module_origin, probe
 
-    paths = sysconfig.get_paths()
-    return sorted({os.path.realpath(paths[k]) for k in ("stdlib", "platstdlib", "purelib", "platlib")
-                   if paths.get(k)}, key=len, reverse=True)
-
-
-def _is_library_code(module: str | None, program: str) -> bool:
-    """Whether what runs is the standard library's or an installed package's code
-    (the interpreter debugpy runs is this one, so its paths are ours)."""
+    try:
+        interpreter = probe(python, "the program's Python")
+    except DebuggerError:
+        return False
     target = program
     if module:
-        import importlib.util
-
-        try:
-            spec = importlib.util.find_spec(module)
-        except (ImportError, ValueError):
+        target = module_origin(python, module, cwd) or ""
+        if not target:
             return False
-        if spec is None or not spec.origin or spec.origin in ("built-in", "frozen"):
-            return False
-        target = spec.origin
     target = os.path.realpath(target)
-    return any(target.startswith(d + os.sep) for d in _library_dirs())
+    return any(target.startswith(d + os.sep) for d in interpreter.library_dirs)

@@ -59,6 +59,9 @@ class LaunchArgs(Args):
     module: str | None = Field(None, description="Python module to run (-m), instead of program.")
     stdin: str | None = Field(None, description="Program input: a file, or 'pipe' "
                               "(debug_send_input).")
+    python: str | None = Field(None, description="Python programs: the interpreter that runs "
+                               "it (default: $VIRTUAL_ENV, a .venv/venv above the program, "
+                               "python3 on PATH).")
 
 
 async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
@@ -132,6 +135,19 @@ async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
         program_path = found
     program_path = os.path.normpath(program_path)
     adapter = adapters.select_adapter(adapter_hint, program_path)
+    interpreter = None
+    if adapter == "debugpy":
+        from backends.python_env import find_python
+
+        # The user's Python, not ours: the program's packages are in its environment.
+        explicit = args.python or request_extra.get("python")
+        interpreter = await asyncio.to_thread(
+            find_python, explicit, base if python_module else os.path.dirname(program_path),
+            cwd=ctx.client_cwd or base,
+            explicit_source="--python" if args.python else "launch.json \"python\"")
+        request_extra["python"] = [interpreter.path]
+    elif args.python:
+        raise InvalidInput(f"--python is for Python programs; {program_path} runs with {adapter}.")
     specs: list[BreakpointSpec] = []
     for given in args.breakpoints:
         extra: dict[str, Any] = {}
@@ -147,6 +163,15 @@ async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
     session = await ctx.hub.create_session(args.session_name, hint=program_path)
     ctx.session = session
     session.cwd = base
+    if interpreter is not None:
+        session.metadata["python"] = interpreter.describe()
+        if not interpreter.is_ours:
+            session.metadata["python_short"] = interpreter.short()
+        if request_extra.get("module") == "pytest" and session.exception_filters is None:
+            # A failing test stops where it failed, as `pytest --pdb` does: the
+            # assertion leaves the test (the user's code) into pytest's, which
+            # catches it: debugpy's userUnhandled (docs/architecture.md).
+            session.exception_filters = ["uncaught", "userUnhandled"]
     try:
         for note in notes:
             add_note(session, note)

@@ -123,6 +123,8 @@ def status(result: Any) -> str:
         lines.append(f"  program: {result.program}" + (f" (pid {result.pid})" if result.pid else ""))
     if result.adapter:
         lines.append(f"  adapter: {result.adapter}")
+    if getattr(result, "python", None):
+        lines.append(f"  python: {result.python}")
     if result.stop is not None and getattr(result, "context", None) is None:
         lines.append("  " + stop_line(result.stop).replace("\n", "\n  "))
     if result.exit_code is not None:
@@ -225,6 +227,9 @@ def _doctor(result: Any) -> str:
             lines.append(f"  missing  {a.name:9} {a.install_hint}")
         if a.note:
             lines.append(f"           {'':9} {a.note}")
+    if getattr(result, "program_python", None):
+        lines.append(f"Python programs started here run under {result.program_python}; "
+                     "choose another with --python PATH.")
     return "\n".join(lines)
 
 

@@ -316,6 +316,7 @@ class DebuggerApp(App[int]):
         for entry in out.entries:
             self._add_output(entry.seq, entry.category, entry.text)
         self.status.adapter = status.adapter
+        self.status.python = status.python_short
         self.program = status.program
         self.status.session_name = status.session
         self.status.set_clients(status.clients, self.origin)

@@ -1,0 +1,116 @@
+"""Real projects: the program runs under the user's Python (its venv, with its
+packages), not tui-debugger's; pytest; restart; partial lines."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support import marker_line
+from tests.support.pyenvs import PACKAGE, base_python, project_venv
+
+PROGRAMS = Path(__file__).parent / "programs"
+
+
+def tdb(cwd: Path, *args: str, env: dict | None = None, check: bool = True,
+        timeout: float = 60) -> subprocess.CompletedProcess:
+    proc = subprocess.run([sys.executable, "-m", "tui_debugger", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=timeout,
+                          stdin=subprocess.DEVNULL, env=env)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"tui-debugger {' '.join(args)} exited {proc.returncode}:\n"
+                             f"{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+def without_venv() -> dict[str, str]:
+    """The environment of a user with no venv active (the test runner's is)."""
+    env = dict(os.environ)
+    env.pop("VIRTUAL_ENV", None)
+    return env
+
+
+@pytest.fixture
+def project(tmp_path):
+    shutil.copy(PROGRAMS / "py_project_app.py", tmp_path / "app.py")
+    return tmp_path
+
+
+# ---------------------------------------------------------------- choosing the interpreter
+
+
+def test_the_interpreter_is_chosen_in_the_documented_order(tmp_path):
+    from backends.errors import InvalidInput
+    from backends.python_env import find_python
+
+    v312, v313 = project_venv("3.12"), project_venv("3.13")
+    nested = tmp_path / "proj" / "src" / "pkg"
+    nested.mkdir(parents=True)
+    (tmp_path / "proj" / ".venv").symlink_to(v313)
+    env = {"PATH": os.environ["PATH"]}
+
+    explicit = find_python(str(v312 / "bin" / "python"), str(nested), env={
+        **env, "VIRTUAL_ENV": str(v313)})
+    assert explicit.source == "--python" and explicit.version.startswith("3.12.")
+    # a venv's directory stands for its interpreter
+    assert find_python(str(v312), str(nested), env=env).version.startswith("3.12.")
+
+    active = find_python(None, str(nested), env={**env, "VIRTUAL_ENV": str(v312)})
+    assert active.source == "$VIRTUAL_ENV" and active.version.startswith("3.12.")
+
+    above = find_python(None, str(nested), env=env)
+    assert above.source == ".venv above the program" and above.version.startswith("3.13.")
+    assert above.path == str(tmp_path / "proj" / ".venv" / "bin" / "python3")
+
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    on_path = find_python(None, str(bare), env={"PATH": str(Path(base_python("3.12")).parent)})
+    assert on_path.source == "python3 on PATH" and on_path.version.startswith("3.12.")
+
+    own = find_python(None, str(bare), env={"PATH": str(tmp_path / "nothing")})
+    assert own.source == "tui-debugger's own Python" and own.is_ours
+
+    with pytest.raises(InvalidInput, match="no Python interpreter at"):
+        find_python(str(tmp_path / "nope" / "python"), str(bare), env=env)
+    with pytest.raises(InvalidInput, match="does not run as a Python interpreter"):
+        find_python("/bin/true", str(bare), env=env)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("version", ["3.12", "3.13"])
+def test_the_program_runs_in_its_own_venv(version, project, no_leftover_daemons):
+    """The user's venv (a Python other than ours, with a package from PyPI and no
+    debugpy): chosen by --python for 3.12, found as .venv beside the program for
+    3.13; the stop, status and doctor say which."""
+    venv = project_venv(version)
+    line = marker_line(project / "app.py", "@table")
+    env = without_venv()
+    if version == "3.12":
+        chosen = ["--python", str(venv / "bin" / "python")]
+        source = "--python"
+    else:
+        (project / ".venv").symlink_to(venv)
+        chosen, source = [], ".venv above the program"
+    assert subprocess.run([str(venv / "bin" / "python"), "-c", "import debugpy"],
+                          capture_output=True).returncode != 0
+    started = tdb(project, "start", *chosen, "--break", f"app.py:{line}", "app.py", env=env).stdout
+    assert f"●> {line}" in started
+    assert f"python: Python {version}." in started and f"({source})" in started
+    assert f"{PACKAGE}/__init__.py" in started and str(project_venv(version).name) in started \
+        or ".venv" in started
+    status = json.loads(tdb(project, "status", "--json", env=env).stdout)
+    assert status["python"].startswith(f"Python {version}.")
+    assert status["pythonShort"].startswith(f"py{version}")
+    assert "exit code 0" in tdb(project, "continue", env=env).stdout
+    out = tdb(project, "output", env=env).stdout
+    assert f"python      {version}" in out
+    tdb(project, "stop", env=env)
+    if version == "3.13":
+        doctor = tdb(project, "doctor", env=env).stdout
+        assert f"run under Python {version}." in doctor and "(.venv above the program)" in doctor
