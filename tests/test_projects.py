@@ -114,3 +114,50 @@ def test_the_program_runs_in_its_own_venv(version, project, no_leftover_daemons)
     if version == "3.13":
         doctor = tdb(project, "doctor", env=env).stdout
         assert f"run under Python {version}." in doctor and "(.venv above the program)" in doctor
+
+
+# ---------------------------------------------------------------- pytest
+
+
+@pytest.fixture
+def calc(tmp_path):
+    shutil.copy(PROGRAMS / "py_pytest_calc.py", tmp_path / "test_calc.py")
+    return tmp_path
+
+
+@pytest.mark.slow
+def test_pytest_stops_at_a_failing_assertion_and_an_error(calc, no_leftover_daemons):
+    """`start -m pytest` passes pytest's own flags on, and a failing test stops in
+    the test's frame with the assertion's text, as `pytest --pdb` would."""
+    failing = marker_line(calc / "test_calc.py", "@assert")
+    error = marker_line(calc / "test_calc.py", "@error")
+    tdb(calc, "start", "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_calc.py")
+    stop = tdb(calc, "await", "--timeout", "30").stdout
+    assert f"in test_add at test_calc.py:{failing}" in stop, stop
+    assert "AssertionError: assert -1 == 5" in stop and "result (int) = -1" in stop
+    assert "note:" not in stop and "Current frame" not in stop
+    assert tdb(calc, "bt").stdout.splitlines()[0].startswith("* #0 test_add")
+    stop = tdb(calc, "continue", "--wait-ms", "30000").stdout
+    assert f"in test_error at test_calc.py:{error}" in stop and "KeyError: 'missing'" in stop
+    assert "exit code 1" in tdb(calc, "continue", "--wait-ms", "30000").stdout
+    out = tdb(calc, "output").stdout
+    assert "2 failed, 1 passed" in out and "unrecognized arguments" not in out
+    tdb(calc, "stop")
+
+
+async def test_pytest_through_mcp(calc, mcp_env, no_leftover_processes):
+    from tests.support.mcp import call, in_process_client
+
+    failing = marker_line(calc / "test_calc.py", "@assert")
+    async with in_process_client() as client:
+        await call(client, "debug_launch", {
+            "module": "pytest", "args": ["-q", "-p", "no:cacheprovider", "test_calc.py::test_add"],
+            "cwd": str(calc)})
+        stop = await call(client, "debug_wait", {"timeoutMs": 30_000})
+        assert stop["stop"]["reason"] == "exception", stop
+        assert stop["stop"]["function"] == "test_add"
+        assert stop["stop"]["location"]["line"] == failing
+        assert "assert -1 == 5" in stop["stop"]["text"]
+        value = await call(client, "debug_evaluate", {"expression": "result"})
+        assert "-1" in value.text
+        await call(client, "debug_terminate", {})

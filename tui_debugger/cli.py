@@ -496,7 +496,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args = launch_args_from(ns)
             except DebuggerError as exc:
                 return emit_error(exc, False)
-            if not ns.breakpoints and not args.get("core_file"):
+            if not ns.breakpoints and not args.get("core_file") and args.get("module") != "pytest":
+                # (pytest: it stops where a test fails.)
                 # With no breakpoint to run to, a person wants to start at the top
                 # (as pdb and pudb do), not watch the program run to its end.
                 args["stop_on_entry"] = True

@@ -86,6 +86,18 @@ class DebugpyProfile(AdapterProfile):
     def adapter_argv(self) -> list[str]:
         return [sys.executable, "-m", "debugpy.adapter"]
 
+    # At a userUnhandled stop pydevd appends its own notes to the frame's name and
+    # the exception's id: "test_add (Current frame)", "AssertionError       (note:
+    # full exception trace is shown but execution is paused at: test_add)".
+    _NOTE = re.compile(r"\s+\((?:Current frame|note: full exception trace[^)]*)\)$")
+
+    def frame_name(self, name: str) -> str:
+        return self._NOTE.sub("", name)
+
+    def exception_text(self, info, stopped):
+        info = {**info, "exceptionId": self._NOTE.sub("", str(info.get("exceptionId") or ""))}
+        return super().exception_text(info, stopped)
+
     async def start_adapter(self, request: LaunchRequest | AttachRequest) -> DapClient:
         if isinstance(request, AttachRequest) and request.pid is None and request.port:
             # `python -m debugpy --listen HOST:PORT` runs an adapter of its own on

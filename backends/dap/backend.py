@@ -178,6 +178,9 @@ class AdapterProfile:
             raise InvalidInput(f"The {self.name} adapter attaches by process id; pass a PID.")
         return {"pid": request.pid, **request.extra}
 
+    def frame_name(self, name: str) -> str:
+        return name
+
     def exception_text(self, info: Message, stopped: Message) -> str | None:
         """The line that says what was thrown, from an exceptionInfo body."""
         exception_id = str(info.get("exceptionId") or "").strip()
@@ -761,7 +764,7 @@ class DapBackend(Backend):
                 Frame(
                     id=raw["id"],
                     index=start + i,
-                    name=str(raw.get("name") or "??"),
+                    name=self.profile.frame_name(str(raw.get("name") or "??")),
                     location=_location(raw),
                     module=str(module) if module is not None else None,
                     instruction_pointer=ip,
