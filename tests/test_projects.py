@@ -161,3 +161,72 @@ async def test_pytest_through_mcp(calc, mcp_env, no_leftover_processes):
         value = await call(client, "debug_evaluate", {"expression": "result"})
         assert "-1" in value.text
         await call(client, "debug_terminate", {})
+
+
+# ---------------------------------------------------------------- restart
+
+
+@pytest.fixture
+def basic(tmp_path):
+    shutil.copy(PROGRAMS / "py_basic.py", tmp_path / "py_basic.py")
+    return tmp_path
+
+
+def test_restart_after_the_program_ended_keeps_breakpoints_and_filters(basic,
+                                                                        no_leftover_daemons):
+    line = marker_line(basic / "py_basic.py", "@call-total")
+    tdb(basic, "start", "--break", f"py_basic.py:{line}", "py_basic.py")
+    tdb(basic, "break", "exceptions", "raised", "uncaught")
+    assert "exit code 0" in tdb(basic, "continue", "--wait-ms", "20000").stdout
+    again = tdb(basic, "restart").stdout
+    assert f"●> {line}" in again, again
+    assert "raised" in tdb(basic, "break", "exceptions").stdout
+    assert "--- restarted by cli ---" in tdb(basic, "output").stdout
+    tdb(basic, "stop")
+
+
+async def test_restart_after_stop_through_mcp(basic, mcp_env, no_leftover_processes):
+    from tests.support.mcp import call, in_process_client
+
+    line = marker_line(basic / "py_basic.py", "@loop-body")
+    async with in_process_client() as client:
+        await call(client, "debug_launch", {"program": str(basic / "py_basic.py"),
+                                            "breakpoints": [f"{basic / 'py_basic.py'}:{line}"]})
+        ended = await call(client, "debug_terminate", {})
+        assert ended["state"] == "terminated"
+        again = await call(client, "debug_restart", {})
+        assert again["state"] == "stopped" and again["stop"]["location"]["line"] == line
+        await call(client, "debug_terminate", {})
+
+
+@pytest.mark.slow
+async def test_tui_restarts_after_stop_and_follows_a_restart_by_another_client(
+        basic, no_leftover_processes):
+    from tests.support.tui import wait_until
+    from tui_debugger.tui.app import create_app
+
+    line = marker_line(basic / "py_basic.py", "@call-total")
+    program = basic / "py_basic.py"
+    app = create_app("launch", {"program": str(program), "breakpoints": [f"{program}:{line}"]},
+                     cwd=str(basic))
+
+    def stopped_at_line() -> bool:
+        return app.state == "stopped" and app.source.location_line == line
+
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, stopped_at_line, 30, "the first stop")
+        for again in ("ctrl+shift+f5", "f5"):
+            await pilot.press("shift+f5")
+            await wait_until(pilot, lambda: app.state == "terminated", 20, "the stop")
+            await pilot.press(again)
+            await wait_until(pilot, stopped_at_line, 30, f"the stop after {again}")
+        # Another client restarts it: this TUI follows.
+        name = app.link.name
+        await pilot.press("f5")
+        await wait_until(pilot, lambda: app.state == "terminated", 20, "the end")
+        import asyncio
+
+        done = await asyncio.to_thread(tdb, basic, "restart", "--session", name)
+        assert f"●> {line}" in done.stdout
+        await wait_until(pilot, stopped_at_line, 30, "the stop after a restart by the CLI")
+        assert app.status.exit_code is None

@@ -1182,6 +1182,8 @@ class Session:
         text = f"--- restarted by {origin} ---\n"
         seq = self.output.append("console", text)
         self.publish("output", {"seq": seq, "category": "console", "text": text}, origin=origin)
+        # A restart after `stop` brings the session back: its host stays for it.
+        self.end_requested = False
         self.state = SessionState.idle
         await self.launch(self.launch_request, self.adapter, origin)
 

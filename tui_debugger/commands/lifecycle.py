@@ -473,8 +473,13 @@ async def _restart(ctx: CommandContext, args: NoArgs) -> SessionStatus:
     session = session_of(ctx)
     if session.launch_request is None or session.adapter is None:
         raise InvalidInput("Only a launched program can be restarted; attach again instead.")
+    generation = session.run_generation
     await session.restart(ctx.origin)
-    return status_of(session)
+    if any(not bp.spec.log_message for bp in session.breakpoints.values()) or (
+            session.launch_request.stop_on_entry or session.entry_breakpoint_id is not None):
+        # As a launch does: answer with the first stop, so the next call does not race it.
+        await session.wait_for_stop(settings().continue_wait_ms / 1000, generation)
+    return await launch_status(session, [], ctx.origin)
 
 
 register(Command(

@@ -457,6 +457,10 @@ class DebuggerApp(App[int]):
         if kind in ("state", "stopped", "continued", "terminated"):
             self._state_events += 1
         if kind == "state":
+            if data.get("state") == "starting" and self.state == "terminated":
+                # restarted (by anyone): the last run's end is no longer news
+                self.status.exit_code = None
+                self.status.message = ""
             self.state = data.get("state", self.state)
         elif kind == "stopped":
             self._on_stopped(StopInfo.model_validate(data), origin)
@@ -808,6 +812,9 @@ class DebuggerApp(App[int]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "run_command" and parameters:
+            if parameters[0] == "continue" and self.state == "terminated" and \
+                    self.link is not None:
+                return True  # F5 after the end runs the program again
             states = registry.get(str(parameters[0])).applies_in
             if states is not None:
                 return True if self.state in states else None
@@ -816,6 +823,8 @@ class DebuggerApp(App[int]):
         return True
 
     def action_run_command(self, command_id: str) -> None:
+        if command_id == "continue" and self.state == "terminated":
+            command_id = "restart"
         self.invoke_command(command_id)
 
     def invoke_command(self, command_id: str, args: dict[str, Any] | None = None) -> None:
