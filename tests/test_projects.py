@@ -230,3 +230,49 @@ async def test_tui_restarts_after_stop_and_follows_a_restart_by_another_client(
         assert f"●> {line}" in done.stdout
         await wait_until(pilot, stopped_at_line, 30, "the stop after a restart by the CLI")
         assert app.status.exit_code is None
+
+
+# ---------------------------------------------------------------- partial lines
+
+
+async def test_a_prompt_without_a_newline_shows_at_once_in_the_tui(tmp_path,
+                                                                     no_leftover_processes):
+    from tests.support.tui import wait_until
+    from tui_debugger.tui.app import create_app
+    from tui_debugger.tui.messages import SendInput
+    from tui_debugger.tui.widgets.output_pane import OutputPane
+
+    program = tmp_path / "ask.py"
+    program.write_text('name = input("name? ")\nprint("hello", name)\n')
+    app = create_app("launch", {"program": str(program), "stdin": "pipe"}, cwd=str(tmp_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        log = app.query_one(OutputPane).log_view
+        await wait_until(pilot, lambda: log.open_line == ("stdout", "name? "), 30,
+                         "the prompt in the Output pane")
+        assert app.state == "running"
+        assert ("stdout", "name? ") not in list(log.lines)  # its line is still open
+        app.query_one(OutputPane).post_message(SendInput("Ada"))
+        await wait_until(pilot, lambda: ("stdout", "hello Ada") in list(log.lines), 30,
+                         "the answer")
+        assert log.open_line is None and ("stdout", "name? ") in list(log.lines)
+
+
+async def test_a_prompt_without_a_newline_reaches_debug_output(tmp_path, mcp_env,
+                                                                 no_leftover_processes):
+    import asyncio
+
+    from tests.support.mcp import call, in_process_client
+
+    program = tmp_path / "ask.py"
+    program.write_text('name = input("name? ")\nprint("hello", name)\n')
+    async with in_process_client() as client:
+        await call(client, "debug_launch", {"program": str(program), "stdin": "pipe"})
+        text = ""
+        for _ in range(300):
+            out = await call(client, "debug_output", {})
+            text = "".join(e["text"] for e in out["entries"])
+            if text:
+                break
+            await asyncio.sleep(0.1)
+        assert text == "name? "
+        await call(client, "debug_terminate", {})
