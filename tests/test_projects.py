@@ -276,3 +276,77 @@ async def test_a_prompt_without_a_newline_reaches_debug_output(tmp_path, mcp_env
             await asyncio.sleep(0.1)
         assert text == "name? "
         await call(client, "debug_terminate", {})
+
+
+# ---------------------------------------------------------------- child processes
+
+CHILDREN = PROGRAMS / "children"
+
+
+@pytest.fixture
+def children(tmp_path):
+    for path in CHILDREN.iterdir():
+        shutil.copy(path, tmp_path / path.name)
+    return tmp_path
+
+
+def wait_for_stopped_child(cwd: Path, timeout: float = 60) -> dict:
+    """The first child process's session that stopped, from `sessions` and `status`."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        listed = json.loads(tdb(cwd, "sessions", "--json").stdout)["sessions"]
+        for entry in listed:
+            if entry.get("parent"):
+                status = json.loads(tdb(cwd, "status", "--session", entry["name"], "--json",
+                                        check=False).stdout or "{}")
+                if status.get("state") == "stopped":
+                    return {**entry, "status": status, "listed": listed}
+        time.sleep(0.3)
+    raise AssertionError(f"no child process stopped within {timeout} s: {listed}")
+
+
+def hit_and_step_in_a_child(cwd: Path, program: str, args: list[str], file: str,
+                            marker: str, after: str) -> dict:
+    line, next_line = marker_line(cwd / file, marker), marker_line(cwd / file, after)
+    tdb(cwd, "start", "--break", f"{file}:{line}", program, *args)
+    child = wait_for_stopped_child(cwd)
+    assert child["status"]["stop"]["location"]["line"] == line
+    assert child["status"]["stop"]["location"]["path"].endswith(file)
+    root = next(e for e in child["listed"] if not e.get("parent"))
+    assert root["current"] and not child["current"]  # the default stays the program's
+    stepped = tdb(cwd, "next", "--session", child["name"]).stdout
+    assert f"-> {next_line}" in stepped, stepped
+    status = json.loads(tdb(cwd, "status", "--json").stdout)
+    assert status["session"] == root["name"]  # no --session: the root
+    tdb(cwd, "stop")  # the root: the tree ends with it
+    listed = json.loads(tdb(cwd, "sessions", "--json").stdout)["sessions"]
+    assert listed == [], listed
+    return child
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method", ["fork", "spawn", "forkserver"])
+def test_a_breakpoint_in_a_pool_worker(method, children, no_leftover_daemons):
+    child = hit_and_step_in_a_child(children, "pool.py", [method], "pool.py", "@worker",
+                                    "@worker-return")
+    assert "multiprocessing" in child["program"] or "pool.py" in child["program"]
+
+
+@pytest.mark.slow
+def test_a_breakpoint_in_a_subprocess_run_child(children, no_leftover_daemons):
+    child = hit_and_step_in_a_child(children, "run_child.py", [], "child.py", "@child",
+                                    "@child-print")
+    assert child["program"] == "child.py 7"
+    assert "access" not in json.dumps(child)  # pydevd's token never shows
+
+
+@pytest.mark.slow
+def test_a_breakpoint_behind_a_django_style_reloader(children, no_leftover_daemons):
+    hit_and_step_in_a_child(children, "reloader.py", [], "reloader.py", "@serve", "@serve-return")
+
+
+@pytest.mark.slow
+def test_a_breakpoint_in_an_os_fork_child(children, no_leftover_daemons):
+    hit_and_step_in_a_child(children, "forks.py", [], "forks.py", "@forked", "@forked-return")

@@ -28,6 +28,7 @@ from backends.models import (
     Breakpoint,
     BreakpointChangedEvent,
     BreakpointSpec,
+    ChildProcessEvent,
     ContinuedEvent,
     DataBreakpointSpec,
     EvalResult,
@@ -173,6 +174,10 @@ class Session:
         self._values_generation: int | None = None
         self._values_now: dict[str, str] = {}
         self._values_before: dict[str, str] = {}
+        #: the session of the process that started this one's, when it is a child
+        self.parent: str | None = None
+        #: called with each ChildProcessEvent (the hub makes the child's session)
+        self.on_child = None
 
     # ================================================================= value history
 
@@ -397,6 +402,9 @@ class Session:
             self._apply_breakpoint_change(event)
         elif isinstance(event, ThreadEvent):
             self.publish("threads", {"thread_id": event.thread_id, "reason": event.reason})
+        elif isinstance(event, ChildProcessEvent):
+            if self.on_child is not None:
+                self.on_child(self, event)
 
     async def _handle_stop(self, event: StoppedEvent) -> None:
         thread_id = event.thread_id
@@ -1217,7 +1225,9 @@ class Session:
 
     async def close(self) -> None:
         """End everything: used when the hosting process exits."""
-        await self._end(terminate=self.attach_request is None, origin="session")
+        # A child process is ours to end, though its session attached to it.
+        await self._end(terminate=self.attach_request is None or self.parent is not None,
+                        origin="session")
         for sub in list(self._subscribers):
             sub.close()
 

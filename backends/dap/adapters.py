@@ -78,10 +78,23 @@ class DebugpyProfile(AdapterProfile):
     # ended (or after its own 5 s grace, when it ends it): do not wait for that.
     detach_answer_timeout = 0.5
 
+    follows_children = True
+
     def __init__(self, backend: DapBackend, *, nodelay: bool | None = None) -> None:
         super().__init__(backend)
         if nodelay is not None:
             self.nodelay = nodelay
+
+    def child_attach(self, arguments: dict[str, Any]) -> AttachRequest | None:
+        """debugpy's startDebugging configuration: attach to its adapter's client
+        port ("connect") with the subprocess's id, the rest as the parent had it."""
+        connect = arguments.get("connect") or {}
+        if not isinstance(arguments.get("subProcessId"), int) or not connect.get("port"):
+            return None
+        extra = {k: v for k, v in arguments.items() if k not in ("connect", "host", "port")}
+        extra["request"] = "attach"
+        return AttachRequest(host=str(connect.get("host") or "127.0.0.1"),
+                             port=int(connect["port"]), extra=extra)
 
     def adapter_argv(self) -> list[str]:
         return [sys.executable, "-m", "debugpy.adapter"]
@@ -148,8 +161,9 @@ class DebugpyProfile(AdapterProfile):
             "redirectOutput": True,
             "justMyCode": True,
             "stopOnEntry": request.stop_on_entry,
-            # A child Python would wait for a second debug session we never start.
-            "subProcess": False,
+            # Child Pythons (multiprocessing, subprocess, os.fork) come back as
+            # startDebugging: each gets a session of its own (docs/architecture.md).
+            "subProcess": True,
             "showReturnValue": True,
             # sys.exit(n) is how a program means to end, not a crash to stop at.
             "breakOnSystemExit": [],

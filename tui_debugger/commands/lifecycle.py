@@ -514,7 +514,7 @@ async def _sessions(ctx: CommandContext, args: NoArgs) -> SessionList:
         entries.append(SessionListEntry(
             name=name, pid=os.getpid(), program=session.program, adapter=session.adapter,
             created_at=session.created_at, current=name == ctx.hub.current,
-            state=session.state.value,
+            parent=session.parent, state=session.state.value,
             program_pid=backend.debuggee_pid if backend is not None else None,
         ))
     live = paths.live_sessions()
@@ -522,16 +522,36 @@ async def _sessions(ctx: CommandContext, args: NoArgs) -> SessionList:
         if s.name not in seen:
             entries.append(SessionListEntry(name=s.name, pid=s.pid, program=s.program,
                                             adapter=s.adapter, created_at=s.created_at,
-                                            state=s.state, program_pid=s.program_pid))
-    if entries and not any(e.current for e in entries):
-        max(entries, key=lambda e: e.created_at).current = True
-    return SessionList(sessions=entries)
+                                            state=s.state, program_pid=s.program_pid,
+                                            parent=s.parent))
+    roots = [e for e in entries if not e.parent] or entries
+    if roots and not any(e.current for e in entries):
+        max(roots, key=lambda e: e.created_at).current = True
+    return SessionList(sessions=_as_tree(entries))
+
+
+def _as_tree(entries: list[SessionListEntry]) -> list[SessionListEntry]:
+    """Each session followed by its child processes' sessions, depth first."""
+    names = {e.name for e in entries}
+    out: list[SessionListEntry] = []
+
+    def add(entry: SessionListEntry) -> None:
+        out.append(entry)
+        for child in entries:
+            if child.parent == entry.name:
+                add(child)
+
+    for entry in entries:
+        if not entry.parent or entry.parent not in names:
+            add(entry)
+    return out
 
 
 register(Command(
     id="sessions", help="List live sessions.",
-    description="List live debug sessions (name, program, adapter). Pass a name as "
-    "debugSessionId to any tool to address one.",
+    description="List live debug sessions (name, program, adapter), each followed by its "
+    "child processes' sessions (parent). Pass a name as debugSessionId to any tool to "
+    "address one.",
     args=NoArgs, result=SessionList, handler=_sessions, read_only=True, needs_session=False,
     mcp="debug_sessions", cli=[CliSpec(("sessions",))],
 ))

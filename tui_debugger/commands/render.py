@@ -152,12 +152,17 @@ def _sessions(result: Any) -> str:
         live = s.program_pid and s.state not in ("terminated", "idle")
         return f"pid {s.program_pid}" if live else "no program"
 
-    return "\n".join(
-        f"{'*' if s.current else ' '} {s.name}  {s.state or '-'}  {s.adapter or '-'}  "
-        f"{s.program or '-'}  {program_pid(s)}  host {s.pid}  "
-        f"started {time.strftime('%H:%M:%S', time.localtime(s.created_at))}"
-        for s in result.sessions
-    )
+    depth: dict[str, int] = {}
+    lines = []
+    for s in result.sessions:
+        parent = getattr(s, "parent", None)
+        depth[s.name] = depth.get(parent, -1) + 1 if parent else 0
+        indent = "  " * depth[s.name] + ("└ " if parent else "")
+        lines.append(
+            f"{'*' if s.current else ' '} {indent}{s.name}  {s.state or '-'}  {s.adapter or '-'}  "
+            f"{s.program or '-'}  {program_pid(s)}  host {s.pid}  "
+            f"started {time.strftime('%H:%M:%S', time.localtime(s.created_at))}")
+    return "\n".join(lines)
 
 
 def _breakpoint(result: Any) -> str:

@@ -76,6 +76,8 @@ class SessionListEntry(Result):
     program_pid: int | None = None  # the program's, while it runs or is stopped
     created_at: float
     current: bool = False
+    parent: str | None = Field(None, description="the session of the parent process (a child "
+                               "process's session)")
 
 
 class SessionList(Result):

@@ -428,7 +428,7 @@ class DebuggerApp(App[int]):
                 status = None
             if status is not None and status.state == "terminated":
                 await self._end_owned(name, previous)
-            elif status is not None:
+            elif status is not None and not _same_tree(name, self.link):
                 self.notify(f"{name} keeps running: Ctrl+P \"switch\" comes back to it, "
                             f"`tui-debugger ui --session {name}` joins it. Quitting ends it.",
                             title="Previous session")
@@ -494,6 +494,8 @@ class DebuggerApp(App[int]):
         elif kind == "values":
             # Someone changed a value: every pane that shows values reads them again.
             self.run_worker(self._refresh_values(), group="refresh-values", exclusive=True)
+        elif kind == "process":
+            self._on_process(data)
         elif kind == "clients":
             self.status.set_clients([ClientInfo.model_validate(c) for c in data.get("clients", [])],
                                    self.origin)
@@ -623,6 +625,21 @@ class DebuggerApp(App[int]):
     async def _hide_exception(self) -> None:
         if self.query(ExceptionPane):
             await self.query_one("#io-tabs", TabbedContent).remove_pane("tab-exception")
+
+    def _on_process(self, data: dict[str, Any]) -> None:
+        """A child process of this session's tree started, stopped or ended: the
+        screen follows a stop into the process that stopped, and goes back to
+        the parent when the process shown ends."""
+        name, event = str(data.get("session") or ""), data.get("event")
+        current = self.link.name if self.link is not None else None
+        if event == "started":
+            self.notify(f"Child process {data.get('pid')} is debugged as session {name}.",
+                        title="Processes")
+        elif event == "stopped" and name and name != current and self.state != "stopped":
+            self.run_worker(self.switch_session(name), group="switch", exclusive=True)
+        elif event == "ended" and name == current and data.get("parent"):
+            self.run_worker(self.switch_session(str(data["parent"])), group="switch",
+                            exclusive=True)
 
     def _on_selection(self, data: dict[str, Any], origin: str) -> None:
         if data.get("thread_id") not in (None, self._threads_selected):
@@ -1246,3 +1263,10 @@ def run_app(mode: str, args: dict[str, Any] | None = None, session: str | None =
         print(f"error: {app.error_message}", file=sys.stderr)
         return 1
     return int(code or 0)
+
+
+def _same_tree(name: str, link: RemoteHandle | None) -> bool:
+    """Whether `link` shows a process of `name`'s session tree (tree.py names a
+    child ROOT.PID)."""
+    other = link.name if link is not None else ""
+    return other.split(".")[0] == name.split(".")[0]
