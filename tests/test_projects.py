@@ -317,7 +317,7 @@ def hit_and_step_in_a_child(cwd: Path, program: str, args: list[str], file: str,
     root = next(e for e in child["listed"] if not e.get("parent"))
     assert root["current"] and not child["current"]  # the default stays the program's
     stepped = tdb(cwd, "next", "--session", child["name"]).stdout
-    assert f"-> {next_line}" in stepped, stepped
+    assert f"Stopped (step) in " in stepped and f"{file}:{next_line}," in stepped, stepped
     status = json.loads(tdb(cwd, "status", "--json").stdout)
     assert status["session"] == root["name"]  # no --session: the root
     tdb(cwd, "stop")  # the root: the tree ends with it
@@ -350,3 +350,63 @@ def test_a_breakpoint_behind_a_django_style_reloader(children, no_leftover_daemo
 @pytest.mark.slow
 def test_a_breakpoint_in_an_os_fork_child(children, no_leftover_daemons):
     hit_and_step_in_a_child(children, "forks.py", [], "forks.py", "@forked", "@forked-return")
+
+
+async def test_a_child_process_through_mcp(children, mcp_env, no_leftover_processes):
+    import asyncio
+
+    from tests.support.mcp import call, in_process_client
+
+    line = marker_line(children / "child.py", "@child")
+    after = marker_line(children / "child.py", "@child-print")
+    async with in_process_client() as client:
+        await call(client, "debug_launch", {
+            "program": str(children / "run_child.py"), "cwd": str(children),
+            "breakpoints": [f"{children / 'child.py'}:{line}"], "waitMs": 0})
+        child = None
+        for _ in range(600):
+            listed = (await call(client, "debug_sessions", {}))["sessions"]
+            child = next((s for s in listed if s.get("parent")), None)
+            if child:
+                break
+            await asyncio.sleep(0.1)
+        assert child is not None and child["parent"] == listed[0]["name"]
+        stop = await call(client, "debug_wait", {"debugSessionId": child["name"],
+                                                 "timeoutMs": 60_000})
+        assert stop["stop"]["location"]["line"] == line, stop
+        stepped = await call(client, "debug_step_over", {"debugSessionId": child["name"]})
+        assert stepped["stop"]["location"]["line"] == after
+        value = await call(client, "debug_evaluate", {"expression": "doubled",
+                                                      "debugSessionId": child["name"]})
+        assert "14" in value.text
+        await call(client, "debug_terminate", {})  # the root's: its children end too
+        for _ in range(100):
+            listed = (await call(client, "debug_sessions", {}))["sessions"]
+            if not any(s.get("parent") for s in listed):
+                break
+            await asyncio.sleep(0.1)
+        assert all(s.get("state") in (None, "terminated") for s in listed), listed
+        assert not any(s.get("parent") for s in listed), listed
+
+
+@pytest.mark.slow
+async def test_the_tui_follows_a_stop_into_a_child_and_back(children, no_leftover_processes):
+    from tests.support.tui import wait_until
+    from tui_debugger.tui.app import create_app
+
+    line = marker_line(children / "child.py", "@child")
+    app = create_app("launch", {"program": str(children / "run_child.py"),
+                                "breakpoints": [f"{children / 'child.py'}:{line}"]},
+                     cwd=str(children))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: app.state == "stopped" and app.link is not None
+                         and "." in app.link.name and app.source.location_line == line, 60,
+                         "the TUI on the child's stop")
+        root = app.link.name.split(".")[0]
+        await pilot.press("f10")
+        await wait_until(pilot, lambda: app.state == "stopped"
+                         and app.source.location_line == line + 1, 30, "the step in the child")
+        await pilot.press("f5")  # the child ends: back to the parent, which ends too
+        await wait_until(pilot, lambda: app.link is not None and app.link.name == root, 30,
+                         "the TUI back on the parent")
+        await wait_until(pilot, lambda: app.state == "terminated", 30, "the parent's end")

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 from typing import Any
 
 from backends.errors import DebuggerError
@@ -84,16 +85,19 @@ async def _start_child(hub, parent: Session, event: ChildProcessEvent) -> None:
                 await child.add_breakpoint(bp.spec, "session")
     child.exception_filters = root.exception_filters if root.exception_filters is not None \
         else parent.enabled_exception_filters() or None
+    # debugpy reads no program from an attach: it names the session's program only.
+    request = event.attach.model_copy(update={"program": _child_program(pid, root.program)})
+    child.program = request.program
+    hub.update_meta(child)
     _publish(hub, child, "started")
     try:
-        await child.attach(event.attach, parent.adapter or "debugpy", origin="session")
+        await child.attach(request, parent.adapter or "debugpy", origin="session")
     except DebuggerError as exc:
         log.warning("attaching to child process %s failed: %s", pid, exc)
         _publish(hub, child, "ended", reason=exc.message)
         with contextlib.suppress(Exception):
             await hub.close_session(child.name)
         return
-    child.program = _child_program(pid, root.program)
     hub.update_meta(child)
 
 
@@ -112,6 +116,15 @@ def _child_program(pid: int | None, root_program: str | None) -> str:
         argv = []
     if "--file" in argv:  # a Python started by the program, under pydevd: what it runs
         return " ".join(argv[argv.index("--file") + 1:])
+    if "--connect" in argv:  # forked from a process debugpy started: the same program
+        i = argv.index("--connect") + 2
+        while i < len(argv) and argv[i].startswith("--"):
+            i += 1 if argv[i] in ("--wait-for-client", "--log-to-stderr") else 2
+        rest = argv[i:]
+        if rest[:1] in (["-m"], ["-c"]):
+            rest = [" ".join(rest[:2]), *rest[2:]]
+        return " ".join(os.path.basename(a) if n == 0 else a for n, a in enumerate(rest)) \
+            or f"{root_program or 'python'} (child process)"
     role = re.search(r"from multiprocessing\.(\w+) import (\w+)", text)
     if role:
         what = {"resource_tracker": "resource tracker", "forkserver": "fork server"}.get(
@@ -137,9 +150,13 @@ def _on_event(hub, session: Session, event: SessionEvent) -> None:
         data = event.data or {}
         _publish(hub, session, "stopped", reason=data.get("reason"),
                  location=data.get("location"), function=data.get("function"))
-    elif event.kind == "terminated" and session.parent:
-        _publish(hub, session, "ended", exit_code=(event.data or {}).get("exit_code"))
-        _spawn(_forget_later(hub, session))
+    elif event.kind == "terminated":
+        # Its child processes end with it, whoever ended it.
+        for child in [s for s in hub.sessions.values() if s.parent == session.name]:
+            _spawn(hub.close_session(child.name))
+        if session.parent:
+            _publish(hub, session, "ended", exit_code=(event.data or {}).get("exit_code"))
+            _spawn(_forget_later(hub, session))
 
 
 def _publish(hub, child: Session, what: str, **details: Any) -> None:
