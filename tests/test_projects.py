@@ -410,3 +410,28 @@ async def test_the_tui_follows_a_stop_into_a_child_and_back(children, no_leftove
         await wait_until(pilot, lambda: app.link is not None and app.link.name == root, 30,
                          "the TUI back on the parent")
         await wait_until(pilot, lambda: app.state == "terminated", 30, "the parent's end")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("adapter", ["lldb-dap"])
+async def test_a_backend_that_does_not_follow_children_says_so_once(adapter, mcp_env,
+                                                                    no_leftover_processes):
+    import asyncio
+
+    from tests.support import require_executable
+    from tests.support.mcp import call, in_process_client
+    from tests.support.native_build import c_program, line_of
+
+    require_executable("lldb-dap-19", "lldb-dap")
+    program = c_program("native_fork")
+    async with in_process_client() as client:
+        await call(client, "debug_launch", {
+            "program": str(program), "adapter": adapter,
+            "breakpoints": [f"{PROGRAMS / 'native_fork.c'}:{line_of('native_fork.c', 'after')}"],
+            "waitMs": 60_000})
+        status = await call(client, "debug_status", {})
+        assert status["state"] == "stopped", status
+        out = await call(client, "debug_output", {})
+        said = [e["text"] for e in out["entries"] if "does not follow child processes" in e["text"]]
+        assert len(said) == 1 and "lldb-dap" in said[0] and "tui-debugger attach" in said[0]
+        await call(client, "debug_terminate", {})

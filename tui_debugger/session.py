@@ -178,6 +178,7 @@ class Session:
         self.parent: str | None = None
         #: called with each ChildProcessEvent (the hub makes the child's session)
         self.on_child = None
+        self._children_watch: asyncio.Task[None] | None = None
 
     # ================================================================= value history
 
@@ -320,10 +321,29 @@ class Session:
             if isinstance(exc, (asyncio.CancelledError, KeyboardInterrupt)):
                 raise
             raise InternalError(f"Starting the {adapter} backend failed: {exc}") from exc
+        if adapter not in FOLLOWS_CHILDREN and not (self.backend and self.backend.post_mortem):
+            self._children_watch = asyncio.get_running_loop().create_task(
+                self._say_children_are_not_followed(self._backend_gen))
         stop_on_its_way = self._stop_task is not None and not self._stop_task.done()
         if self.state == SessionState.starting and not stop_on_its_way:
             # No stop arrived during start-up: the program runs.
             await self._set_state(SessionState.running, origin)
+
+    async def _say_children_are_not_followed(self, generation: int) -> None:
+        """Say once, when the program starts a child process, that this debugger
+        does not follow it (lldb, delve, node): its breakpoints never stop there.
+        Direct children of the program, read from /proc twice a second."""
+        while generation == self._backend_gen and self.state != SessionState.terminated:
+            await asyncio.sleep(0.5)
+            pid = self.backend.debuggee_pid if self.backend is not None else None
+            children = _children_of(pid) if pid else []
+            if children:
+                text = (f"The program started child process {children[0]}; the {self.adapter} "
+                        "backend does not follow child processes, so breakpoints in them do "
+                        f"not stop. Attach to one with `tui-debugger attach {children[0]}`.\n")
+                seq = self.output.append("important", text)
+                self.publish("output", {"seq": seq, "category": "important", "text": text})
+                return
 
     def _sink(self):
         self._backend_gen += 1
@@ -1230,6 +1250,26 @@ class Session:
                         origin="session")
         for sub in list(self._subscribers):
             sub.close()
+
+
+#: backends whose child processes become sessions of the tree (tui_debugger/tree.py)
+FOLLOWS_CHILDREN = {"debugpy"}
+
+
+def _children_of(pid: int) -> list[int]:
+    """The program's direct child processes (Linux; none elsewhere)."""
+    found: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children") as handle:
+                found.extend(int(p) for p in handle.read().split())
+        except (OSError, ValueError):
+            continue
+    return found
 
 
 async def _shared(cache: dict[int, "asyncio.Future[Any]"], key: int, read) -> Any:
