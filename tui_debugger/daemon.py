@@ -106,7 +106,8 @@ async def serve(spec: dict[str, Any]) -> int:
                 # stays while one is, then goes at once after `stop` (its answer
                 # has reached its client by then), or linger_s after the end.
                 since = loop.time() - max(ended_at, last_client)
-                if session.end_requested and not session.clients and since >= 0.3:
+                quiet = min(since, session.idle_seconds)  # the answer to `stop` is on its way
+                if session.end_requested and not session.clients and quiet >= 0.3:
                     break
                 if since >= cfg.linger_s:
                     break
