@@ -24,10 +24,6 @@ async def _doctor(ctx: CommandContext, args: NoArgs) -> DoctorResult:
     from backends.python_env import find_python
     from backends.ray.discover import doctor_info
 
-    from backends.errors import DebuggerError
-    from backends.python_env import find_python
-    from backends.ray.discover import doctor_info
-
     where = ctx.client_cwd or os.getcwd()
     # Each starts processes (adapters' --version, the interpreter): side by side.
     discovering = asyncio.ensure_future(asyncio.to_thread(adapters.discover_all))
@@ -38,11 +34,6 @@ async def _doctor(ctx: CommandContext, args: NoArgs) -> DoctorResult:
         program_python = exc.message
     infos = await discovering
     ray = await ray_info
-    try:
-        program_python = (await asyncio.to_thread(find_python, None, where, cwd=where)).describe()
-    except DebuggerError as exc:
-        program_python = exc.message
-    infos = await discovering
     return DoctorResult(
         adapters=[*(AdapterView(**i.to_dict()) for i in infos), AdapterView(**ray)],
         python=sys.version.split()[0], platform=f"{platform.system()} {platform.machine()}",
