@@ -88,6 +88,7 @@ async def serve(spec: dict[str, Any]) -> int:
     assert session is not None
     cfg = settings()
     ended_at: float | None = None
+    end_seen: float | None = None  # when this loop first saw that someone asked for the end
     # A client that goes away without a word leaves the session here; it ends once
     # no client has come back for idle_timeout_s, or orphan_grace_s after the TUI
     # that started it (its owner) is gone, if no client has joined it since.
@@ -106,13 +107,16 @@ async def serve(spec: dict[str, Any]) -> int:
                 # stays while one is, then goes at once after `stop` (its answer
                 # has reached its client by then), or linger_s after the end.
                 since = loop.time() - max(ended_at, last_client)
-                quiet = min(since, session.idle_seconds)  # the answer to `stop` is on its way
-                if session.end_requested and not session.clients and quiet >= 0.3:
-                    break
+                if session.end_requested:
+                    end_seen = end_seen or loop.time()
+                    # 0.3 s after the call that asked, so its answer reaches its client
+                    quiet = min(loop.time() - end_seen, session.idle_seconds)
+                    if not session.clients and quiet >= 0.3:
+                        break
                 if since >= cfg.linger_s:
                     break
             else:
-                ended_at = None  # restarted
+                ended_at = end_seen = None  # restarted
             if (not session.clients and owner_started is not None and start_time(int(owner)) != owner_started
                   and loop.time() - last_client > cfg.orphan_grace_s):
                 # Not at once: `tui-debugger ui` may rejoin it meanwhile.
