@@ -83,6 +83,7 @@ def test_the_interpreter_is_chosen_in_the_documented_order(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(240)  # several real sessions, one after another
 @pytest.mark.parametrize("version", ["3.12", "3.13"])
 def test_the_program_runs_in_its_own_venv(version, project, no_leftover_daemons):
     """The user's venv (a Python other than ours, with a package from PyPI and no
@@ -126,6 +127,7 @@ def calc(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(240)  # several real sessions, one after another
 def test_pytest_stops_at_a_failing_assertion_and_an_error(calc, no_leftover_daemons):
     """`start -m pytest` passes pytest's own flags on, and a failing test stops in
     the test's frame with the assertion's text, as `pytest --pdb` would."""
@@ -200,6 +202,7 @@ async def test_restart_after_stop_through_mcp(basic, mcp_env, no_leftover_proces
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(240)  # several real sessions, one after another
 async def test_tui_restarts_after_stop_and_follows_a_restart_by_another_client(
         basic, no_leftover_processes):
     from tests.support.tui import wait_until
@@ -327,6 +330,7 @@ def hit_and_step_in_a_child(cwd: Path, program: str, args: list[str], file: str,
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(240)  # several real sessions, one after another
 @pytest.mark.parametrize("method", ["fork", "spawn", "forkserver"])
 def test_a_breakpoint_in_a_pool_worker(method, children, no_leftover_daemons):
     child = hit_and_step_in_a_child(children, "pool.py", [method], "pool.py", "@worker",
@@ -335,6 +339,7 @@ def test_a_breakpoint_in_a_pool_worker(method, children, no_leftover_daemons):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(240)  # several real sessions, one after another
 def test_a_breakpoint_in_a_subprocess_run_child(children, no_leftover_daemons):
     child = hit_and_step_in_a_child(children, "run_child.py", [], "child.py", "@child",
                                     "@child-print")
@@ -343,11 +348,13 @@ def test_a_breakpoint_in_a_subprocess_run_child(children, no_leftover_daemons):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(240)  # several real sessions, one after another
 def test_a_breakpoint_behind_a_django_style_reloader(children, no_leftover_daemons):
     hit_and_step_in_a_child(children, "reloader.py", [], "reloader.py", "@serve", "@serve-return")
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(240)  # several real sessions, one after another
 def test_a_breakpoint_in_an_os_fork_child(children, no_leftover_daemons):
     hit_and_step_in_a_child(children, "forks.py", [], "forks.py", "@forked", "@forked-return")
 
@@ -390,6 +397,7 @@ async def test_a_child_process_through_mcp(children, mcp_env, no_leftover_proces
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(240)  # several real sessions, one after another
 async def test_the_tui_follows_a_stop_into_a_child_and_back(children, no_leftover_processes):
     from tests.support.tui import wait_until
     from tui_debugger.tui.app import create_app
@@ -413,6 +421,7 @@ async def test_the_tui_follows_a_stop_into_a_child_and_back(children, no_leftove
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(240)  # several real sessions, one after another
 @pytest.mark.parametrize("adapter", ["lldb-dap"])
 async def test_a_backend_that_does_not_follow_children_says_so_once(adapter, mcp_env,
                                                                     no_leftover_processes):
