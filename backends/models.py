@@ -332,6 +332,16 @@ class ThreadEvent(Model):
     reason: Literal["started", "exited"]
 
 
+class ChildProcessEvent(Model):
+    """The program started a child process that the debugger follows (debugpy's
+    `startDebugging`): a session of its own attaches to it with `attach`."""
+
+    kind: Literal["child"] = "child"
+    pid: int | None = None
+    name: str = ""
+    attach: AttachRequest
+
+
 BackendEvent = Annotated[
     Union[
         StoppedEvent,
@@ -341,6 +351,7 @@ BackendEvent = Annotated[
         TerminatedEvent,
         BreakpointChangedEvent,
         ThreadEvent,
+        ChildProcessEvent,
     ],
     Field(discriminator="kind"),
 ]

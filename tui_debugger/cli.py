@@ -45,7 +45,11 @@ def _add_launch_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--stdin", metavar="FILE",
                         help="a file the program reads as its stdin (default: end of file; "
                              "'pipe': type it with `tui-debugger input`, or in the TUI under Output)")
-    parser.add_argument("-m", dest="module", metavar="MODULE",
+    parser.add_argument("--python", metavar="PATH",
+                        help="the Python that runs the program (default: $VIRTUAL_ENV, a "
+                             ".venv/venv above the program, python3 on PATH)")
+    # Everything after the module is its own (`-m pytest -q -x t.py`), as with python -m.
+    parser.add_argument("-m", dest="module", metavar="MODULE", nargs=argparse.REMAINDER,
                         help="run a Python module, as `python -m MODULE ARGS`")
     parser.add_argument("program", nargs="?", metavar="PROGRAM")
     parser.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS")
@@ -189,22 +193,29 @@ def _env_pairs(pairs: list[str]) -> dict[str, str]:
 
 
 def launch_args_from(ns: argparse.Namespace) -> dict[str, Any]:
-    module = getattr(ns, "module", None)
+    module_argv = list(getattr(ns, "module", None) or [])
+    module = module_argv[0] if module_argv else None
+    if getattr(ns, "module", None) == []:
+        raise InvalidInput("-m needs a module name: `tui-debugger start -m pytest -q tests/`.")
     if not ns.program and not ns.launch_config and not module:
         raise InvalidInput("Give the program to debug, e.g. `tui-debugger start app.py`, "
                            "or a Python module: `tui-debugger start -m json.tool`.")
     args = list(ns.args or [])
     if args[:1] == ["--"]:
         args = args[1:]
-    if module and ns.program:
-        # `run -m json.tool in.json`: what argparse took for the program is the module's argument.
-        args = [ns.program, *args]
+    if module:
+        # `-m pytest -- -q`: argparse ends -m's share at `--` and gives the rest to
+        # the program and its arguments; all of it is the module's.
+        args = [*module_argv[1:], *([ns.program] if ns.program else []), *args]
+        if args[:1] == ["--"]:
+            args = args[1:]
         ns.program = None
     optional: dict[str, Any] = {
         "args": args, "adapter": ns.adapter, "stop_on_entry": ns.stop_on_entry,
         "session_name": ns.session, "breakpoints": ns.breakpoints, "env": _env_pairs(ns.env),
         "cwd": ns.cwd, "launch_config": ns.launch_config, "module": module,
         "core_file": getattr(ns, "core_file", None), "stdin": getattr(ns, "stdin", None),
+        "python": getattr(ns, "python", None),
     }
     # Only what was given, so the launch command's own defaults (and launch.json) apply.
     return {"program": ns.program or "", **{k: v for k, v in optional.items() if v}}
@@ -488,7 +499,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args = launch_args_from(ns)
             except DebuggerError as exc:
                 return emit_error(exc, False)
-            if not ns.breakpoints and not args.get("core_file"):
+            if not ns.breakpoints and not args.get("core_file") and args.get("module") != "pytest":
+                # (pytest: it stops where a test fails.)
                 # With no breakpoint to run to, a person wants to start at the top
                 # (as pdb and pudb do), not watch the program run to its end.
                 args["stop_on_entry"] = True

@@ -88,6 +88,7 @@ async def serve(spec: dict[str, Any]) -> int:
     assert session is not None
     cfg = settings()
     ended_at: float | None = None
+    end_seen: float | None = None  # when this loop first saw that someone asked for the end
     # A client that goes away without a word leaves the session here; it ends once
     # no client has come back for idle_timeout_s, or orphan_grace_s after the TUI
     # that started it (its owner) is gone, if no client has joined it since.
@@ -98,16 +99,25 @@ async def serve(spec: dict[str, Any]) -> int:
         while not stop_requested.is_set():
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(stop_requested.wait(), 0.25)
-            if session.state == SessionState.terminated:
-                if session.end_requested:
-                    await asyncio.sleep(0.3)  # let the answer to `stop` reach its client
-                    break
-                ended_at = ended_at or loop.time()
-                if loop.time() - ended_at >= cfg.linger_s:
-                    break
             if session.clients:
                 last_client = loop.time()
-            elif (owner_started is not None and start_time(int(owner)) != owner_started
+            if session.state == SessionState.terminated:
+                ended_at = ended_at or loop.time()
+                # A client still joined (a TUI) may restart the program: the host
+                # stays while one is, then goes at once after `stop` (its answer
+                # has reached its client by then), or linger_s after the end.
+                since = loop.time() - max(ended_at, last_client)
+                if session.end_requested:
+                    end_seen = end_seen or loop.time()
+                    # 0.3 s after the call that asked, so its answer reaches its client
+                    quiet = min(loop.time() - end_seen, session.idle_seconds)
+                    if not session.clients and quiet >= 0.3:
+                        break
+                if since >= cfg.linger_s:
+                    break
+            else:
+                ended_at = end_seen = None  # restarted
+            if (not session.clients and owner_started is not None and start_time(int(owner)) != owner_started
                   and loop.time() - last_client > cfg.orphan_grace_s):
                 # Not at once: `tui-debugger ui` may rejoin it meanwhile.
                 session.output.append("console", "Ending the session: the TUI that started "

@@ -33,7 +33,8 @@ class Hub:
     def on_session_created(self, callback) -> None:
         self._on_session_created.append(callback)
 
-    async def create_session(self, name: str | None, hint: str = "session") -> Session:
+    async def create_session(self, name: str | None, hint: str = "session",
+                             parent: Session | None = None) -> Session:
         if name:
             paths.validate_name(name)
             if name in self.sessions and self.sessions[name].state != SessionState.terminated:
@@ -52,7 +53,14 @@ class Hub:
         session = Session(name, output_max_entries=cfg.output_max_entries,
                           output_max_bytes=cfg.output_max_bytes)
         self.sessions[name] = session
-        self.current = name
+        session.on_child = self._child_started
+        from .tree import watch
+
+        watch(self, session)
+        if parent is not None:
+            session.parent = parent.name  # a child process's: the root stays current
+        else:
+            self.current = name
         if self.serve:
             server = SessionServer(self, session)
             self.servers[name] = server
@@ -60,7 +68,7 @@ class Hub:
                 await server.start()
                 paths.write_meta(name, {
                     "pid": os.getpid(), "created_at": time.time(), "program": None,
-                    "adapter": None,
+                    "adapter": None, "parent": session.parent,
                 })
             except BaseException as exc:
                 # Not served (a full disk): no session left behind that nobody can reach.
@@ -88,9 +96,14 @@ class Hub:
                 "program": session.program, "adapter": session.adapter,
                 "state": session.state.value,
                 "program_pid": backend.debuggee_pid if backend is not None else None,
+                "parent": session.parent,
             })
 
     async def close_session(self, name: str) -> None:
+        # A session's child processes end with it (their sessions first).
+        for child in [n for n, s in self.sessions.items() if s.parent == name]:
+            with contextlib.suppress(Exception):
+                await self.close_session(child)
         session = self.sessions.pop(name, None)
         server = self.servers.pop(name, None)
         if session is not None:
@@ -112,3 +125,11 @@ class Hub:
         if self.current and self.current in self.sessions:
             return self.sessions[self.current]
         return None
+
+    # ------------------------------------------------------------ child processes
+    # (tree.py: what a session tree shares; here only where its sessions live)
+
+    def _child_started(self, parent: Session, event) -> None:
+        from .tree import start_child
+
+        start_child(self, parent, event)

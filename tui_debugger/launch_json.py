@@ -605,9 +605,9 @@ def _adapt_debugpy(cfg: LaunchConfig, rest: dict[str, Any], get, name: str,
             if get(field) is False:
                 warnings.append("\"redirectOutput\": false ignored: output is always captured.")
         elif field == "subProcess":
-            if get(field):
-                warnings.append("\"subProcess\": true ignored: child Python processes are not "
-                                "debugged (each would wait for a session of its own).")
+            # Child processes are followed by default (a session each); false turns it off.
+            if get(field) is False:
+                extra["subProcess"] = False
         elif field == "sudo":
             if get(field):
                 raise _field_error(name, "sudo", "running the program as root through sudo is "

@@ -105,13 +105,14 @@ class SessionEvent(BaseModel):
     breakpoints {breakpoints: [Breakpoint]}, threads {}, activity ActivityEntry,
     selection {thread_id, frame_index}, exited {exit_code}, terminated {reason},
     clients {clients: [ClientInfo]}, values {name, value} (a variable was changed),
-    exception_filters {filters}."""
+    exception_filters {filters}, process {session, parent, pid, event: started | stopped |
+    ended, ...} (a child process of the session's tree, tree.py)."""
 
     seq: int
     kind: Literal[
         "state", "stopped", "continued", "output", "breakpoints", "threads", "activity",
         "selection", "exited", "terminated", "clients", "watches", "values",
-        "exception_filters",
+        "exception_filters", "process",
     ]
     origin: Origin = "session"
     data: dict[str, Any] = Field(default_factory=dict)

@@ -110,12 +110,14 @@ class LiveSession:
     adapter: str | None
     state: str | None = None
     program_pid: int | None = None
+    #: the session of the parent process, for a child process's session
+    parent: str | None = None
 
     def to_dict(self) -> dict[str, object]:
         return {
             "name": self.name, "pid": self.pid, "socket": str(self.socket),
             "created_at": self.created_at, "program": self.program, "adapter": self.adapter,
-            "state": self.state, "program_pid": self.program_pid,
+            "state": self.state, "program_pid": self.program_pid, "parent": self.parent,
         }
 
 
@@ -196,7 +198,7 @@ def live_sessions(clean_stale: bool = True) -> list[LiveSession]:
         out.append(
             LiveSession(name, pid, sock, float(info.get("created_at", 0)),
                         info.get("program"), info.get("adapter"), info.get("state"),
-                        info.get("program_pid"))
+                        info.get("program_pid"), info.get("parent"))
         )
     out.sort(key=lambda s: s.created_at)
     return out

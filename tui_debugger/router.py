@@ -159,7 +159,9 @@ def resolve_live(name: str | None) -> str:
         raise InvalidInput(
             "No live session. Start one: `tui-debugger start PROGRAM` (MCP: debug_launch)."
         )
-    return live[-1].name
+    # A child process's session is reached by its name, never by default.
+    roots = [s for s in live if not s.parent] or live
+    return roots[-1].name
 
 
 class Router:

@@ -28,6 +28,7 @@ from backends.models import (
     Breakpoint,
     BreakpointChangedEvent,
     BreakpointSpec,
+    ChildProcessEvent,
     ContinuedEvent,
     DataBreakpointSpec,
     EvalResult,
@@ -173,6 +174,11 @@ class Session:
         self._values_generation: int | None = None
         self._values_now: dict[str, str] = {}
         self._values_before: dict[str, str] = {}
+        #: the session of the process that started this one's, when it is a child
+        self.parent: str | None = None
+        #: called with each ChildProcessEvent (the hub makes the child's session)
+        self.on_child = None
+        self._children_watch: asyncio.Task[None] | None = None
 
     # ================================================================= value history
 
@@ -317,10 +323,29 @@ class Session:
             if isinstance(exc, (asyncio.CancelledError, KeyboardInterrupt)):
                 raise
             raise InternalError(f"Starting the {adapter} backend failed: {reason}.") from exc
+        if adapter not in FOLLOWS_CHILDREN and not (self.backend and self.backend.post_mortem):
+            self._children_watch = asyncio.get_running_loop().create_task(
+                self._say_children_are_not_followed(self._backend_gen))
         stop_on_its_way = self._stop_task is not None and not self._stop_task.done()
         if self.state == SessionState.starting and not stop_on_its_way:
             # No stop arrived during start-up: the program runs.
             await self._set_state(SessionState.running, origin)
+
+    async def _say_children_are_not_followed(self, generation: int) -> None:
+        """Say once, when the program starts a child process, that this debugger
+        does not follow it (lldb, delve, node): its breakpoints never stop there.
+        Direct children of the program, read from /proc twice a second."""
+        while generation == self._backend_gen and self.state != SessionState.terminated:
+            await asyncio.sleep(0.5)
+            pid = self.backend.debuggee_pid if self.backend is not None else None
+            children = _children_of(pid) if pid else []
+            if children:
+                text = (f"The program started child process {children[0]}; the {self.adapter} "
+                        "backend does not follow child processes, so breakpoints in them do "
+                        f"not stop. Attach to one with `tui-debugger attach {children[0]}`.\n")
+                seq = self.output.append("important", text)
+                self.publish("output", {"seq": seq, "category": "important", "text": text})
+                return
 
     def _sink(self):
         self._backend_gen += 1
@@ -399,6 +424,9 @@ class Session:
             self._apply_breakpoint_change(event)
         elif isinstance(event, ThreadEvent):
             self.publish("threads", {"thread_id": event.thread_id, "reason": event.reason})
+        elif isinstance(event, ChildProcessEvent):
+            if self.on_child is not None:
+                self.on_child(self, event)
 
     async def _handle_stop(self, event: StoppedEvent) -> None:
         thread_id = event.thread_id
@@ -1184,6 +1212,8 @@ class Session:
         text = f"--- restarted by {origin} ---\n"
         seq = self.output.append("console", text)
         self.publish("output", {"seq": seq, "category": "console", "text": text}, origin=origin)
+        # A restart after `stop` brings the session back: its host stays for it.
+        self.end_requested = False
         self.state = SessionState.idle
         await self.launch(self.launch_request, self.adapter, origin)
 
@@ -1217,9 +1247,31 @@ class Session:
 
     async def close(self) -> None:
         """End everything: used when the hosting process exits."""
-        await self._end(terminate=self.attach_request is None, origin="session")
+        # A child process is ours to end, though its session attached to it.
+        await self._end(terminate=self.attach_request is None or self.parent is not None,
+                        origin="session")
         for sub in list(self._subscribers):
             sub.close()
+
+
+#: backends whose child processes become sessions of the tree (tui_debugger/tree.py)
+FOLLOWS_CHILDREN = {"debugpy"}
+
+
+def _children_of(pid: int) -> list[int]:
+    """The program's direct child processes (Linux; none elsewhere)."""
+    found: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children") as handle:
+                found.extend(int(p) for p in handle.read().split())
+        except (OSError, ValueError):
+            continue
+    return found
 
 
 async def _shared(cache: dict[int, "asyncio.Future[Any]"], key: int, read) -> Any:

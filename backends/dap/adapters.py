@@ -78,14 +78,39 @@ class DebugpyProfile(AdapterProfile):
     # ended (or after its own 5 s grace, when it ends it): do not wait for that.
     detach_answer_timeout = 0.5
 
+    follows_children = True
+
     def __init__(self, backend: DapBackend, *, nodelay: bool | None = None) -> None:
         super().__init__(backend)
         if nodelay is not None:
             self.nodelay = nodelay
 
+    def child_attach(self, arguments: dict[str, Any]) -> AttachRequest | None:
+        """debugpy's startDebugging configuration: attach to its adapter's client
+        port ("connect") with the subprocess's id, the rest as the parent had it."""
+        connect = arguments.get("connect") or {}
+        if not isinstance(arguments.get("subProcessId"), int) or not connect.get("port"):
+            return None
+        extra = {k: v for k, v in arguments.items() if k not in ("connect", "host", "port")}
+        extra["request"] = "attach"
+        return AttachRequest(host=str(connect.get("host") or "127.0.0.1"),
+                             port=int(connect["port"]), extra=extra)
+
     def adapter_argv(self) -> list[str]:
         # -P: the adapter runs in the program's directory; -m would import from it.
         return [sys.executable, "-P", "-m", "debugpy.adapter"]
+
+    # At a userUnhandled stop pydevd appends its own notes to the frame's name and
+    # the exception's id: "test_add (Current frame)", "AssertionError       (note:
+    # full exception trace is shown but execution is paused at: test_add)".
+    _NOTE = re.compile(r"\s+\((?:Current frame|note: full exception trace[^)]*)\)$")
+
+    def frame_name(self, name: str) -> str:
+        return self._NOTE.sub("", name)
+
+    def exception_text(self, info, stopped):
+        info = {**info, "exceptionId": self._NOTE.sub("", str(info.get("exceptionId") or ""))}
+        return super().exception_text(info, stopped)
 
     async def start_adapter(self, request: LaunchRequest | AttachRequest) -> DapClient:
         if isinstance(request, AttachRequest) and request.pid is None and request.port:
@@ -131,13 +156,15 @@ class DebugpyProfile(AdapterProfile):
             "args": list(request.args),
             "cwd": request.cwd or os.getcwd(),
             "env": env,
-            "python": [sys.executable],
+            # the user's interpreter, chosen by the session (backends/python_env.py)
+            "python": list(extra.pop("python", None) or [sys.executable]),
             "console": "internalConsole",
             "redirectOutput": True,
             "justMyCode": True,
             "stopOnEntry": request.stop_on_entry,
-            # A child Python would wait for a second debug session we never start.
-            "subProcess": False,
+            # Child Pythons (multiprocessing, subprocess, os.fork) come back as
+            # startDebugging: each gets a session of its own (docs/architecture.md).
+            "subProcess": True,
             "showReturnValue": True,
             # sys.exit(n) is how a program means to end, not a crash to stop at.
             "breakOnSystemExit": [],
@@ -152,7 +179,8 @@ class DebugpyProfile(AdapterProfile):
             # Its output is a pipe now, not a terminal: unbuffered, so a prompt it
             # prints before reading shows at once.
             arguments["env"] = {"PYTHONUNBUFFERED": "1", **arguments["env"]}
-        if "justMyCode" not in extra and _is_library_code(extra.get("module"), program):
+        if "justMyCode" not in extra and extra.get("module") != "pytest" and _is_library_code(
+                extra.get("module"), program, arguments["python"][0], arguments["cwd"]):
             # With justMyCode the library's own lines never stop: `-m json.tool` or a
             # copy of the stdlib's calendar.py would run to its end without a word.
             arguments["justMyCode"] = False
@@ -791,27 +819,20 @@ class DelveBackend(DapBackend):
         super()._publish(event)
 
 
-def _library_dirs() -> list[str]:
-    import sysconfig
+def _is_library_code(module: str | None, program: str, python: str, cwd: str) -> bool:
+    """Whether what runs is the standard library's or an installed package's code,
+    in the interpreter that runs it. pytest never is: its tests are the user's code,
+    and with justMyCode a failing test stops where it failed (userUnhandled)."""
+    from ..python_env import module_origin, probe
 
-    paths = sysconfig.get_paths()
-    return sorted({os.path.realpath(paths[k]) for k in ("stdlib", "platstdlib", "purelib", "platlib")
-                   if paths.get(k)}, key=len, reverse=True)
-
-
-def _is_library_code(module: str | None, program: str) -> bool:
-    """Whether what runs is the standard library's or an installed package's code
-    (the interpreter debugpy runs is this one, so its paths are ours)."""
+    try:
+        interpreter = probe(python, "the program's Python")
+    except DebuggerError:
+        return False
     target = program
     if module:
-        import importlib.util
-
-        try:
-            spec = importlib.util.find_spec(module)
-        except (ImportError, ValueError):
+        target = module_origin(python, module, cwd) or ""
+        if not target:
             return False
-        if spec is None or not spec.origin or spec.origin in ("built-in", "frozen"):
-            return False
-        target = spec.origin
     target = os.path.realpath(target)
-    return any(target.startswith(d + os.sep) for d in _library_dirs())
+    return any(target.startswith(d + os.sep) for d in interpreter.library_dirs)

@@ -121,6 +121,12 @@ class AdapterProfile:
     #: the name prefix of the local that holds a step out's return value, where
     #: the adapter lists it among the caller's locals (debugpy's "(return) f")
     return_value_prefix: str | None = None
+    #: child processes come as `startDebugging` reverse requests (debugpy's subProcess)
+    follows_children = False
+
+    def child_attach(self, arguments: dict[str, Any]) -> "AttachRequest | None":
+        """The attach request for a child announced by `startDebugging`."""
+        return None
 
     def __init__(self, backend: "DapBackend") -> None:
         self.backend = backend
@@ -158,7 +164,7 @@ class AdapterProfile:
             "supportsMemoryReferences": True,
             "supportsProgressReporting": False,
             "supportsInvalidatedEvent": False,
-            "supportsStartDebuggingRequest": False,
+            "supportsStartDebuggingRequest": self.follows_children,
         }
 
     def launch_arguments(self, request: LaunchRequest) -> dict[str, Any]:
@@ -177,6 +183,9 @@ class AdapterProfile:
         if request.pid is None:
             raise InvalidInput(f"The {self.name} adapter attaches by process id; pass a PID.")
         return {"pid": request.pid, **request.extra}
+
+    def frame_name(self, name: str) -> str:
+        return name
 
     def exception_text(self, info: Message, stopped: Message) -> str | None:
         """The line that says what was thrown, from an exceptionInfo body."""
@@ -276,6 +285,8 @@ class DapBackend(Backend):
             )
             client.on_any(self._on_event)
             client.on_close(self._on_adapter_closed)
+            if self.profile.follows_children:
+                client.on_request("startDebugging", self._start_debugging)
 
             body = await client.request(
                 "initialize", self.profile.initialize_arguments(),
@@ -487,6 +498,22 @@ class DapBackend(Backend):
                 with contextlib.suppress(RuntimeError):
                     self._orphan_killer = asyncio.get_running_loop().create_task(
                         self._end_orphans())
+
+    async def _start_debugging(self, arguments: Message) -> Message:
+        """A child process waits for a session of its own: the session makes one
+        (ChildProcessEvent); the adapter only needs to hear that we will."""
+        from .client import ReverseRequestRefused
+        from ..models import ChildProcessEvent
+
+        configuration = dict(arguments.get("configuration") or {})
+        request = self.profile.child_attach(configuration)
+        if request is None:
+            raise ReverseRequestRefused("This child process cannot be followed.")
+        pid = configuration.get("subProcessId")
+        self._events.put_nowait(ChildProcessEvent(
+            pid=pid if isinstance(pid, int) else None,
+            name=str(configuration.get("name") or ""), attach=request))
+        return {}
 
     def _terminal_output(self, category: str, text: str) -> None:
         self._events.put_nowait(OutputEvent(category=category, text=text))
@@ -761,7 +788,7 @@ class DapBackend(Backend):
                 Frame(
                     id=raw["id"],
                     index=start + i,
-                    name=str(raw.get("name") or "??"),
+                    name=self.profile.frame_name(str(raw.get("name") or "??")),
                     location=_location(raw),
                     module=str(module) if module is not None else None,
                     instruction_pointer=ip,

@@ -85,6 +85,8 @@ def status_of(session: Session) -> SessionStatus:
         selected_thread_id=session.selected_thread_id,
         selected_frame_index=session.selected_frame_index,
         post_mortem=bool(backend and backend.post_mortem),
+        python=session.metadata.get("python"),
+        python_short=session.metadata.get("python_short"),
     )
 
 

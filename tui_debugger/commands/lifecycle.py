@@ -59,6 +59,9 @@ class LaunchArgs(Args):
     module: str | None = Field(None, description="Python module to run (-m), instead of program.")
     stdin: str | None = Field(None, description="Program input: a file, or 'pipe' "
                               "(debug_send_input).")
+    python: str | None = Field(None, description="Python programs: the interpreter that runs "
+                               "it (default: $VIRTUAL_ENV, a .venv/venv above the program, "
+                               "python3 on PATH).")
 
 
 async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
@@ -132,6 +135,19 @@ async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
         program_path = found
     program_path = os.path.normpath(program_path)
     adapter = adapters.select_adapter(adapter_hint, program_path)
+    interpreter = None
+    if adapter == "debugpy":
+        from backends.python_env import find_python
+
+        # The user's Python, not ours: the program's packages are in its environment.
+        explicit = args.python or request_extra.get("python")
+        interpreter = await asyncio.to_thread(
+            find_python, explicit, base if python_module else os.path.dirname(program_path),
+            cwd=ctx.client_cwd or base,
+            explicit_source="--python" if args.python else "launch.json \"python\"")
+        request_extra["python"] = [interpreter.path]
+    elif args.python:
+        raise InvalidInput(f"--python is for Python programs; {program_path} runs with {adapter}.")
     specs: list[BreakpointSpec] = []
     for given in args.breakpoints:
         extra: dict[str, Any] = {}
@@ -147,6 +163,15 @@ async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
     session = await ctx.hub.create_session(args.session_name, hint=program_path)
     ctx.session = session
     session.cwd = base
+    if interpreter is not None:
+        session.metadata["python"] = interpreter.describe()
+        if not interpreter.is_ours:
+            session.metadata["python_short"] = interpreter.short()
+        if request_extra.get("module") == "pytest" and session.exception_filters is None:
+            # A failing test stops where it failed, as `pytest --pdb` does: the
+            # assertion leaves the test (the user's code) into pytest's, which
+            # catches it: debugpy's userUnhandled (docs/architecture.md).
+            session.exception_filters = ["uncaught", "userUnhandled"]
     try:
         for note in notes:
             add_note(session, note)
@@ -448,8 +473,13 @@ async def _restart(ctx: CommandContext, args: NoArgs) -> SessionStatus:
     session = session_of(ctx)
     if session.launch_request is None or session.adapter is None:
         raise InvalidInput("Only a launched program can be restarted; attach again instead.")
+    generation = session.run_generation
     await session.restart(ctx.origin)
-    return status_of(session)
+    if any(not bp.spec.log_message for bp in session.breakpoints.values()) or (
+            session.launch_request.stop_on_entry or session.entry_breakpoint_id is not None):
+        # As a launch does: answer with the first stop, so the next call does not race it.
+        await session.wait_for_stop(settings().continue_wait_ms / 1000, generation)
+    return await launch_status(session, [], ctx.origin)
 
 
 register(Command(
@@ -484,7 +514,7 @@ async def _sessions(ctx: CommandContext, args: NoArgs) -> SessionList:
         entries.append(SessionListEntry(
             name=name, pid=os.getpid(), program=session.program, adapter=session.adapter,
             created_at=session.created_at, current=name == ctx.hub.current,
-            state=session.state.value,
+            parent=session.parent, state=session.state.value,
             program_pid=backend.debuggee_pid if backend is not None else None,
         ))
     live = paths.live_sessions()
@@ -492,16 +522,36 @@ async def _sessions(ctx: CommandContext, args: NoArgs) -> SessionList:
         if s.name not in seen:
             entries.append(SessionListEntry(name=s.name, pid=s.pid, program=s.program,
                                             adapter=s.adapter, created_at=s.created_at,
-                                            state=s.state, program_pid=s.program_pid))
-    if entries and not any(e.current for e in entries):
-        max(entries, key=lambda e: e.created_at).current = True
-    return SessionList(sessions=entries)
+                                            state=s.state, program_pid=s.program_pid,
+                                            parent=s.parent))
+    roots = [e for e in entries if not e.parent] or entries
+    if roots and not any(e.current for e in entries):
+        max(roots, key=lambda e: e.created_at).current = True
+    return SessionList(sessions=_as_tree(entries))
+
+
+def _as_tree(entries: list[SessionListEntry]) -> list[SessionListEntry]:
+    """Each session followed by its child processes' sessions, depth first."""
+    names = {e.name for e in entries}
+    out: list[SessionListEntry] = []
+
+    def add(entry: SessionListEntry) -> None:
+        out.append(entry)
+        for child in entries:
+            if child.parent == entry.name:
+                add(child)
+
+    for entry in entries:
+        if not entry.parent or entry.parent not in names:
+            add(entry)
+    return out
 
 
 register(Command(
     id="sessions", help="List live sessions.",
-    description="List live debug sessions (name, program, adapter). Pass a name as "
-    "debugSessionId to any tool to address one.",
+    description="List live debug sessions (name, program, adapter), each followed by its "
+    "child processes' sessions (parent). Pass a name as debugSessionId to any tool to "
+    "address one.",
     args=NoArgs, result=SessionList, handler=_sessions, read_only=True, needs_session=False,
     mcp="debug_sessions", cli=[CliSpec(("sessions",))],
 ))

@@ -123,6 +123,8 @@ def status(result: Any) -> str:
         lines.append(f"  program: {result.program}" + (f" (pid {result.pid})" if result.pid else ""))
     if result.adapter:
         lines.append(f"  adapter: {result.adapter}")
+    if getattr(result, "python", None):
+        lines.append(f"  python: {result.python}")
     if result.stop is not None and getattr(result, "context", None) is None:
         lines.append("  " + stop_line(result.stop).replace("\n", "\n  "))
     if result.exit_code is not None:
@@ -150,12 +152,17 @@ def _sessions(result: Any) -> str:
         live = s.program_pid and s.state not in ("terminated", "idle")
         return f"pid {s.program_pid}" if live else "no program"
 
-    return "\n".join(
-        f"{'*' if s.current else ' '} {s.name}  {s.state or '-'}  {s.adapter or '-'}  "
-        f"{s.program or '-'}  {program_pid(s)}  host {s.pid}  "
-        f"started {time.strftime('%H:%M:%S', time.localtime(s.created_at))}"
-        for s in result.sessions
-    )
+    depth: dict[str, int] = {}
+    lines = []
+    for s in result.sessions:
+        parent = getattr(s, "parent", None)
+        depth[s.name] = depth.get(parent, -1) + 1 if parent else 0
+        indent = "  " * depth[s.name] + ("└ " if parent else "")
+        lines.append(
+            f"{'*' if s.current else ' '} {indent}{s.name}  {s.state or '-'}  {s.adapter or '-'}  "
+            f"{s.program or '-'}  {program_pid(s)}  host {s.pid}  "
+            f"started {time.strftime('%H:%M:%S', time.localtime(s.created_at))}")
+    return "\n".join(lines)
 
 
 def _breakpoint(result: Any) -> str:
@@ -225,6 +232,9 @@ def _doctor(result: Any) -> str:
             lines.append(f"  missing  {a.name:9} {a.install_hint}")
         if a.note:
             lines.append(f"           {'':9} {a.note}")
+    if getattr(result, "program_python", None):
+        lines.append(f"Python programs started here run under {result.program_python}; "
+                     "choose another with --python PATH.")
     return "\n".join(lines)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import platform
 import shlex
 import sys
@@ -19,13 +20,24 @@ from .views import AdapterView, DoctorResult, ScriptResult
 
 
 async def _doctor(ctx: CommandContext, args: NoArgs) -> DoctorResult:
+    from backends.errors import DebuggerError
+    from backends.python_env import find_python
     from backends.ray.discover import doctor_info
 
-    infos = await asyncio.to_thread(adapters.discover_all)
-    ray = await asyncio.to_thread(doctor_info)
+    where = ctx.client_cwd or os.getcwd()
+    # Each starts processes (adapters' --version, the interpreter): side by side.
+    discovering = asyncio.ensure_future(asyncio.to_thread(adapters.discover_all))
+    ray_info = asyncio.ensure_future(asyncio.to_thread(doctor_info))
+    try:
+        program_python = (await asyncio.to_thread(find_python, None, where, cwd=where)).describe()
+    except DebuggerError as exc:
+        program_python = exc.message
+    infos = await discovering
+    ray = await ray_info
     return DoctorResult(
         adapters=[*(AdapterView(**i.to_dict()) for i in infos), AdapterView(**ray)],
         python=sys.version.split()[0], platform=f"{platform.system()} {platform.machine()}",
+        program_python=program_python,
     )
 
 

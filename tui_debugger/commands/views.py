@@ -57,6 +57,10 @@ class SessionStatus(ActionResult):
     selected_thread_id: int | None = None
     selected_frame_index: int = 0
     post_mortem: bool = False  # a core dump: it reads, it does not run
+    python: str | None = Field(None, description="the interpreter that runs a Python program, "
+                               "and why that one")
+    python_short: str | None = Field(None, description="the same, short, when it is not "
+                                     "tui-debugger's own environment")
     message: str | None = None
     restored: list[str] = Field(default_factory=list,
                                 description="breakpoints brought back from the last run")
@@ -72,6 +76,8 @@ class SessionListEntry(Result):
     program_pid: int | None = None  # the program's, while it runs or is stopped
     created_at: float
     current: bool = False
+    parent: str | None = Field(None, description="the session of the parent process (a child "
+                               "process's session)")
 
 
 class SessionList(Result):
@@ -213,6 +219,8 @@ class DoctorResult(Result):
     adapters: list[AdapterView]
     python: str
     platform: str
+    program_python: str | None = Field(None, description="the Python that would run a Python "
+                                       "program started from here, and why that one")
 
 
 class ScriptHit(Result):

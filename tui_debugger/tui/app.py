@@ -316,6 +316,7 @@ class DebuggerApp(App[int]):
         for entry in out.entries:
             self._add_output(entry.seq, entry.category, entry.text)
         self.status.adapter = status.adapter
+        self.status.python = status.python_short
         self.program = status.program
         self.status.session_name = status.session
         self.status.set_clients(status.clients, self.origin)
@@ -427,7 +428,7 @@ class DebuggerApp(App[int]):
                 status = None
             if status is not None and status.state == "terminated":
                 await self._end_owned(name, previous)
-            elif status is not None:
+            elif status is not None and not _same_tree(name, self.link):
                 self.notify(f"{name} keeps running: Ctrl+P \"switch\" comes back to it, "
                             f"`tui-debugger ui --session {name}` joins it. Quitting ends it.",
                             title="Previous session")
@@ -456,6 +457,10 @@ class DebuggerApp(App[int]):
         if kind in ("state", "stopped", "continued", "terminated"):
             self._state_events += 1
         if kind == "state":
+            if data.get("state") == "starting" and self.state == "terminated":
+                # restarted (by anyone): the last run's end is no longer news
+                self.status.exit_code = None
+                self.status.message = ""
             self.state = data.get("state", self.state)
         elif kind == "stopped":
             self._on_stopped(StopInfo.model_validate(data), origin)
@@ -489,6 +494,8 @@ class DebuggerApp(App[int]):
         elif kind == "values":
             # Someone changed a value: every pane that shows values reads them again.
             self.run_worker(self._refresh_values(), group="refresh-values", exclusive=True)
+        elif kind == "process":
+            self._on_process(data)
         elif kind == "clients":
             self.status.set_clients([ClientInfo.model_validate(c) for c in data.get("clients", [])],
                                    self.origin)
@@ -618,6 +625,21 @@ class DebuggerApp(App[int]):
     async def _hide_exception(self) -> None:
         if self.query(ExceptionPane):
             await self.query_one("#io-tabs", TabbedContent).remove_pane("tab-exception")
+
+    def _on_process(self, data: dict[str, Any]) -> None:
+        """A child process of this session's tree started, stopped or ended: the
+        screen follows a stop into the process that stopped, and goes back to
+        the parent when the process shown ends."""
+        name, event = str(data.get("session") or ""), data.get("event")
+        current = self.link.name if self.link is not None else None
+        if event == "started":
+            self.notify(f"Child process {data.get('pid')} is debugged as session {name}.",
+                        title="Processes")
+        elif event == "stopped" and name and name != current and self.state != "stopped":
+            self.run_worker(self.switch_session(name), group="switch", exclusive=True)
+        elif event == "ended" and name == current and data.get("parent"):
+            self.run_worker(self.switch_session(str(data["parent"])), group="switch",
+                            exclusive=True)
 
     def _on_selection(self, data: dict[str, Any], origin: str) -> None:
         if data.get("thread_id") not in (None, self._threads_selected):
@@ -807,6 +829,9 @@ class DebuggerApp(App[int]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "run_command" and parameters:
+            if parameters[0] == "continue" and self.state == "terminated" and \
+                    self.link is not None:
+                return True  # F5 after the end runs the program again
             states = registry.get(str(parameters[0])).applies_in
             if states is not None:
                 return True if self.state in states else None
@@ -815,6 +840,8 @@ class DebuggerApp(App[int]):
         return True
 
     def action_run_command(self, command_id: str) -> None:
+        if command_id == "continue" and self.state == "terminated":
+            command_id = "restart"
         self.invoke_command(command_id)
 
     def invoke_command(self, command_id: str, args: dict[str, Any] | None = None) -> None:
@@ -1236,3 +1263,10 @@ def run_app(mode: str, args: dict[str, Any] | None = None, session: str | None =
         print(f"error: {app.error_message}", file=sys.stderr)
         return 1
     return int(code or 0)
+
+
+def _same_tree(name: str, link: RemoteHandle | None) -> bool:
+    """Whether `link` shows a process of `name`'s session tree (tree.py names a
+    child ROOT.PID)."""
+    other = link.name if link is not None else ""
+    return other.split(".")[0] == name.split(".")[0]

@@ -46,12 +46,20 @@ class OutputLog(ScrollView, can_focus=True):
         self.highlight = ""  # words to show reversed (the pane's search)
         self._width = 0
         self._pending = False
+        #: the last line, without its newline yet (not in `lines`)
+        self.open_line: tuple[str, str] | None = None
 
     # ------------------------------------------------------------------ input
 
-    def write_lines(self, lines: Iterable[tuple[str, str]]) -> None:
-        """Add (category, text) lines; the view catches up at the next frame."""
-        width = self._width
+    def write_lines(self, lines: Iterable[tuple[str, str]],
+                    open_line: tuple[str, str] | None = None) -> None:
+        """Add (category, text) lines; the view catches up at the next frame.
+        `open_line` is text whose newline has not come yet (a prompt): shown
+        under the lines at once, until the next write replaces it."""
+        if open_line is not None and len(open_line[1]) > MAX_LINE_CHARS:
+            open_line = (open_line[0], open_line[1][:MAX_LINE_CHARS])
+        self.open_line = open_line
+        width = max(self._width, len(open_line[1]) if open_line else 0)
         for category, text in lines:
             if len(text) > MAX_LINE_CHARS:
                 text = text[:MAX_LINE_CHARS]
@@ -65,6 +73,7 @@ class OutputLog(ScrollView, can_focus=True):
 
     def clear(self) -> None:
         self.lines.clear()
+        self.open_line = None
         self._width = 0
         self.scroll_to(0, 0, animate=False, immediate=True)
         self._catch_up()
@@ -72,11 +81,12 @@ class OutputLog(ScrollView, can_focus=True):
     def _catch_up(self) -> None:
         self._pending = False
         following = self.scroll_y >= self.max_scroll_y
-        size = Size(self._width, len(self.lines))
+        rows = len(self.lines) + (self.open_line is not None)
+        size = Size(self._width, rows)
         if size != self.virtual_size:
             self.virtual_size = size
         if following:
-            self.scroll_to(y=max(0, len(self.lines) - self.scrollable_content_region.height),
+            self.scroll_to(y=max(0, rows - self.scrollable_content_region.height),
                            animate=False, immediate=True, force=True)
         self.refresh()
 
@@ -87,9 +97,12 @@ class OutputLog(ScrollView, can_focus=True):
         base = self.rich_style
         scroll_x, scroll_y = self.scroll_offset
         index = scroll_y + y
-        if index >= len(self.lines):
+        if index < len(self.lines):
+            category, line = self.lines[index]
+        elif index == len(self.lines) and self.open_line is not None:
+            category, line = self.open_line
+        else:
             return Strip.blank(width, base)
-        category, line = self.lines[index]
         style = STYLES.get(category)
         if line.isascii() and line.isprintable() and not self.highlight:
             visible = line[scroll_x:scroll_x + width]

@@ -70,13 +70,13 @@ class OutputPane(Vertical):
         if parts[-1]:
             self._partial[category] = parts[-1]
         del parts[-1]
-        if not parts:
-            return
         lines = [(category, line) for line in parts]
         self.lines.extend(lines)
         if self.query_text:
             lines = [entry for entry in lines if self._matches(entry[1])]
-        self.log_view.write_lines(lines)
+        # A prompt ("name? ") is shown as soon as it is written, not once its line ends.
+        tail = next(reversed(self._partial.items()), None)
+        self.log_view.write_lines(lines, open_line=tail)
 
     def flush_partial(self) -> None:
         for category, line in list(self._partial.items()):
@@ -115,6 +115,7 @@ class OutputPane(Vertical):
 
     def echo_input(self, text: str) -> None:
         """What the person typed, in the output where a terminal would have echoed it."""
+        self.flush_partial()  # the prompt keeps its own line
         self.append("input", text + "\n")
 
     def _apply_search(self, query: str) -> None:
@@ -123,5 +124,5 @@ class OutputPane(Vertical):
         log.clear()
         log.highlight = query
         matching = [entry for entry in self.lines if self._matches(entry[1])]
-        log.write_lines(matching)
+        log.write_lines(matching, open_line=next(reversed(self._partial.items()), None))
         self.border_subtitle = f"{len(matching)} matching" if query else ""

@@ -19,6 +19,8 @@ class StatusBar(Widget):
     state: reactive[str] = reactive("connecting")
     stop: reactive[StopInfo | None] = reactive(None)
     adapter: reactive[str | None] = reactive(None)
+    #: the program's Python, when it is not tui-debugger's own ("py3.12 .venv")
+    python: reactive[str | None] = reactive(None)
     session_name: reactive[str | None] = reactive(None)
     clients: reactive[tuple[str, ...]] = reactive(())
     exit_code: reactive[int | None] = reactive(None)
@@ -64,6 +66,8 @@ class StatusBar(Widget):
         right = Text()
         if self.adapter:
             right.append(f" {self.adapter} ", "dim")
+        if self.python:
+            right.append(f"{self.python} ", "dim")
         if self.session_name:
             right.append(f"│ {self.session_name} ", "dim")
         right.append("│ you" + "".join(f" + {c}" for c in self.clients) + " ", "bold")

@@ -1,0 +1,170 @@
+"""Which Python runs a Python program: the user's, not tui-debugger's.
+
+tui-debugger lives in a venv of its own; the program belongs to a project with
+its own dependencies. As pdb runs in the project's environment and VS Code in
+the selected interpreter, the program runs under the first of:
+
+1. the interpreter asked for (`--python`, MCP `python`, launch.json
+   `python`/`pythonPath`);
+2. the active virtual environment (`$VIRTUAL_ENV`);
+3. a `.venv` or `venv` found from the program's directory upward (as uv and
+   pyright look for one);
+4. `python3` on PATH;
+5. tui-debugger's own interpreter.
+
+debugpy runs its launcher and the program under that interpreter straight from
+its own directory (`python .../debugpy/launcher`, then `python .../debugpy
+--connect`), and takes itself back off sys.path before the program runs, so the
+program's environment needs no debugpy. Its compiled speed-ups are built for
+the interpreter it was installed for; other versions run its pure-Python
+tracer (3.12 and later: `sys.monitoring`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+
+from .errors import InvalidInput
+
+#: the oldest Python debugpy 1.8 debugs
+MIN_VERSION = (3, 8)
+
+_PROBE = ("import json, sys, sysconfig; p = sysconfig.get_paths(); print(json.dumps({"
+          "'version': '%d.%d.%d' % sys.version_info[:3], 'executable': sys.executable, 'prefix': sys.prefix, "
+          "'libs': [p[k] for k in ('stdlib', 'platstdlib', 'purelib', 'platlib') if p.get(k)]}))")
+
+
+@dataclass(frozen=True)
+class Interpreter:
+    path: str
+    #: how it was chosen, in the user's words: "--python", "$VIRTUAL_ENV", ...
+    source: str
+    version: str = ""
+    #: its standard library and site-packages (what counts as library code)
+    library_dirs: tuple[str, ...] = ()
+    prefix: str = ""
+
+    @property
+    def is_ours(self) -> bool:
+        """The environment tui-debugger itself runs in."""
+        return bool(self.prefix) and os.path.realpath(self.prefix) == os.path.realpath(sys.prefix)
+
+    def short(self) -> str:
+        """For a status line: `py3.12 .venv`."""
+        version = ".".join(self.version.split(".")[:2])
+        where = os.path.basename(self.prefix) if self.prefix else self.source
+        return f"py{version} {where}".strip()
+
+    def describe(self) -> str:
+        version = f"Python {self.version} " if self.version else ""
+        return f"{version}{self.path} ({self.source})"
+
+
+_cache: dict[tuple[str, float], Interpreter] = {}
+
+
+def probe(path: str, source: str) -> Interpreter:
+    """Run the interpreter once to learn its version and library paths; an
+    interpreter that does not run, or is too old, is an error that says so."""
+    try:
+        stamp = os.stat(path).st_mtime
+    except OSError:
+        raise InvalidInput(f"There is no Python interpreter at {path} ({source}). "
+                           "Check the path, or pass --python PATH.") from None
+    cached = _cache.get((path, stamp))
+    if cached is not None:
+        return Interpreter(cached.path, source, cached.version, cached.library_dirs, cached.prefix)
+    try:
+        done = subprocess.run([path, "-I", "-c", _PROBE], capture_output=True, text=True,
+                              timeout=20, stdin=subprocess.DEVNULL)
+        info = json.loads(done.stdout)
+    except (OSError, subprocess.SubprocessError, ValueError):
+        raise InvalidInput(f"{path} ({source}) does not run as a Python interpreter. "
+                           "Check it, or pass --python PATH.") from None
+    version = str(info.get("version") or "")
+    if tuple(int(p) for p in version.split(".")[:2]) < MIN_VERSION:
+        raise InvalidInput(f"{path} is Python {version}; debugpy debugs Python "
+                           f"{'.'.join(map(str, MIN_VERSION))} or newer. Pass --python PATH.")
+    libs = tuple(sorted({os.path.realpath(d) for d in info.get("libs") or []}, key=len, reverse=True))
+    found = Interpreter(path, source, version, libs, str(info.get("prefix") or ""))
+    _cache[(path, stamp)] = found
+    return found
+
+
+def _venv_python(venv: str) -> str | None:
+    for name in ("bin/python3", "bin/python", "Scripts/python.exe"):
+        candidate = os.path.join(venv, name)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def _venv_above(start: str) -> str | None:
+    directory = os.path.abspath(start)
+    while True:
+        for name in (".venv", "venv"):
+            venv = os.path.join(directory, name)
+            if os.path.isfile(os.path.join(venv, "pyvenv.cfg")):
+                found = _venv_python(venv)
+                if found:
+                    return found
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
+
+
+def find_python(explicit: str | list[str] | None, start_dir: str,
+                env: dict[str, str] | None = None, cwd: str | None = None,
+                explicit_source: str = "--python") -> Interpreter:
+    """The interpreter for a program in `start_dir` (its directory, or the working
+    directory of a module), in the order the module docstring gives."""
+    env = os.environ if env is None else env
+    if isinstance(explicit, list):
+        explicit = explicit[0] if explicit else None
+    if explicit:
+        path = os.path.expanduser(explicit)
+        if os.sep not in path:
+            path = shutil.which(path, path=env.get("PATH")) or path
+        elif not os.path.isabs(path):
+            path = os.path.abspath(os.path.join(cwd or start_dir, path))
+        if os.path.isdir(path):
+            # a venv's directory stands for its interpreter
+            path = _venv_python(path) or path
+        return probe(path, explicit_source)
+    active = env.get("VIRTUAL_ENV")
+    if active:
+        found = _venv_python(active)
+        if found:
+            return probe(found, "$VIRTUAL_ENV")
+    found = _venv_above(start_dir)
+    if found:
+        return probe(found, f"{os.path.basename(os.path.dirname(os.path.dirname(found)))} "
+                            "above the program")
+    on_path = shutil.which("python3", path=env.get("PATH"))
+    if on_path:
+        try:
+            return probe(on_path, "python3 on PATH")
+        except InvalidInput:
+            pass
+    return probe(sys.executable, "tui-debugger's own Python")
+
+
+def module_origin(python: str, module: str, cwd: str) -> str | None:
+    """The file `python -m module` would run, asked of that interpreter (its
+    packages are not ours), with the working directory first as -m has it."""
+    code = ("import importlib.util, sys; sys.path.insert(0, sys.argv[2]); "
+            "s = importlib.util.find_spec(sys.argv[1]); "
+            "print(s.origin if s and s.origin else '')")
+    try:
+        done = subprocess.run([python, "-c", code, module, cwd], capture_output=True, text=True,
+                              timeout=20, stdin=subprocess.DEVNULL, cwd=cwd)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    origin = done.stdout.strip()
+    return origin if origin and os.path.isfile(origin) else None

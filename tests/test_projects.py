@@ -1,0 +1,446 @@
+"""Real projects: the program runs under the user's Python (its venv, with its
+packages), not tui-debugger's; pytest; restart; partial lines."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support import marker_line
+from tests.support.pyenvs import PACKAGE, base_python, project_venv
+
+PROGRAMS = Path(__file__).parent / "programs"
+
+
+def tdb(cwd: Path, *args: str, env: dict | None = None, check: bool = True,
+        timeout: float = 60) -> subprocess.CompletedProcess:
+    proc = subprocess.run([sys.executable, "-m", "tui_debugger", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=timeout,
+                          stdin=subprocess.DEVNULL, env=env)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"tui-debugger {' '.join(args)} exited {proc.returncode}:\n"
+                             f"{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+def without_venv() -> dict[str, str]:
+    """The environment of a user with no venv active (the test runner's is)."""
+    env = dict(os.environ)
+    env.pop("VIRTUAL_ENV", None)
+    return env
+
+
+@pytest.fixture
+def project(tmp_path):
+    shutil.copy(PROGRAMS / "py_project_app.py", tmp_path / "app.py")
+    return tmp_path
+
+
+# ---------------------------------------------------------------- choosing the interpreter
+
+
+def test_the_interpreter_is_chosen_in_the_documented_order(tmp_path):
+    from backends.errors import InvalidInput
+    from backends.python_env import find_python
+
+    v312, v313 = project_venv("3.12"), project_venv("3.13")
+    nested = tmp_path / "proj" / "src" / "pkg"
+    nested.mkdir(parents=True)
+    (tmp_path / "proj" / ".venv").symlink_to(v313)
+    env = {"PATH": os.environ["PATH"]}
+
+    explicit = find_python(str(v312 / "bin" / "python"), str(nested), env={
+        **env, "VIRTUAL_ENV": str(v313)})
+    assert explicit.source == "--python" and explicit.version.startswith("3.12.")
+    # a venv's directory stands for its interpreter
+    assert find_python(str(v312), str(nested), env=env).version.startswith("3.12.")
+
+    active = find_python(None, str(nested), env={**env, "VIRTUAL_ENV": str(v312)})
+    assert active.source == "$VIRTUAL_ENV" and active.version.startswith("3.12.")
+
+    above = find_python(None, str(nested), env=env)
+    assert above.source == ".venv above the program" and above.version.startswith("3.13.")
+    assert above.path == str(tmp_path / "proj" / ".venv" / "bin" / "python3")
+
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    on_path = find_python(None, str(bare), env={"PATH": str(Path(base_python("3.12")).parent)})
+    assert on_path.source == "python3 on PATH" and on_path.version.startswith("3.12.")
+
+    own = find_python(None, str(bare), env={"PATH": str(tmp_path / "nothing")})
+    assert own.source == "tui-debugger's own Python" and own.is_ours
+
+    with pytest.raises(InvalidInput, match="no Python interpreter at"):
+        find_python(str(tmp_path / "nope" / "python"), str(bare), env=env)
+    with pytest.raises(InvalidInput, match="does not run as a Python interpreter"):
+        find_python("/bin/true", str(bare), env=env)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(240)  # several real sessions, one after another
+@pytest.mark.parametrize("version", ["3.12", "3.13"])
+def test_the_program_runs_in_its_own_venv(version, project, no_leftover_daemons):
+    """The user's venv (a Python other than ours, with a package from PyPI and no
+    debugpy): chosen by --python for 3.12, found as .venv beside the program for
+    3.13; the stop, status and doctor say which."""
+    venv = project_venv(version)
+    line = marker_line(project / "app.py", "@table")
+    env = without_venv()
+    if version == "3.12":
+        chosen = ["--python", str(venv / "bin" / "python")]
+        source = "--python"
+    else:
+        (project / ".venv").symlink_to(venv)
+        chosen, source = [], ".venv above the program"
+    assert subprocess.run([str(venv / "bin" / "python"), "-c", "import debugpy"],
+                          capture_output=True).returncode != 0
+    started = tdb(project, "start", *chosen, "--break", f"app.py:{line}", "app.py", env=env).stdout
+    assert f"●> {line}" in started
+    assert f"python: Python {version}." in started and f"({source})" in started
+    assert f"{PACKAGE}/__init__.py" in started and str(project_venv(version).name) in started \
+        or ".venv" in started
+    status = json.loads(tdb(project, "status", "--json", env=env).stdout)
+    assert status["python"].startswith(f"Python {version}.")
+    assert status["pythonShort"].startswith(f"py{version}")
+    assert "exit code 0" in tdb(project, "continue", env=env).stdout
+    out = tdb(project, "output", env=env).stdout
+    assert f"python      {version}" in out
+    tdb(project, "stop", env=env)
+    if version == "3.13":
+        doctor = tdb(project, "doctor", env=env).stdout
+        assert f"run under Python {version}." in doctor and "(.venv above the program)" in doctor
+
+
+# ---------------------------------------------------------------- pytest
+
+
+@pytest.fixture
+def calc(tmp_path):
+    shutil.copy(PROGRAMS / "py_pytest_calc.py", tmp_path / "test_calc.py")
+    return tmp_path
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(240)  # several real sessions, one after another
+def test_pytest_stops_at_a_failing_assertion_and_an_error(calc, no_leftover_daemons):
+    """`start -m pytest` passes pytest's own flags on, and a failing test stops in
+    the test's frame with the assertion's text, as `pytest --pdb` would."""
+    failing = marker_line(calc / "test_calc.py", "@assert")
+    error = marker_line(calc / "test_calc.py", "@error")
+    tdb(calc, "start", "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_calc.py")
+    stop = tdb(calc, "await", "--timeout", "30").stdout
+    assert f"in test_add at test_calc.py:{failing}" in stop, stop
+    assert "AssertionError: assert -1 == 5" in stop and "result (int) = -1" in stop
+    assert "note:" not in stop and "Current frame" not in stop
+    assert tdb(calc, "bt").stdout.splitlines()[0].startswith("* #0 test_add")
+    stop = tdb(calc, "continue", "--wait-ms", "30000").stdout
+    assert f"in test_error at test_calc.py:{error}" in stop and "KeyError: 'missing'" in stop
+    assert "exit code 1" in tdb(calc, "continue", "--wait-ms", "30000").stdout
+    out = tdb(calc, "output").stdout
+    assert "2 failed, 1 passed" in out and "unrecognized arguments" not in out
+    tdb(calc, "stop")
+
+
+async def test_pytest_through_mcp(calc, mcp_env, no_leftover_processes):
+    from tests.support.mcp import call, in_process_client
+
+    failing = marker_line(calc / "test_calc.py", "@assert")
+    async with in_process_client() as client:
+        await call(client, "debug_launch", {
+            "module": "pytest", "args": ["-q", "-p", "no:cacheprovider", "test_calc.py::test_add"],
+            "cwd": str(calc)})
+        stop = await call(client, "debug_wait", {"timeoutMs": 30_000})
+        assert stop["stop"]["reason"] == "exception", stop
+        assert stop["stop"]["function"] == "test_add"
+        assert stop["stop"]["location"]["line"] == failing
+        assert "assert -1 == 5" in stop["stop"]["text"]
+        value = await call(client, "debug_evaluate", {"expression": "result"})
+        assert "-1" in value.text
+        await call(client, "debug_terminate", {})
+
+
+# ---------------------------------------------------------------- restart
+
+
+@pytest.fixture
+def basic(tmp_path):
+    shutil.copy(PROGRAMS / "py_basic.py", tmp_path / "py_basic.py")
+    return tmp_path
+
+
+def test_restart_after_the_program_ended_keeps_breakpoints_and_filters(basic,
+                                                                        no_leftover_daemons):
+    line = marker_line(basic / "py_basic.py", "@call-total")
+    tdb(basic, "start", "--break", f"py_basic.py:{line}", "py_basic.py")
+    tdb(basic, "break", "exceptions", "raised", "uncaught")
+    assert "exit code 0" in tdb(basic, "continue", "--wait-ms", "20000").stdout
+    again = tdb(basic, "restart").stdout
+    assert f"●> {line}" in again, again
+    assert "raised" in tdb(basic, "break", "exceptions").stdout
+    assert "--- restarted by cli ---" in tdb(basic, "output").stdout
+    tdb(basic, "stop")
+
+
+async def test_restart_after_stop_through_mcp(basic, mcp_env, no_leftover_processes):
+    from tests.support.mcp import call, in_process_client
+
+    line = marker_line(basic / "py_basic.py", "@loop-body")
+    async with in_process_client() as client:
+        await call(client, "debug_launch", {"program": str(basic / "py_basic.py"),
+                                            "breakpoints": [f"{basic / 'py_basic.py'}:{line}"]})
+        ended = await call(client, "debug_terminate", {})
+        assert ended["state"] == "terminated"
+        again = await call(client, "debug_restart", {})
+        assert again["state"] == "stopped" and again["stop"]["location"]["line"] == line
+        await call(client, "debug_terminate", {})
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(240)  # several real sessions, one after another
+async def test_tui_restarts_after_stop_and_follows_a_restart_by_another_client(
+        basic, no_leftover_processes):
+    from tests.support.tui import wait_until
+    from tui_debugger.tui.app import create_app
+
+    line = marker_line(basic / "py_basic.py", "@call-total")
+    program = basic / "py_basic.py"
+    app = create_app("launch", {"program": str(program), "breakpoints": [f"{program}:{line}"]},
+                     cwd=str(basic))
+
+    def stopped_at_line() -> bool:
+        return app.state == "stopped" and app.source.location_line == line
+
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, stopped_at_line, 30, "the first stop")
+        for again in ("ctrl+shift+f5", "f5"):
+            await pilot.press("shift+f5")
+            await wait_until(pilot, lambda: app.state == "terminated", 20, "the stop")
+            await pilot.press(again)
+            await wait_until(pilot, stopped_at_line, 30, f"the stop after {again}")
+        # Another client restarts it: this TUI follows.
+        name = app.link.name
+        await pilot.press("f5")
+        await wait_until(pilot, lambda: app.state == "terminated", 20, "the end")
+        import asyncio
+
+        done = await asyncio.to_thread(tdb, basic, "restart", "--session", name)
+        assert f"●> {line}" in done.stdout
+        await wait_until(pilot, stopped_at_line, 30, "the stop after a restart by the CLI")
+        assert app.status.exit_code is None
+
+
+# ---------------------------------------------------------------- partial lines
+
+
+async def test_a_prompt_without_a_newline_shows_at_once_in_the_tui(tmp_path,
+                                                                     no_leftover_processes):
+    from tests.support.tui import wait_until
+    from tui_debugger.tui.app import create_app
+    from tui_debugger.tui.messages import SendInput
+    from tui_debugger.tui.widgets.output_pane import OutputPane
+
+    program = tmp_path / "ask.py"
+    program.write_text('name = input("name? ")\nprint("hello", name)\n')
+    app = create_app("launch", {"program": str(program), "stdin": "pipe"}, cwd=str(tmp_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        log = app.query_one(OutputPane).log_view
+        await wait_until(pilot, lambda: log.open_line == ("stdout", "name? "), 30,
+                         "the prompt in the Output pane")
+        assert app.state == "running"
+        assert ("stdout", "name? ") not in list(log.lines)  # its line is still open
+        app.query_one(OutputPane).post_message(SendInput("Ada"))
+        await wait_until(pilot, lambda: ("stdout", "hello Ada") in list(log.lines), 30,
+                         "the answer")
+        assert log.open_line is None and ("stdout", "name? ") in list(log.lines)
+
+
+async def test_a_prompt_without_a_newline_reaches_debug_output(tmp_path, mcp_env,
+                                                                 no_leftover_processes):
+    import asyncio
+
+    from tests.support.mcp import call, in_process_client
+
+    program = tmp_path / "ask.py"
+    program.write_text('name = input("name? ")\nprint("hello", name)\n')
+    async with in_process_client() as client:
+        await call(client, "debug_launch", {"program": str(program), "stdin": "pipe"})
+        text = ""
+        for _ in range(300):
+            out = await call(client, "debug_output", {})
+            text = "".join(e["text"] for e in out["entries"])
+            if text:
+                break
+            await asyncio.sleep(0.1)
+        assert text == "name? "
+        await call(client, "debug_terminate", {})
+
+
+# ---------------------------------------------------------------- child processes
+
+CHILDREN = PROGRAMS / "children"
+
+
+@pytest.fixture
+def children(tmp_path):
+    for path in CHILDREN.iterdir():
+        shutil.copy(path, tmp_path / path.name)
+    return tmp_path
+
+
+def wait_for_stopped_child(cwd: Path, timeout: float = 60) -> dict:
+    """The first child process's session that stopped, from `sessions` and `status`."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        listed = json.loads(tdb(cwd, "sessions", "--json").stdout)["sessions"]
+        for entry in listed:
+            if entry.get("parent"):
+                status = json.loads(tdb(cwd, "status", "--session", entry["name"], "--json",
+                                        check=False).stdout or "{}")
+                if status.get("state") == "stopped":
+                    return {**entry, "status": status, "listed": listed}
+        time.sleep(0.3)
+    raise AssertionError(f"no child process stopped within {timeout} s: {listed}")
+
+
+def hit_and_step_in_a_child(cwd: Path, program: str, args: list[str], file: str,
+                            marker: str, after: str) -> dict:
+    line, next_line = marker_line(cwd / file, marker), marker_line(cwd / file, after)
+    tdb(cwd, "start", "--break", f"{file}:{line}", program, *args)
+    child = wait_for_stopped_child(cwd)
+    assert child["status"]["stop"]["location"]["line"] == line
+    assert child["status"]["stop"]["location"]["path"].endswith(file)
+    root = next(e for e in child["listed"] if not e.get("parent"))
+    assert root["current"] and not child["current"]  # the default stays the program's
+    stepped = tdb(cwd, "next", "--session", child["name"]).stdout
+    assert f"Stopped (step) in " in stepped and f"{file}:{next_line}," in stepped, stepped
+    status = json.loads(tdb(cwd, "status", "--json").stdout)
+    assert status["session"] == root["name"]  # no --session: the root
+    tdb(cwd, "stop")  # the root: the tree ends with it
+    listed = json.loads(tdb(cwd, "sessions", "--json").stdout)["sessions"]
+    assert listed == [], listed
+    return child
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(240)  # several real sessions, one after another
+@pytest.mark.parametrize("method", ["fork", "spawn", "forkserver"])
+def test_a_breakpoint_in_a_pool_worker(method, children, no_leftover_daemons):
+    child = hit_and_step_in_a_child(children, "pool.py", [method], "pool.py", "@worker",
+                                    "@worker-return")
+    assert "multiprocessing" in child["program"] or "pool.py" in child["program"]
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(240)  # several real sessions, one after another
+def test_a_breakpoint_in_a_subprocess_run_child(children, no_leftover_daemons):
+    child = hit_and_step_in_a_child(children, "run_child.py", [], "child.py", "@child",
+                                    "@child-print")
+    assert child["program"] == "child.py 7"
+    assert "access" not in json.dumps(child)  # pydevd's token never shows
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(240)  # several real sessions, one after another
+def test_a_breakpoint_behind_a_django_style_reloader(children, no_leftover_daemons):
+    hit_and_step_in_a_child(children, "reloader.py", [], "reloader.py", "@serve", "@serve-return")
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(240)  # several real sessions, one after another
+def test_a_breakpoint_in_an_os_fork_child(children, no_leftover_daemons):
+    hit_and_step_in_a_child(children, "forks.py", [], "forks.py", "@forked", "@forked-return")
+
+
+async def test_a_child_process_through_mcp(children, mcp_env, no_leftover_processes):
+    import asyncio
+
+    from tests.support.mcp import call, in_process_client
+
+    line = marker_line(children / "child.py", "@child")
+    after = marker_line(children / "child.py", "@child-print")
+    async with in_process_client() as client:
+        await call(client, "debug_launch", {
+            "program": str(children / "run_child.py"), "cwd": str(children),
+            "breakpoints": [f"{children / 'child.py'}:{line}"], "waitMs": 0})
+        child = None
+        for _ in range(600):
+            listed = (await call(client, "debug_sessions", {}))["sessions"]
+            child = next((s for s in listed if s.get("parent")), None)
+            if child:
+                break
+            await asyncio.sleep(0.1)
+        assert child is not None and child["parent"] == listed[0]["name"]
+        stop = await call(client, "debug_wait", {"debugSessionId": child["name"],
+                                                 "timeoutMs": 60_000})
+        assert stop["stop"]["location"]["line"] == line, stop
+        stepped = await call(client, "debug_step_over", {"debugSessionId": child["name"]})
+        assert stepped["stop"]["location"]["line"] == after
+        value = await call(client, "debug_evaluate", {"expression": "doubled",
+                                                      "debugSessionId": child["name"]})
+        assert "14" in value.text
+        await call(client, "debug_terminate", {})  # the root's: its children end too
+        for _ in range(100):
+            listed = (await call(client, "debug_sessions", {}))["sessions"]
+            if not any(s.get("parent") for s in listed):
+                break
+            await asyncio.sleep(0.1)
+        assert all(s.get("state") in (None, "terminated") for s in listed), listed
+        assert not any(s.get("parent") for s in listed), listed
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(240)  # several real sessions, one after another
+async def test_the_tui_follows_a_stop_into_a_child_and_back(children, no_leftover_processes):
+    from tests.support.tui import wait_until
+    from tui_debugger.tui.app import create_app
+
+    line = marker_line(children / "child.py", "@child")
+    app = create_app("launch", {"program": str(children / "run_child.py"),
+                                "breakpoints": [f"{children / 'child.py'}:{line}"]},
+                     cwd=str(children))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: app.state == "stopped" and app.link is not None
+                         and "." in app.link.name and app.source.location_line == line, 60,
+                         "the TUI on the child's stop")
+        root = app.link.name.split(".")[0]
+        await pilot.press("f10")
+        await wait_until(pilot, lambda: app.state == "stopped"
+                         and app.source.location_line == line + 1, 30, "the step in the child")
+        await pilot.press("f5")  # the child ends: back to the parent, which ends too
+        await wait_until(pilot, lambda: app.link is not None and app.link.name == root, 30,
+                         "the TUI back on the parent")
+        await wait_until(pilot, lambda: app.state == "terminated", 30, "the parent's end")
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(240)  # several real sessions, one after another
+@pytest.mark.parametrize("adapter", ["lldb-dap"])
+async def test_a_backend_that_does_not_follow_children_says_so_once(adapter, mcp_env,
+                                                                    no_leftover_processes):
+    import asyncio
+
+    from tests.support import require_executable
+    from tests.support.mcp import call, in_process_client
+    from tests.support.native_build import c_program, line_of
+
+    require_executable("lldb-dap-19", "lldb-dap")
+    program = c_program("native_fork")
+    async with in_process_client() as client:
+        await call(client, "debug_launch", {
+            "program": str(program), "adapter": adapter,
+            "breakpoints": [f"{PROGRAMS / 'native_fork.c'}:{line_of('native_fork.c', 'after')}"],
+            "waitMs": 60_000})
+        status = await call(client, "debug_status", {})
+        assert status["state"] == "stopped", status
+        out = await call(client, "debug_output", {})
+        said = [e["text"] for e in out["entries"] if "does not follow child processes" in e["text"]]
+        assert len(said) == 1 and "lldb-dap" in said[0] and "tui-debugger attach" in said[0]
+        await call(client, "debug_terminate", {})
