@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import heapq
 import os
+import time
 import signal
 import sys
 from functools import partial
@@ -38,8 +40,9 @@ from ..models import ActivityEntry, ClientInfo, StopInfo
 from ..router import RemoteHandle, join
 from .format import breakpoint_detail, breakpoint_glyph, display_path, own_origin, who_proper
 from .keymap import app_bindings, bindable_ids, user_keymap
-from .messages import (CompleteName, EditBreakpoint, EditValue, Evaluate, ExpandResult, LoadChildren, RunCommand, SendInput,
-                       ShowMemory, StartSession, ToggleBreakpoint, WatchesChanged)
+from .messages import (CompleteName, EditBreakpoint, EditValue, Evaluate, ExpandResult, LoadChildren, Ordered,
+                       RunCommand, SendInput, ShowMemory, StartSession, ToggleBreakpoint, WatchesChanged,
+                       in_flight, next_order)
 from .frames import PacedScreen
 from .palette import RegistryCommands
 from .widgets.activity_pane import ActivityPane
@@ -81,6 +84,9 @@ RESUMING = {"continue", "next", "step", "finish", "stepi", "nexti"}
 VERBS = {"next": "stepped over", "step_in": "stepped into", "step_out": "stepped out",
          "continue": "continued"}
 PAGE = 100
+#: Seconds a command waits for the message of an earlier key that never arrives
+#: (its pane went away meanwhile) before it runs anyway.
+ORDER_GIVE_UP = 1.0
 
 
 class DebuggerApp(App[int]):
@@ -137,6 +143,11 @@ class DebuggerApp(App[int]):
         self._signals: list[int] = []
         #: The host of the session to start, when run_app started it already.
         self.pending_host: Any = None
+        #: The person's commands, run one after the other in the order of the keys
+        #: that made them: (order, command id, arguments).
+        self._queued: list[tuple[int, str, dict[str, Any]]] = []
+        self._queue_changed = asyncio.Event()
+        self._resumed = asyncio.Event()  # set when the state becomes running
 
     # ================================================================== layout
 
@@ -204,6 +215,7 @@ class DebuggerApp(App[int]):
         self.source.prepare_for(self.start_args.get("program"))
         self.status.message = "starting…" if self.mode != "join" else "joining…"
         self.run_worker(self._start(), name="start", group="start")
+        self.run_worker(self._run_in_order(), name="commands", group="command-order")
         self._handle_end_signals()
 
     def _handle_end_signals(self) -> None:
@@ -509,6 +521,8 @@ class DebuggerApp(App[int]):
             # The timers below act on the state they were set in, not on a later
             # one: a person holding F10 starts a new run before an old timer fires.
             self._state_changes += 1
+        if state == "running":
+            self._resumed.set()
         if previous == "stopped" and state == "running":
             # A step that stops again within a frame or two never shows RUNNING:
             # the status bar keeps the last stop until the new one replaces it, so
@@ -715,6 +729,8 @@ class DebuggerApp(App[int]):
             first = await link.call("variables", args)
         except DebuggerError as exc:
             return exc.message
+        if self.closing:
+            return "closing"  # the panes are going: nothing to show it in
         if frame_index is None:
             frame_index = first.frame_index
         pages: dict[Key, VariablesResult] = {(first.scope, None): first}
@@ -817,7 +833,8 @@ class DebuggerApp(App[int]):
     def action_run_command(self, command_id: str) -> None:
         self.invoke_command(command_id)
 
-    def invoke_command(self, command_id: str, args: dict[str, Any] | None = None) -> None:
+    def invoke_command(self, command_id: str, args: dict[str, Any] | None = None,
+                       order: int | None = None) -> None:
         """Run a registry command; one that needs arguments asks for them first."""
         command = registry.get(command_id)
         if args is None and command_id == "exception_breakpoints":
@@ -836,15 +853,56 @@ class DebuggerApp(App[int]):
 
             self.push_screen(CommandForm(command, initial), done)
             return
-        self._run(command_id, args or {})
+        self._run(command_id, args or {}, order)
 
-    def _run(self, command_id: str, args: dict[str, Any]) -> None:
+    def _run(self, command_id: str, args: dict[str, Any], order: int | None = None) -> None:
+        """Queue a command of the person's; `order` is its message's (see Ordered),
+        else it is made now, by the key being handled."""
         if command_id in RESUMING and "wait_ms" not in args:
             args = {**args, "wait_ms": 0}
         elif command_id == "until" and "wait_ms" not in args:
             # The one-shot breakpoint lives until the call returns: wait for the stop.
             args = {**args, "wait_ms": 600_000}
-        self.run_worker(self._call(command_id, args), group="commands")
+        heapq.heappush(self._queued, (order or next_order(), command_id, args))
+        self._queue_changed.set()
+
+    def _arrived(self, message: Ordered) -> None:
+        """A command's message reached the app: the commands after it may run."""
+        in_flight.pop(message.order, None)
+        self._queue_changed.set()
+
+    async def _run_in_order(self) -> None:
+        """Run the person's commands one at a time, in the order of their keys.
+        Keys typed ahead (F9 then F5 in one read) must act as typed: a breakpoint
+        is set before the continue that should reach it. A command waits for the
+        answer of the one before; `until` only until the program runs, since it
+        answers at the stop (and pause must get through meanwhile)."""
+        while True:
+            self._queue_changed.clear()
+            if not self._queued:
+                await self._queue_changed.wait()
+                continue
+            order = self._queued[0][0]
+            now = time.monotonic()
+            earlier = [made for o, made in in_flight.items() if o < order]
+            if any(now - made < ORDER_GIVE_UP for made in earlier):
+                # A message of an earlier key is still bubbling up to the app.
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(self._queue_changed.wait(), ORDER_GIVE_UP)
+                continue
+            for stale in [o for o in in_flight if o < order]:
+                in_flight.pop(stale, None)
+            _, command_id, args = heapq.heappop(self._queued)
+            self._resumed.clear()
+            call = asyncio.ensure_future(self._call(command_id, args))
+            if command_id != "until":
+                await call
+                continue
+            resumed = asyncio.ensure_future(self._resumed.wait())
+            try:
+                await asyncio.wait({call, resumed}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                resumed.cancel()
 
     async def _call(self, command_id: str, args: dict[str, Any]) -> Any:
         if self.link is None:
@@ -858,15 +916,17 @@ class DebuggerApp(App[int]):
 
     def on_run_command(self, message: RunCommand) -> None:
         message.stop()
-        self.invoke_command(message.command_id, message.args)
+        self._arrived(message)
+        self.invoke_command(message.command_id, message.args, order=message.order)
 
     def on_toggle_breakpoint(self, message: ToggleBreakpoint) -> None:
         message.stop()
+        self._arrived(message)
         for bp in self.breakpoints:
             if bp.spec.path == message.path and message.line in (bp.line, bp.spec.line):
-                self._run("breakpoint_remove", {"breakpoint_id": bp.id})
+                self._run("breakpoint_remove", {"breakpoint_id": bp.id}, message.order)
                 return
-        self._run("breakpoint_add", {"file": message.path, "line": message.line})
+        self._run("breakpoint_add", {"file": message.path, "line": message.line}, message.order)
 
     def action_toggle_breakpoint(self) -> None:
         self.source.action_toggle_breakpoint()
