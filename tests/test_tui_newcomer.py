@@ -55,3 +55,154 @@ async def test_keys_typed_ahead_act_in_the_order_typed():
                          what="the next hit of the remaining breakpoint")
         commands = [e.command for e in app.query_one("#activity").entries]
         assert commands.index("breakpoint_add") < commands.index("continue"), commands
+
+
+def row_offset(app, widget, y: int, wanted) -> tuple[int, int]:
+    """The offset in `widget` of the first cell of row y whose meta fits `wanted`
+    (what the screen hands a click there)."""
+    region = widget.region
+    for x in range(region.width):
+        if wanted(app.screen.get_style_at(region.x + x, region.y + y).meta):
+            return x, y
+    raise AssertionError(f"no such cell on row {y} of {widget}")
+
+
+def node_row(tree, node) -> int:
+    return node.line - tree.scroll_offset.y
+
+
+async def test_the_mouse_alone_in_every_pane():
+    from tui_debugger.tui.widgets.breakpoint_dialog import BreakpointDialog
+    from tui_debugger.tui.widgets.console_results import ConsoleResults
+    from tui_debugger.tui.widgets.value_dialog import ValueDialog
+
+    app = create_app("launch", {"program": "examples/inventory.py",
+                                "breakpoints": [f"examples/inventory.py:{CALL_RESTOCK}"]})
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: app.state == "stopped"
+                         and find_node(app.variables, "item") is not None, what="the first stop")
+        tree = app.variables
+
+        # Variables: ▶ opens a value and closes it again.
+        item = find_node(tree, "item")
+        await pilot.click(tree, offset=row_offset(app, tree, node_row(tree, item),
+                                                  lambda m: m.get("toggle")))
+        await wait_until(pilot, lambda: find_node(tree, "item.quantity") is not None,
+                         what="item opened by a click on ▶")
+        # A plain value: a click highlights it, a second click asks for a new value.
+        quantity = find_node(tree, "item.quantity")
+        where = row_offset(app, tree, node_row(tree, quantity), lambda m: "line" in m and "toggle" not in m)
+        await pilot.click(tree, offset=(where[0] + 6, where[1]))
+        assert tree.cursor_node is quantity and not isinstance(app.screen, ValueDialog)
+        await pilot.click(tree, offset=(where[0] + 6, where[1]))
+        await wait_until(pilot, lambda: isinstance(app.screen, ValueDialog), what="the value dialog")
+        await pilot.press("escape")
+        item = find_node(tree, "item")
+        await pilot.click(tree, offset=row_offset(app, tree, node_row(tree, item),
+                                                  lambda m: m.get("toggle")))
+        await wait_until(pilot, lambda: not find_node(tree, "item").is_expanded, what="item closed")
+
+        # The console's results tree opens with the mouse too.
+        await pilot.press("alt+c", *"warehouse.shelves", "enter")
+        results = app.query_one(ConsoleResults)
+        await wait_until(pilot, lambda: results.display and results.root.children, what="a result")
+        await pilot.pause()
+        result = results.root.children[-1]
+        if result.is_expanded:  # opened with its first page: close it by a click
+            await pilot.click(results, offset=row_offset(app, results, node_row(results, result),
+                                                         lambda m: m.get("toggle")))
+            await wait_until(pilot, lambda: not result.is_expanded, what="the result closed")
+        await pilot.click(results, offset=row_offset(app, results, node_row(results, result),
+                                                     lambda m: m.get("toggle")))
+        await wait_until(pilot, lambda: result.is_expanded and result.children, what="the result open")
+        shelf = result.children[0]
+        await pilot.click(results, offset=row_offset(app, results, node_row(results, shelf),
+                                                     lambda m: m.get("toggle")))
+        await wait_until(pilot, lambda: shelf.is_expanded and shelf.children
+                         and "loading" not in shelf.children[0].label.plain, what="a shelf open")
+
+        # Breakpoints: a click on the glyph disables, another enables; a row clicked twice edits.
+        await pilot.press("alt+p")
+        pane = app.query_one("#breakpoints")
+        await wait_until(pilot, lambda: pane.row_count == 1, what="the breakpoint listed")
+        glyph = row_offset(app, pane, 1, lambda m: m.get("row") == 0 and m.get("column") == 0)
+        await pilot.click(pane, offset=glyph)
+        await wait_until(pilot, lambda: not app.breakpoints[0].spec.enabled, what="disabled by a click")
+        await pilot.click(pane, offset=glyph)
+        await wait_until(pilot, lambda: app.breakpoints[0].spec.enabled, what="enabled by a click")
+        where = row_offset(app, pane, 1, lambda m: m.get("row") == 0 and m.get("column") == 2)
+        await pilot.click(pane, offset=where)
+        await pilot.click(pane, offset=where)
+        await wait_until(pilot, lambda: isinstance(app.screen, BreakpointDialog), what="the dialog")
+        await pilot.press("escape")
+
+        # Threads: a row clicked twice selects the thread.
+        await pilot.press("alt+h")
+        threads = app.query_one("#threads")
+        await wait_until(pilot, lambda: threads.row_count >= 1, what="the threads")
+        where = row_offset(app, threads, 1, lambda m: m.get("row") == 0)
+        await pilot.click(threads, offset=where)
+        await pilot.click(threads, offset=where)
+        await wait_until(pilot, lambda: "thread_select" in
+                         [e.command for e in app.query_one("#activity").entries],
+                         what="thread_select from two clicks")
+
+
+SPIN = """\
+import time
+
+def spin():
+    n = 0
+    while True:  # spin
+        n += 1
+        time.sleep(0.01)
+
+spin()
+"""
+
+
+async def test_keys_people_expect(tmp_path):
+    from tui_debugger.tui.widgets.quit_dialog import QuitDialog
+
+    program = tmp_path / "spin.py"
+    program.write_text(SPIN)
+    app = create_app("launch", {"program": str(program)}, cwd=str(tmp_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: app.state == "running", what="the program running")
+        # Ctrl+C pauses, as in gdb, lldb and pdb.
+        await pilot.press("ctrl+c")
+        await wait_until(pilot, lambda: app.state == "stopped" and app.stop_info is not None,
+                         what="Ctrl+C pausing the program")
+        assert app.stop_info.reason == "pause"
+
+        # Alt+W: the watch input, ready to type into; Enter adds the watch.
+        await pilot.press("alt+w")
+        assert app.focused is not None and app.focused.id == "watch-input"
+        await pilot.press(*"n + 1", "enter")
+        await wait_until(pilot, lambda: app.watch_expressions == ["n + 1"], what="the watch added")
+
+        # In the console, Alt+letters move to their panes instead of typing a letter.
+        await pilot.press("alt+c", *"n")
+        console = app.focused
+        assert console.id == "console-input" and console.value == "n"
+        for key, widget_id in [("alt+p", "breakpoints"), ("alt+c", "console-input"),
+                               ("alt+w", "watch-input"), ("alt+c", "console-input"),
+                               ("alt+v", "variables"), ("alt+c", "console-input")]:
+            await pilot.press(key)
+            assert app.focused is not None and app.focused.id == widget_id, (key, app.focused)
+        assert console.value == "n"
+
+        # Stopped, Ctrl+C in a text field is left to it (copy); elsewhere it says what it does.
+        await pilot.press("ctrl+c")
+        assert app.state == "stopped" and console.value == "n"
+
+        # q asks first; Escape stays, q in the dialog quits.
+        await pilot.press("alt+s", "q")
+        await wait_until(pilot, lambda: isinstance(app.screen, QuitDialog), what="the quit dialog")
+        assert "ends the program" in screen_text(app)
+        await pilot.press("escape")
+        assert not isinstance(app.screen, QuitDialog) and app.is_running
+        await pilot.press("q")
+        await wait_until(pilot, lambda: isinstance(app.screen, QuitDialog), what="the quit dialog")
+        await pilot.press("q")
+        await wait_until(pilot, lambda: not app.is_running, what="the app quitting")

@@ -28,7 +28,8 @@ from typing import Any
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.reactive import var
-from textual.widgets import Footer, Input, TabbedContent, TabPane
+from textual.actions import SkipAction
+from textual.widgets import Footer, Input, TabbedContent, TabPane, TextArea
 
 from backends.errors import DebuggerError
 from backends.models import Breakpoint
@@ -60,6 +61,7 @@ from .widgets.exception_dialog import ExceptionDialog
 from .widgets.exception_pane import ExceptionPane
 from .widgets.value_dialog import ValueDialog
 from .widgets.open_file_dialog import OpenFileDialog, program_files
+from .widgets.quit_dialog import QuitDialog
 from .widgets.source_prompt import SourcePrompt
 from .widgets.source_view import GutterMark, SourceView
 from .widgets.stack_pane import StackPane
@@ -1166,13 +1168,15 @@ class DebuggerApp(App[int]):
         "console": ("#io-tabs", "tab-console", "#console-input"),
         "activity": ("#io-tabs", "tab-activity", "#activity"),
         "variables": ("#data-tabs", "tab-variables", "#variables"),
-        "watches": ("#data-tabs", "tab-watches", "#watch-table"),
+        "watches": ("#data-tabs", "tab-watches", "#watch-input"),
         "stack": ("#nav-tabs", "tab-stack", "#stack"),
         "threads": ("#nav-tabs", "tab-threads", "#threads"),
         "breakpoints": ("#nav-tabs", "tab-breakpoints", "#breakpoints"),
     }
 
     def action_focus_pane(self, name: str) -> None:
+        if self.screen is not self.screen_stack[0]:
+            raise SkipAction()  # a dialog is open: its own fields keep the key
         tabs, pane, target = self.PANES[name]
         if self.screen.maximized is not None:
             self.screen.minimize()  # a maximized pane would hide the one asked for
@@ -1250,6 +1254,34 @@ class DebuggerApp(App[int]):
             self.screen.maximize(self.focused)
 
     # ================================================================== leaving
+
+    def action_interrupt(self) -> None:
+        """Ctrl+C: pause the running program, as gdb, lldb and pdb do."""
+        if self.state == "running":
+            self.invoke_command("pause")
+            return
+        if isinstance(self.focused, (Input, TextArea)):
+            raise SkipAction()  # the field copies its selection
+        if self.screen is self.screen_stack[0]:
+            self.notify("Ctrl+C pauses the program while it runs; q or Ctrl+Q quits.",
+                        title="Not running")
+
+    def action_ask_quit(self) -> None:
+        """`q`: quit after saying what it ends."""
+        if self.screen is not self.screen_stack[0]:
+            return
+        if self.owned:
+            consequence = "Quitting " + "; ".join(
+                f"{'ends' if how == 'terminate' else 'detaches from'} the program of {name}"
+                for name, how in sorted(self.owned.items())) + "."
+        else:
+            consequence = "The session keeps running: this TUI only leaves it."
+
+        async def done(quit_now: bool | None) -> None:
+            if quit_now:
+                await self.action_quit()
+
+        self.push_screen(QuitDialog(consequence), done)
 
     async def action_quit(self) -> None:
         await self.shutdown()

@@ -1,8 +1,10 @@
-"""Every breakpoint of the session, whoever set it. Space enables or disables,
-Enter (or a click on the highlighted row) edits the condition, Delete removes."""
+"""Every breakpoint of the session, whoever set it. Space (or a click on its
+glyph) enables or disables, Enter (or a click on the highlighted row) edits the
+condition, Delete removes."""
 
 from __future__ import annotations
 
+from textual import events
 from textual.binding import Binding
 from textual.widgets import DataTable
 
@@ -64,6 +66,17 @@ class BreakpointsPane(DataTable):
         bp = self._current()
         if bp is not None:
             self.post_message(RunCommand("breakpoint_remove", {"breakpoint_id": bp.id}))
+
+    def on_click(self, event: events.Click) -> None:
+        """A click on the glyph (● / ○) enables or disables, as a checkbox; the
+        table's own handler (which runs after this one) is then left out."""
+        meta = event.style.meta
+        row = meta.get("row")
+        if meta.get("column") == 0 and row is not None and 0 <= row < len(self.breakpoints):
+            event.prevent_default()
+            bp = self.breakpoints[row]
+            self.post_message(RunCommand("breakpoint_update",
+                                         {"breakpoint_id": bp.id, "enabled": not bp.spec.enabled}))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
