@@ -206,3 +206,45 @@ async def test_keys_people_expect(tmp_path):
         await wait_until(pilot, lambda: isinstance(app.screen, QuitDialog), what="the quit dialog")
         await pilot.press("q")
         await wait_until(pilot, lambda: not app.is_running, what="the app quitting")
+
+
+def pane_text(app, selector: str) -> str:
+    """The rows of a pane as they are on screen."""
+    region = app.query_one(selector).region
+    rows = screen_text(app).splitlines()[region.y:region.bottom]
+    return "\n".join(row[region.x:region.right] for row in rows)
+
+
+async def test_narrow_terminals_keep_line_numbers_and_wide_ones_the_hits():
+    long_message = "restocking {item.sku} " + "with a very long explanation " * 6
+    app = create_app("launch", {"program": "examples/inventory.py", "breakpoints": [
+        f"examples/inventory.py:{CALL_RESTOCK}",
+        {"file": "examples/inventory.py", "line": MISSING, "condition": "item.quantity < 100"}]})
+    async with app.run_test(size=(80, 24)) as pilot:
+        await stopped_at(pilot, CALL_RESTOCK)
+        await pilot.press("f5")
+        await stopped_at(pilot, MISSING)
+        await wait_until(pilot, lambda: app.query_one("#stack").row_count == 3, what="the stack")
+        await pilot.pause()
+        status = app.status.render().plain
+        assert f":{MISSING} in restock" in status, status
+        stack = pane_text(app, "#stack")
+        assert f".py:{MISSING}" in stack and f".py:{CALL_RESTOCK}" in stack, stack
+        await pilot.press("alt+p")
+        await wait_until(pilot, lambda: f".py:{MISSING}" in pane_text(app, "#breakpoints"),
+                         what="the breakpoints' lines at 80 columns")
+        shown = pane_text(app, "#breakpoints")
+        assert f".py:{CALL_RESTOCK}" in shown, shown
+
+        # 160 columns, a logpoint's long message: hits and who set it stay in view.
+        await pilot.resize_terminal(160, 45)
+        await pilot.press("alt+c", *f"1", "enter")  # (a round trip: the resize is laid out)
+        app._run("breakpoint_add", {"file": "examples/inventory.py", "line": TOTAL_LOOP,
+                                    "log_message": long_message})
+        await wait_until(pilot, lambda: len(app.breakpoints) == 3, what="the logpoint")
+        await pilot.press("alt+p")
+        await wait_until(pilot, lambda: "log restocking" in pane_text(app, "#breakpoints"),
+                         what="the logpoint listed")
+        for row in pane_text(app, "#breakpoints").splitlines():
+            if "log restocking" in row:
+                assert "…" in row and row.rstrip().endswith("you"), row

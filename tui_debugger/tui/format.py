@@ -77,3 +77,53 @@ def breakpoint_detail(bp: Breakpoint) -> str:
 def one_line(text: str, limit: int = 200) -> str:
     text = text.replace("\r", "").replace("\n", "⏎")
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def cut_middle(text: str, width: int) -> str:
+    """`text` in `width` characters, cut in the middle: the start of a path and its
+    file name stay, and a trailing `:LINE` is never cut (at 80 columns the Stack
+    pane showed `inventory.p`, the Breakpoints pane `examples/inventory.`)."""
+    if width <= 0:
+        return ""
+    if len(text) <= width:
+        return text
+    head, sep, line = text.rpartition(":")
+    if sep and head and line.isdigit():
+        room = width - len(sep + line)
+        if room >= 2:
+            return _cut_path(head, room) + sep + line
+        return (sep + line)[-width:]  # the line number, at least
+    return _cut_path(text, width)
+
+
+def _cut_path(path: str, width: int) -> str:
+    if len(path) <= width:
+        return path
+    if width < 2:
+        return "…"[:width]
+    base = os.path.basename(path)
+    if 0 < len(base) <= width - 3:
+        head = width - 1 - len(base)  # the whole file name, and the start of its directory
+    else:
+        head = (width - 1) // 3
+    return path[:head] + "…" + path[len(path) - (width - 1 - head):]
+
+
+def cut_end(text: str, width: int) -> str:
+    if width <= 0:
+        return ""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def fit_widths(natural: list[int], available: int, priority: list[int],
+               minimum: list[int]) -> list[int]:
+    """Column widths that fit `available` cells (padding already taken out): each
+    column gets its minimum, then the columns in `priority` order get what they
+    need, so the most useful column wins and the least useful is cut."""
+    widths = [min(m, n) for m, n in zip(minimum, natural)]
+    left = available - sum(widths)
+    for index in priority:
+        more = max(0, min(natural[index] - widths[index], left))
+        widths[index] += more
+        left -= more
+    return widths

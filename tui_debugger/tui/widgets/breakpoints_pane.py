@@ -9,11 +9,16 @@ from textual.binding import Binding
 from textual.widgets import DataTable
 
 from backends.models import Breakpoint
-from ..format import breakpoint_detail, breakpoint_glyph, display_path, who
+from ..format import breakpoint_detail, breakpoint_glyph, cut_end, cut_middle, display_path, fit_widths, who
 from ..messages import EditBreakpoint, RunCommand
 from .tables import refill
 
 HEADERS = [" ", "#", "where", "condition", "hits", "by"]
+#: Who gets the width when the pane is narrow: glyph and id, then `file:line`
+#: (cut in the middle, never its line number), hits, who set it, and last the
+#: condition or log message, cut at its end.
+PRIORITY = [0, 1, 2, 4, 5, 3]
+MINIMUM = [1, 1, 6, 0, 0, 0]
 
 
 class BreakpointsPane(DataTable):
@@ -34,17 +39,41 @@ class BreakpointsPane(DataTable):
     def show_breakpoints(self, breakpoints: list[Breakpoint]) -> None:
         row = self.cursor_row
         self.breakpoints = breakpoints
+        self._fill()
+        if breakpoints:
+            self.move_cursor(row=min(row, len(breakpoints) - 1), animate=False)
+
+    def on_resize(self) -> None:
+        self._fill()
+
+    def _fill(self) -> None:
         rows = []
-        for bp in breakpoints:
+        for bp in self.breakpoints:
             if bp.spec.function:
                 where = f"{bp.spec.function}()"
             else:
                 where = f"{display_path(bp.spec.path, self.cwd)}:{bp.line or bp.spec.line}"
             rows.append((str(bp.id), [breakpoint_glyph(bp), str(bp.id), where,
                                       breakpoint_detail(bp), str(bp.hits), who(bp.set_by)]))
-        refill(self, HEADERS, rows)
-        if breakpoints:
-            self.move_cursor(row=min(row, len(breakpoints) - 1), animate=False)
+        width = self.scrollable_content_region.width - 1
+        natural = [max([len(h)] + [len(cells[i]) for _, cells in rows]) for i, h in enumerate(HEADERS)]
+        if width <= 0 or not rows or sum(natural) + 2 * len(HEADERS) <= width:
+            refill(self, HEADERS, rows)  # a hidden pane's width is 0: whole
+            return
+        # Columns that get no room go, and leave their padding to the others.
+        columns = list(range(len(HEADERS)))
+        while True:
+            widths = fit_widths([natural[i] for i in columns], width - 2 * len(columns),
+                                [columns.index(i) for i in PRIORITY if i in columns],
+                                [MINIMUM[i] for i in columns])
+            kept = [i for i, w in zip(columns, widths) if w > 0]
+            if kept == columns:
+                break
+            columns = kept
+        headers = [HEADERS[i] for i in columns]
+        refill(self, headers, [(key, [cut_middle(cells[i], w) if i == 2 else cut_end(cells[i], w)
+                                      for i, w in zip(columns, widths)]) for key, cells in rows],
+               widths=widths)
 
     def _current(self) -> Breakpoint | None:
         if not self.breakpoints or self.cursor_row >= len(self.breakpoints):
