@@ -248,3 +248,68 @@ async def test_narrow_terminals_keep_line_numbers_and_wide_ones_the_hits():
         for row in pane_text(app, "#breakpoints").splitlines():
             if "log restocking" in row:
                 assert "…" in row and row.rstrip().endswith("you"), row
+
+
+PRINT_ITEM = example_line('print(f"{item.sku:8}')
+
+
+async def test_jump_inspect_and_open_any_file():
+    from tui_debugger.tui.widgets.console_results import ConsoleResults
+    from tui_debugger.tui.widgets.open_file_dialog import OpenFileDialog
+    from tests.support.tui import ROOT
+
+    app = create_app("launch", {"program": "examples/inventory.py",
+                                "breakpoints": [f"examples/inventory.py:{CALL_RESTOCK}"]})
+    async with app.run_test(size=(120, 40)) as pilot:
+        await stopped_at(pilot, CALL_RESTOCK)
+        source = app.source
+
+        # Inspect: a click on `item` in the code, then K: its value in the
+        # console, opening like a variable; the focus stays in the source.
+        text = source.file.lines[CALL_RESTOCK - 1]
+        column = text.index("item")
+        y = CALL_RESTOCK - 1 - source.scroll_offset.y
+        await pilot.click("#source", offset=(source.gutter_width + column + 2, y + 1))  # +1: border
+        await pilot.press("K")
+        results = app.query_one(ConsoleResults)
+        await wait_until(pilot, lambda: results.root.children, what="the inspected value")
+        node = results.root.children[-1]
+        assert node.label.plain.startswith(">>> item = Item(")
+        assert app.focused is source
+        assert app.query_one("#io-tabs").active == "tab-console"
+        # K again, with no click: the line's names in turn.
+        await pilot.press("K")
+        await wait_until(pilot, lambda: ">>> added" in screen_text(app) or "added" in
+                         "".join(str(line) for line in app.query_one("#console-log").lines),
+                         what="the first name of the line")
+
+        # Jump: the print line runs next, restock is never called.
+        source.go_to_line(PRINT_ITEM)
+        await pilot.press("J")
+        await wait_until(pilot, lambda: app.state == "stopped" and app.stop_info is not None
+                         and app.stop_info.reason == "goto"
+                         and app.source.location_line == PRINT_ITEM, what="the jump's stop")
+        await pilot.press("f10", "alt+o")
+        await wait_until(pilot, lambda: "TEA-01" in screen_text(app) and "qty=12" in screen_text(app),
+                         what="the print, quantity untouched")
+
+        # Ctrl+O: a typed path relative to the working directory, and the project's files.
+        await pilot.press("ctrl+o")
+        await wait_until(pilot, lambda: isinstance(app.screen, OpenFileDialog), what="the open dialog")
+        dialog = app.screen
+        shown = {path for path, _ in dialog.candidates}
+        assert str(ROOT / "README.md") in shown  # a project file outside the program's directory
+        await pilot.press(*"tests/support/tui.py", "enter")
+        await wait_until(pilot, lambda: source.file is not None
+                         and source.file.path == str(ROOT / "tests" / "support" / "tui.py"),
+                         what="the typed path opened")
+
+
+def test_jump_on_the_command_line():
+    from tui_debugger.cli import build_parser, cli_args
+    from tui_debugger.commands import registry
+
+    command = registry.get("until")
+    spec = next(s for s in command.cli if s.path == ("jump",))
+    ns = build_parser().parse_args(["jump", "examples/inventory.py:72"])
+    assert cli_args(command, spec, ns) == {"file": "examples/inventory.py", "line": 72, "jump": True}

@@ -591,9 +591,11 @@ class Session:
 
     # ================================================================= run control
 
-    async def resume(self, how: str, origin: Origin, thread_id: int | None = None) -> int:
-        """Resume with continue / next / step_in / step_out. Returns the run
-        generation to pass to wait_for_stop."""
+    async def resume(self, how: str, origin: Origin, thread_id: int | None = None,
+                     target: tuple[str, int] | None = None) -> int:
+        """Resume with continue / next / step_in / step_out, or goto `target`
+        (path, line: the next statement moved there). Returns the run generation
+        to pass to wait_for_stop."""
         await self.settle()
         backend = self._live_backend(how)
         self._refuse_post_mortem(how)
@@ -626,6 +628,8 @@ class Session:
             elif how in ("stepi", "nexti"):
                 # (a backend without instruction steps refuses by name; the stop is put back)
                 await backend.step_instruction(tid, over=how == "nexti")  # type: ignore[arg-type]
+            elif how == "goto" and target is not None:
+                await backend.goto(tid, *target)  # type: ignore[arg-type]
             else:
                 raise InvalidInput(f"Unknown run command {how!r}.")
         except DebuggerError:

@@ -402,6 +402,7 @@ class DapBackend(Backend):
             core_files=profile.core_files,
             program_input=profile.program_input,
             completions=bool(body.get("supportsCompletionsRequest")),
+            goto=bool(body.get("supportsGotoTargetsRequest")),
             exception_filters=filters,
         )
 
@@ -1005,6 +1006,26 @@ class DapBackend(Backend):
                 "a pointer, or an address like 0x401000."
             )
         return hex(int(found.group(0), 16))
+
+    async def goto(self, thread_id: int, path: str, line: int) -> None:
+        if not self.capabilities.goto:
+            raise NotSupported(
+                f"This {self.profile.name} cannot jump to a line: it offers no gotoTargets "
+                "(debugpy and lldb-dap 21 or newer do). Run to the line instead (until)."
+            )
+        self._require_stopped(action="jump")
+        body = await self._request("gotoTargets", {"source": {"path": path}, "line": line})
+        targets = [t for t in body.get("targets") or [] if isinstance(t, dict) and "id" in t]
+        if not targets:
+            raise InvalidInput(
+                f"{self.profile.name} cannot jump to {os.path.basename(path)}:{line}: no statement "
+                "there it can move to (a blank line, a comment, or another function's code?)."
+            )
+        try:
+            await self._resume("goto", {"threadId": thread_id, "targetId": targets[0]["id"]}, thread_id)
+        except CommandFailed as exc:
+            raise CommandFailed(f"Could not jump to {os.path.basename(path)}:{line}: "
+                                f"{exc.message.strip()}", **exc.details) from exc
 
     async def step_instruction(self, thread_id: int, over: bool) -> None:
         if not self.capabilities.instruction_step:

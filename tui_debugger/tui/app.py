@@ -41,7 +41,7 @@ from ..models import ActivityEntry, ClientInfo, StopInfo
 from ..router import RemoteHandle, join
 from .format import breakpoint_detail, breakpoint_glyph, display_path, own_origin, who_proper
 from .keymap import app_bindings, bindable_ids, user_keymap
-from .messages import (CompleteName, EditBreakpoint, EditValue, Evaluate, ExpandResult, LoadChildren, Ordered,
+from .messages import (CompleteName, EditBreakpoint, EditValue, Evaluate, ExpandResult, Inspect, LoadChildren, Ordered,
                        RunCommand, SendInput, ShowMemory, StartSession, ToggleBreakpoint, WatchesChanged,
                        in_flight, next_order)
 from .frames import PacedScreen
@@ -60,7 +60,7 @@ from .widgets.output_pane import OutputPane
 from .widgets.exception_dialog import ExceptionDialog
 from .widgets.exception_pane import ExceptionPane
 from .widgets.value_dialog import ValueDialog
-from .widgets.open_file_dialog import OpenFileDialog, program_files
+from .widgets.open_file_dialog import OpenFileDialog, program_files, project_files
 from .widgets.quit_dialog import QuitDialog
 from .widgets.source_prompt import SourcePrompt
 from .widgets.source_view import GutterMark, SourceView
@@ -84,7 +84,7 @@ FOOTER_AFTER_STOP = 0.3
 RESUMING = {"continue", "next", "step", "finish", "stepi", "nexti"}
 #: How the session names each resume ("how" in continued events), as a sentence.
 VERBS = {"next": "stepped over", "step_in": "stepped into", "step_out": "stepped out",
-         "continue": "continued"}
+         "continue": "continued", "goto": "jumped"}
 PAGE = 100
 #: Seconds a command waits for the message of an earlier key that never arrives
 #: (its pane went away meanwhile) before it runs anyway.
@@ -828,7 +828,7 @@ class DebuggerApp(App[int]):
             states = registry.get(str(parameters[0])).applies_in
             if states is not None:
                 return True if self.state in states else None
-        if action in ("run_to_cursor", "frame_offset"):
+        if action in ("run_to_cursor", "frame_offset", "jump_to_cursor"):
             return True if self.state == "stopped" else None
         return True
 
@@ -862,6 +862,8 @@ class DebuggerApp(App[int]):
         else it is made now, by the key being handled."""
         if command_id in RESUMING and "wait_ms" not in args:
             args = {**args, "wait_ms": 0}
+        elif command_id == "until" and args.get("jump") and "wait_ms" not in args:
+            args = {**args, "wait_ms": 0}  # a jump is a step: its stop comes as an event
         elif command_id == "until" and "wait_ms" not in args:
             # The one-shot breakpoint lives until the call returns: wait for the stop.
             args = {**args, "wait_ms": 600_000}
@@ -897,7 +899,7 @@ class DebuggerApp(App[int]):
             _, command_id, args = heapq.heappop(self._queued)
             self._resumed.clear()
             call = asyncio.ensure_future(self._call(command_id, args))
-            if command_id != "until":
+            if command_id != "until" or args.get("jump"):
                 await call
                 continue
             resumed = asyncio.ensure_future(self._resumed.wait())
@@ -935,6 +937,9 @@ class DebuggerApp(App[int]):
 
     def action_run_to_cursor(self) -> None:
         self.source.action_run_to_cursor()
+
+    def action_jump_to_cursor(self) -> None:
+        self.source.action_jump_to_cursor()
 
     def action_frame_offset(self, offset: int) -> None:
         self._run("frame", {"offset": offset})
@@ -1042,6 +1047,17 @@ class DebuggerApp(App[int]):
 
     def on_evaluate(self, message: Evaluate) -> None:
         message.stop()
+        self.run_worker(self._evaluate(message.expression), group="console")
+
+    def on_inspect(self, message: Inspect) -> None:
+        message.stop()
+        if self.state != "stopped":
+            self.notify("Stop the program to inspect its values.", severity="warning")
+            return
+        if self.screen.maximized is not None:
+            self.screen.minimize()
+        self.query_one("#io-tabs", TabbedContent).active = "tab-console"
+        self.query_one(ConsolePane).echo(message.expression)
         self.run_worker(self._evaluate(message.expression), group="console")
 
     async def _evaluate(self, expression: str) -> None:
@@ -1236,6 +1252,8 @@ class DebuggerApp(App[int]):
                 offer(frame.file, f"  (frame {frame.index}: {frame.name})")
         root = os.path.dirname(os.path.abspath(self.program)) if self.program and \
             os.path.isfile(self.program) else self.cwd
+        for path in project_files(self.cwd) or project_files(root):
+            offer(path)
         for path in program_files(root):
             offer(path)
 
@@ -1245,7 +1263,7 @@ class DebuggerApp(App[int]):
                     self.source.go_to_line(1)
                 self.source.focus()
 
-        self.push_screen(OpenFileDialog(candidates), chosen)
+        self.push_screen(OpenFileDialog(candidates, self.cwd), chosen)
 
     def action_toggle_maximize(self) -> None:
         if self.screen.maximized is not None:

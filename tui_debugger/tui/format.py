@@ -4,6 +4,7 @@ on screen. Kept free of Textual so they are trivial to test."""
 from __future__ import annotations
 
 import os
+import re
 
 from backends.models import Breakpoint
 
@@ -127,3 +128,39 @@ def fit_widths(natural: list[int], available: int, priority: list[int],
         widths[index] += more
         left -= more
     return widths
+
+
+#: A name and the members reached from it: item.quantity, node->next.
+_NAME_CHAIN = re.compile(r"[A-Za-z_]\w*(?:\s*(?:\.|->)\s*[A-Za-z_]\w*)*")
+#: Words of the languages we debug that name no value.
+KEYWORDS = frozenset("""
+False None True and as assert async await break class continue def del elif else except
+finally for from global if import in is lambda nonlocal not or pass raise return try while
+with yield auto case char const default do double enum extern float goto int long register
+short signed sizeof static struct switch typedef union unsigned void volatile bool true false
+nullptr NULL new delete this let var function typeof instanceof undefined null func go defer
+chan map range package type interface select fn mut impl pub use mod match loop
+""".split())
+
+
+def expressions_in(line: str) -> list[tuple[int, int, str]]:
+    """The names and dotted names of a source line (`item.quantity`), as
+    (start, end, text), keywords left out: what Inspect offers on that line."""
+    found = []
+    for match in _NAME_CHAIN.finditer(line):
+        if match.group(0) in KEYWORDS:
+            continue
+        found.append((match.start(), match.end(), match.group(0)))
+    return found
+
+
+def expression_at(line: str, column: int) -> str | None:
+    """The dotted name under `column`, up to the part the column is on: on
+    `item` of `item.quantity` it is `item`, on `quantity` the whole (as an
+    editor's hover)."""
+    for start, end, text in expressions_in(line):
+        if start <= column < end:
+            cut = re.match(r"[\w.\->\s]*?(?=(?:\s*(?:\.|->)\s*)|$)", line[start:end][column - start:])
+            rest = len(cut.group(0)) if cut else end - column
+            return line[start:column + rest].strip()
+    return None

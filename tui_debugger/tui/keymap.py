@@ -44,6 +44,8 @@ TUI_ACTIONS = [
     ("focus_stack", "alt+u", "focus_pane('stack')", "Go to the Stack pane"),
     ("focus_threads", "alt+h", "focus_pane('threads')", "Go to the Threads pane"),
     ("focus_breakpoints", "alt+p", "focus_pane('breakpoints')", "Go to the Breakpoints pane"),
+    ("jump_to_cursor", "ctrl+shift+f10", "jump_to_cursor",
+     "Jump to the cursor line: it runs next (set next statement)"),
     ("go_to_line", "ctrl+g", "go_to_line", "Go to line in the source"),
     ("open_file", "ctrl+o", "open_file", "Open a file in the source"),
     ("maximize", "f8", "toggle_maximize", "Maximize pane"),

@@ -75,6 +75,15 @@ class Evaluate(Message):
         self.expression = expression
 
 
+class Inspect(Message):
+    """Show the value of an expression of the source (the name under the cursor):
+    in the Console, its children opening like Variables, the focus left where it is."""
+
+    def __init__(self, expression: str) -> None:
+        super().__init__()
+        self.expression = expression
+
+
 class WatchesChanged(Message):
     def __init__(self, expressions: list[str]) -> None:
         super().__init__()
