@@ -313,3 +313,23 @@ def test_jump_on_the_command_line():
     spec = next(s for s in command.cli if s.path == ("jump",))
     ns = build_parser().parse_args(["jump", "examples/inventory.py:72"])
     assert cli_args(command, spec, ns) == {"file": "examples/inventory.py", "line": 72, "jump": True}
+
+
+async def test_a_continue_leaves_no_old_return_value_in_locals():
+    from tests.support.tui import tree_labels
+
+    app = create_app("launch", {"program": "examples/inventory.py", "breakpoints": [
+        f"examples/inventory.py:{CALL_RESTOCK}", f"examples/inventory.py:{MISSING}"]})
+    async with app.run_test(size=(120, 40)) as pilot:
+        await stopped_at(pilot, CALL_RESTOCK)
+        await pilot.press("f5")
+        await stopped_at(pilot, MISSING)
+        await pilot.press("shift+f11")
+        await wait_until(pilot, lambda: any("(return) restock" in label for label in
+                                            tree_labels(app.variables)), what="the return value")
+        await pilot.press("f5")
+        await wait_until(pilot, lambda: app.state == "stopped" and app.stop_info is not None
+                         and app.stop_info.reason == "breakpoint"
+                         and app.source.location_line == CALL_RESTOCK
+                         and find_node(app.variables, "item") is not None, what="the next hit")
+        assert not any("(return)" in label for label in tree_labels(app.variables))

@@ -97,6 +97,10 @@ class Subscription:
 
 RESTARTING = ("the session is restarting; wait for the new program (`await`, debug_wait), "
               "then try again.")
+#: Resumes after which a function's return value is this stop's news.
+STEPS = frozenset({"next", "step_in", "step_out", "stepi", "nexti"})
+#: How debugpy names a returned value among the locals: "(return) Item.value".
+RETURN_VALUE_PREFIX = "(return) "
 
 
 class Session:
@@ -145,6 +149,7 @@ class Session:
         self._event_seq = 0
         self._state_changed = asyncio.Condition()
         self._run_generation = 0  # bumped at every resume
+        self._last_how: str | None = None  # how the program was last resumed
         self._resumed_by: Origin | None = None
         self._frames: dict[int, tuple[list[Frame], int | None]] = {}
         # Reads of the current stop, shared while on their way: the prefetch of a
@@ -614,6 +619,7 @@ class Session:
         self.stop = None
         self.state = SessionState.running
         self._stop_expected = how != "continue"
+        self._last_how = how
         self.publish("continued", {"thread_id": tid, "how": how}, origin=origin)
         self.publish("state", {"state": "running"}, origin=origin)
         try:
@@ -774,8 +780,14 @@ class Session:
         backend = self._live_backend("read variables")
         self._require_state({SessionState.stopped}, "read variables")
         if start == 0 and count == 0:
-            return await _shared(self._variables, ref, lambda: backend.variables(ref))
-        return await backend.variables(ref, start, count)
+            found = await _shared(self._variables, ref, lambda: backend.variables(ref))
+        else:
+            found = await backend.variables(ref, start, count)
+        if self._last_how not in STEPS:
+            # debugpy keeps a step's "(return) f = v" among the locals until the next
+            # step: after a continue it is an old call's value, not this stop's.
+            found = [v for v in found if not v.name.startswith(RETURN_VALUE_PREFIX)]
+        return found
 
     def _wants_stop_view(self) -> bool:
         """A TUI shows every stop's locals: read them while the stop is on its way."""
