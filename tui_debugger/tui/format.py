@@ -10,7 +10,7 @@ from backends.models import Breakpoint
 
 #: How each client origin is named on screen. The agent is what people call the MCP client.
 WHO = {"tui": "you", "mcp": "agent", "cli": "cli", "session": "session", "user": "you",
-       "restored": "saved", "web": "web"}
+       "restored": "restored", "web": "web"}
 #: One letter in the breakpoint gutter for breakpoints someone else set.
 WHO_LETTER = {"mcp": "A", "cli": "C", "session": "S", "restored": "R", "web": "W"}
 
