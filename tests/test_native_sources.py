@@ -73,3 +73,23 @@ async def test_a_stripped_binary_says_so_and_stops_on_entry(mcp_env, lldb_dap, t
         output = await call(client, "debug_output", {})
         assert "has no debug information and no symbols (stripped)" in output.text
         await call(client, "debug_terminate", {})
+
+
+async def test_a_breakpoint_during_a_step_out_then_continue_stops_at_breakpoints(mcp_env, lldb_dap):
+    """LLDB finishes an interrupted step-out at a later continue ("step" where the
+    function returned); continue must go to the next breakpoint instead."""
+    require_executable("cc")
+    loop, restock = c_line("total += shelves[s]"), c_line("int missing = minimum")
+    async with in_process_client() as client:
+        launched = await call(client, "debug_launch", {"program": str(INVENTORY_C), "breakpoints": [
+            f"{INVENTORY_C}:{restock}", f"{INVENTORY_C}:{loop}"]})
+        assert launched["stop"]["reason"] == "breakpoint"
+        out = await call(client, "debug_step_out", {})
+        assert out["stop"]["reason"] == "breakpoint"  # the loop's breakpoint, during the step-out
+        reasons = []
+        for _ in range(5):
+            answer = await call(client, "debug_continue", {})
+            reasons.append((answer["stop"]["reason"], answer["stop"]["location"]["line"]))
+        assert all(reason == "breakpoint" for reason, _ in reasons), reasons
+        assert reasons[-1][1] == restock, reasons
+        await call(client, "debug_terminate", {})

@@ -211,6 +211,9 @@ class DapBackend(Backend):
         self._terminated_emitted = False
         self._running_reported = False
         self._frame_ips: dict[int, str] = {}
+        #: a step was asked for and has not stopped yet / stopped for another reason
+        self._stepping = False
+        self._step_interrupted = False
         self._adapter_terminated = asyncio.Event()
         #: HOST:PORT of a remote server this backend attached to
         self._remote_target: str | None = None
@@ -458,6 +461,9 @@ class DapBackend(Backend):
             if body.get("threadId") is not None:
                 self._last_stopped_thread = body["threadId"]
             self._frame_ips.clear()
+            if self._stepping and body.get("reason") not in ("step", "goto"):
+                self._step_interrupted = True  # a breakpoint (say) came first
+            self._stepping = False
         elif event == "continued":
             if self._state == "stopped":
                 self._state = "running"
@@ -714,6 +720,16 @@ class DapBackend(Backend):
         await self._request("pause", {"threadId": thread})
 
     async def _resume(self, command: str, arguments: dict[str, Any], thread_id: int) -> None:
+        if self._step_interrupted:
+            self._step_interrupted = False
+            if self.profile.repl_is_command_language:
+                # LLDB keeps a step that a breakpoint interrupted and finishes it at a
+                # later continue: F5 after a breakpoint hit during a step-out stopped
+                # with "step" where the function returned. Drop it, as gdb does.
+                with contextlib.suppress(DebuggerError):
+                    await self._evaluate("`thread plan discard 1", None, "repl",
+                                         self.profile.request_timeout)
+        self._stepping = command in ("next", "stepIn", "stepOut")
         generation = self._stop_generation
         body = await self._request(command, arguments)
         if self._stop_generation != generation or self._state == "ended":
