@@ -116,15 +116,18 @@ def cut_end(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def fit_widths(natural: list[int], available: int, priority: list[int],
+def fit_widths(natural: list[int], available: int, priority: list[int | tuple[int, int]],
                minimum: list[int]) -> list[int]:
     """Column widths that fit `available` cells (padding already taken out): each
     column gets its minimum, then the columns in `priority` order get what they
-    need, so the most useful column wins and the least useful is cut."""
+    need, so the most useful column wins and the least useful is cut. An entry
+    (index, cap) gives that column up to `cap` at that point; it can come again
+    later for the rest."""
     widths = [min(m, n) for m, n in zip(minimum, natural)]
     left = available - sum(widths)
-    for index in priority:
-        more = max(0, min(natural[index] - widths[index], left))
+    for entry in priority:
+        index, cap = entry if isinstance(entry, tuple) else (entry, natural[entry])
+        more = max(0, min(min(cap, natural[index]) - widths[index], left))
         widths[index] += more
         left -= more
     return widths

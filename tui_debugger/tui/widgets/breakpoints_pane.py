@@ -14,10 +14,12 @@ from ..messages import EditBreakpoint, RunCommand
 from .tables import refill
 
 HEADERS = [" ", "#", "where", "condition", "hits", "by"]
-#: Who gets the width when the pane is narrow: glyph and id, then `file:line`
-#: (cut in the middle, never its line number), hits, who set it, and last the
-#: condition or log message, cut at its end.
-PRIORITY = [0, 1, 2, 4, 5, 3]
+#: Who gets the width when the pane is narrow: glyph and id, `file:line` (cut
+#: in the middle, never its line number) up to 18 characters, hits, who set it,
+#: the condition or log message up to 24, then the rest of the path, then the
+#: rest of the condition (cut at its end).
+WHOLE = 10_000
+PRIORITY = [(0, WHOLE), (1, WHOLE), (2, 18), (4, WHOLE), (5, WHOLE), (3, 24), (2, WHOLE), (3, WHOLE)]
 MINIMUM = [1, 1, 6, 0, 0, 0]
 
 
@@ -64,7 +66,7 @@ class BreakpointsPane(DataTable):
         columns = list(range(len(HEADERS)))
         while True:
             widths = fit_widths([natural[i] for i in columns], width - 2 * len(columns),
-                                [columns.index(i) for i in PRIORITY if i in columns],
+                                [(columns.index(i), cap) for i, cap in PRIORITY if i in columns],
                                 [MINIMUM[i] for i in columns])
             kept = [i for i, w in zip(columns, widths) if w > 0]
             if kept == columns:
