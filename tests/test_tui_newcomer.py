@@ -68,6 +68,9 @@ def row_offset(app, widget, y: int, wanted) -> tuple[int, int]:
 
 
 def node_row(tree, node) -> int:
+    """The node's row on screen (scrolled into view first)."""
+    if not 0 <= node.line - tree.scroll_offset.y < tree.scrollable_content_region.height:
+        tree.scroll_to(y=max(0, node.line - 1), animate=False, immediate=True)
     return node.line - tree.scroll_offset.y
 
 
