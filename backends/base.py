@@ -224,3 +224,11 @@ class Backend(abc.ABC):
 
     async def restart(self) -> None:
         raise NotSupported(f"The {self.name} backend cannot restart; stop and run again.")
+
+    async def goto(self, thread_id: int, path: str, line: int) -> None:
+        """Move the thread's next statement to path:line without running the code
+        between (set next statement); its stop follows, reason "goto"."""
+        raise NotSupported(
+            f"The {self.name} backend cannot jump to a line (set next statement); "
+            "use debugpy, or run to the line instead (until)."
+        )

@@ -268,6 +268,7 @@ class Capabilities(Model):
     core_files: bool = False  # LaunchRequest.core_file
     program_input: bool = False  # LaunchRequest.stdin and Backend.send_input
     completions: bool = False  # Backend.completions
+    goto: bool = False  # Backend.goto: move the next statement to a line (DAP gotoTargets + goto)
     exception_filters: list[ExceptionFilter] = Field(default_factory=list)
 
 

@@ -55,7 +55,7 @@ async def test_pane_keys_find_goto_open_and_breakpoint_dialog():
         for key, pane_id, widget_id in [("alt+p", "tab-breakpoints", "breakpoints"),
                                         ("alt+h", "tab-threads", "threads"),
                                         ("alt+u", "tab-stack", "stack"),
-                                        ("alt+w", "tab-watches", "watch-table"),
+                                        ("alt+w", "tab-watches", "watch-input"),
                                         ("alt+v", "tab-variables", "variables"),
                                         ("alt+a", "tab-activity", "activity"),
                                         ("alt+c", "tab-console", "console-input"),

@@ -119,7 +119,7 @@ async def test_breakpoints_persist_from_one_tui_session_to_the_next(tmp_path, no
         pane = tui.query_one(BreakpointsPane)
         await wait_until(pilot, lambda: pane.row_count == 1, what="the breakpoints pane")
         row = [str(cell) for cell in pane.get_row_at(0)]
-        assert "if step == 3" in row and "saved" in row, row
+        assert "if step == 3" in row and "restored" in row, row  # as the CLI says
         await wait_until(pilot, lambda: any("step = 3" in label for label in tree_labels(tui.variables)),
                          what="step = 3 in the variables")
         # Clear them all from the TUI: the palette's breakpoint_remove, "all" ticked.

@@ -53,11 +53,17 @@ def test_find_go_to_line_and_pane_keys_in_tmux(tmp_path):
         # Pane keys: Alt+P brings Breakpoints to the front, Alt+H Threads, Alt+U Stack.
         tmux.run("send-keys", "-t", "tui", "M-p")
         # (The side panes are narrow: look for what fits in them.)
-        tmux.wait_for(lambda s: "function" not in s and "<module>" not in s, "the Breakpoints pane")
+        # (Below the status bar, which names the function: `in <module>`.)
+        def panes(s: str) -> str:
+            return "\n".join(s.splitlines()[1:])
+
+        tmux.wait_for(lambda s: "function" not in s and "<module>" not in panes(s),
+                      "the Breakpoints pane")
         tmux.run("send-keys", "-t", "tui", "M-h")
         tmux.wait_for(lambda s: "MainThread" in s, "the Threads pane")
         tmux.run("send-keys", "-t", "tui", "M-u")
-        tmux.wait_for(lambda s: "<module>" in s and "MainThread" not in s, "the Stack pane")
+        tmux.wait_for(lambda s: "▶0 " in panes(s) and "MainThread" not in s,
+                      "the Stack pane (its frame 0)")
 
         # The console: Tab completes as debugpy proposes; a dict result opens as a tree.
         tmux.run("send-keys", "-t", "tui", "M-c")

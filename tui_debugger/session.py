@@ -98,6 +98,10 @@ class Subscription:
 
 RESTARTING = ("the session is restarting; wait for the new program (`await`, debug_wait), "
               "then try again.")
+#: Resumes after which a function's return value is this stop's news.
+STEPS = frozenset({"next", "step_in", "step_out", "stepi", "nexti"})
+#: How debugpy names a returned value among the locals: "(return) Item.value".
+RETURN_VALUE_PREFIX = "(return) "
 
 
 class Session:
@@ -146,6 +150,7 @@ class Session:
         self._event_seq = 0
         self._state_changed = asyncio.Condition()
         self._run_generation = 0  # bumped at every resume
+        self._last_how: str | None = None  # how the program was last resumed
         self._resumed_by: Origin | None = None
         self._frames: dict[int, tuple[list[Frame], int | None]] = {}
         # Reads of the current stop, shared while on their way: the prefetch of a
@@ -619,9 +624,11 @@ class Session:
 
     # ================================================================= run control
 
-    async def resume(self, how: str, origin: Origin, thread_id: int | None = None) -> int:
-        """Resume with continue / next / step_in / step_out. Returns the run
-        generation to pass to wait_for_stop."""
+    async def resume(self, how: str, origin: Origin, thread_id: int | None = None,
+                     target: tuple[str, int] | None = None) -> int:
+        """Resume with continue / next / step_in / step_out, or goto `target`
+        (path, line: the next statement moved there). Returns the run generation
+        to pass to wait_for_stop."""
         await self.settle()
         backend = self._live_backend(how)
         self._refuse_post_mortem(how)
@@ -640,6 +647,7 @@ class Session:
         self.stop = None
         self.state = SessionState.running
         self._stop_expected = how != "continue"
+        self._last_how = how
         self.publish("continued", {"thread_id": tid, "how": how}, origin=origin)
         self.publish("state", {"state": "running"}, origin=origin)
         try:
@@ -654,6 +662,8 @@ class Session:
             elif how in ("stepi", "nexti"):
                 # (a backend without instruction steps refuses by name; the stop is put back)
                 await backend.step_instruction(tid, over=how == "nexti")  # type: ignore[arg-type]
+            elif how == "goto" and target is not None:
+                await backend.goto(tid, *target)  # type: ignore[arg-type]
             else:
                 raise InvalidInput(f"Unknown run command {how!r}.")
         except DebuggerError:
@@ -798,8 +808,14 @@ class Session:
         backend = self._live_backend("read variables")
         self._require_state({SessionState.stopped}, "read variables")
         if start == 0 and count == 0:
-            return await _shared(self._variables, ref, lambda: backend.variables(ref))
-        return await backend.variables(ref, start, count)
+            found = await _shared(self._variables, ref, lambda: backend.variables(ref))
+        else:
+            found = await backend.variables(ref, start, count)
+        if self._last_how not in STEPS:
+            # debugpy keeps a step's "(return) f = v" among the locals until the next
+            # step: after a continue it is an old call's value, not this stop's.
+            found = [v for v in found if not v.name.startswith(RETURN_VALUE_PREFIX)]
+        return found
 
     def _wants_stop_view(self) -> bool:
         """A TUI shows every stop's locals: read them while the stop is on its way."""

@@ -220,6 +220,9 @@ class DapBackend(Backend):
         self._terminated_emitted = False
         self._running_reported = False
         self._frame_ips: dict[int, str] = {}
+        #: a step was asked for and has not stopped yet / stopped for another reason
+        self._stepping = False
+        self._step_interrupted = False
         self._adapter_terminated = asyncio.Event()
         #: HOST:PORT of a remote server this backend attached to
         self._remote_target: str | None = None
@@ -413,6 +416,7 @@ class DapBackend(Backend):
             core_files=profile.core_files,
             program_input=profile.program_input,
             completions=bool(body.get("supportsCompletionsRequest")),
+            goto=bool(body.get("supportsGotoTargetsRequest")),
             exception_filters=filters,
         )
 
@@ -468,6 +472,9 @@ class DapBackend(Backend):
             if body.get("threadId") is not None:
                 self._last_stopped_thread = body["threadId"]
             self._frame_ips.clear()
+            if self._stepping and body.get("reason") not in ("step", "goto"):
+                self._step_interrupted = True  # a breakpoint (say) came first
+            self._stepping = False
         elif event == "continued":
             if self._state == "stopped":
                 self._state = "running"
@@ -740,6 +747,16 @@ class DapBackend(Backend):
         await self._request("pause", {"threadId": thread})
 
     async def _resume(self, command: str, arguments: dict[str, Any], thread_id: int) -> None:
+        if self._step_interrupted:
+            self._step_interrupted = False
+            if self.profile.repl_is_command_language:
+                # LLDB keeps a step that a breakpoint interrupted and finishes it at a
+                # later continue: F5 after a breakpoint hit during a step-out stopped
+                # with "step" where the function returned. Drop it, as gdb does.
+                with contextlib.suppress(DebuggerError):
+                    await self._evaluate("`thread plan discard 1", None, "repl",
+                                         self.profile.request_timeout)
+        self._stepping = command in ("next", "stepIn", "stepOut")
         generation = self._stop_generation
         body = await self._request(command, arguments)
         if self._stop_generation != generation or self._state == "ended":
@@ -1032,6 +1049,26 @@ class DapBackend(Backend):
                 "a pointer, or an address like 0x401000."
             )
         return hex(int(found.group(0), 16))
+
+    async def goto(self, thread_id: int, path: str, line: int) -> None:
+        if not self.capabilities.goto:
+            raise NotSupported(
+                f"This {self.profile.name} cannot jump to a line: it offers no gotoTargets "
+                "(debugpy and lldb-dap 21 or newer do). Run to the line instead (until)."
+            )
+        self._require_stopped(action="jump")
+        body = await self._request("gotoTargets", {"source": {"path": path}, "line": line})
+        targets = [t for t in body.get("targets") or [] if isinstance(t, dict) and "id" in t]
+        if not targets:
+            raise InvalidInput(
+                f"{self.profile.name} cannot jump to {os.path.basename(path)}:{line}: no statement "
+                "there it can move to (a blank line, a comment, or another function's code?)."
+            )
+        try:
+            await self._resume("goto", {"threadId": thread_id, "targetId": targets[0]["id"]}, thread_id)
+        except CommandFailed as exc:
+            raise CommandFailed(f"Could not jump to {os.path.basename(path)}:{line}: "
+                                f"{exc.message.strip()}", **exc.details) from exc
 
     async def step_instruction(self, thread_id: int, over: bool) -> None:
         if not self.capabilities.instruction_step:

@@ -130,10 +130,19 @@ register(Command(
 class UntilArgs(RunArgs):
     file: str = Field(description="Source file.")
     line: int = Field(description="Line to run to.")
+    jump: bool = Field(False, description="Jump there instead: the line becomes the next statement, "
+                       "the code between is not run (set next statement; debugpy, lldb-dap).")
 
 
 async def _until(ctx: CommandContext, args: UntilArgs) -> RunResult:
     session = session_of(ctx)
+    if args.jump:
+        started = time.monotonic()
+        generation = await session.resume("goto", ctx.origin, args.thread_id,
+                                          target=(abs_path(ctx, args.file), args.line))
+        wait_ms = settings().step_wait_ms if args.wait_ms is None else args.wait_ms
+        await session.wait_for_stop(wait_ms / 1000, generation)
+        return await run_result(session, "jump", started, ctx.origin, generation)
     bp = await session.add_breakpoint(BreakpointSpec(path=abs_path(ctx, args.file), line=args.line), "session")
     try:
         return await _run(ctx, "continue", args, "until")
@@ -142,12 +151,19 @@ async def _until(ctx: CommandContext, args: UntilArgs) -> RunResult:
             await session.remove_breakpoints([bp.id], "session")
 
 
+def _location_cli(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("location", metavar="FILE:LINE")
+
+
 register(Command(
-    id="until", help="Run to a line (run to cursor).",
+    id="until", help="Run to a line (run to cursor), or jump there (set next statement).",
     description="Continue until the program reaches file:line (a one-shot breakpoint), or stops "
-    "elsewhere first.",
+    "elsewhere first. With jump: true, move the next statement to file:line without running "
+    "the code between (debugpy, lldb-dap).",
     args=UntilArgs, result=RunResult, handler=_until, mcp="debug_run_to",
-    cli=[CliSpec(("until",), build=lambda p: p.add_argument("location", metavar="FILE:LINE"),
+    cli=[CliSpec(("until",), build=_location_cli,
+                 adapt=lambda ns: dict(zip(("file", "line"), parse_location(ns.location)))),
+         CliSpec(("jump",), build=_location_cli, fixed={"jump": True},
                  adapt=lambda ns: dict(zip(("file", "line"), parse_location(ns.location))))],
     keys=("ctrl+f10",), next_steps=after_stop,
     applies_in=STOPPED,

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shlex
 from typing import Any
 
 from pydantic import Field, model_validator
 
-from backends import adapters, probe
+from backends import adapters, native_build, probe
 from backends.errors import InvalidInput
 from backends.models import STDIN_PIPE, AttachRequest, BreakpointSpec, LaunchRequest
 
@@ -38,7 +39,8 @@ class LaunchBreakpoint(Args):
 
 class LaunchArgs(Args):
     program: str = Field("", description="Program to debug: a .py file, a .js/.mjs/.cjs file, a native "
-                         "or Go binary. With launchConfig: optional, and it stands for ${file}.")
+                         "or Go binary, a .go/.c/.cpp/.rs source (built with debug info first). "
+                         "With launchConfig: optional, and it stands for ${file}.")
     args: list[str] = Field(default_factory=list, description="Arguments for the program.")
     cwd: str | None = Field(None, description="Working directory (default: the caller's).")
     env: dict[str, str] = Field(default_factory=dict, description="Extra environment variables.")
@@ -134,6 +136,16 @@ async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
             )
         program_path = found
     program_path = os.path.normpath(program_path)
+    session_hint = program_path
+    entry_function: str | None = None
+    if native_build.is_native_source(program_path) and adapter_hint in (None, "lldb-dap", "lldb-cli"):
+        # A C, C++ or Rust source: built with debug information, then debugged
+        # (as dlv builds a Go source); the command is said, in the output.
+        source = program_path
+        program_path, command = await native_build.build(source)
+        notes.append(f"built: {shlex.join(command)}")
+        if source.endswith(".rs"):  # a Rust program's own main, not the runtime's C main
+            entry_function = f"{os.path.splitext(os.path.basename(source))[0].replace('-', '_')}::main"
     adapter = adapters.select_adapter(adapter_hint, program_path)
     interpreter = None
     if adapter == "debugpy":
@@ -148,6 +160,17 @@ async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
         request_extra["python"] = [interpreter.path]
     elif args.python:
         raise InvalidInput(f"--python is for Python programs; {program_path} runs with {adapter}.")
+    no_symbols = False
+    if adapter in ("lldb-dap", "lldb-cli"):
+        info = native_build.debug_info(program_path)
+        if info is not None and not info[0]:
+            no_symbols = not info[1]
+            notes.append(
+                f"{os.path.basename(program_path)} has no debug information"
+                + (" and no symbols (stripped)" if no_symbols else "")
+                + ": no source lines or locals, and breakpoints on a file's lines cannot bind. "
+                "Rebuild it with -g -O0 (or give `run` its .c/.cpp/.rs source), or read it with "
+                "disassemble and stepi.")
     specs: list[BreakpointSpec] = []
     for given in args.breakpoints:
         extra: dict[str, Any] = {}
@@ -160,7 +183,7 @@ async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
         path = file if os.path.isabs(file) else os.path.join(caller_base, file)
         spec = BreakpointSpec(path=os.path.normpath(path), line=line, **extra)
         specs = [s for s in specs if not (s.path == spec.path and s.line == spec.line)] + [spec]
-    session = await ctx.hub.create_session(args.session_name, hint=program_path)
+    session = await ctx.hub.create_session(args.session_name, hint=session_hint)
     ctx.session = session
     session.cwd = base
     if interpreter is not None:
@@ -187,11 +210,11 @@ async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
             raise InvalidInput(f"There is no core file at {core_file}. Check the path.")
         if core_file and stop_on_entry:
             raise InvalidInput("A core dump is already stopped where it died; drop stopOnEntry.")
-        if stop_on_entry and adapter in ENTRY_FUNCTIONS:
+        if stop_on_entry and adapter in ENTRY_FUNCTIONS and not no_symbols:
             # A native program's entry point is the loader's _start, with no source:
             # stop at main instead, as gdb's `start` and cppdbg's stopAtEntry do.
             entry = await session.add_breakpoint(
-                BreakpointSpec(function=ENTRY_FUNCTIONS[adapter]), "session")
+                BreakpointSpec(function=entry_function or ENTRY_FUNCTIONS[adapter]), "session")
             session.entry_breakpoint_id = entry.id
             stop_on_entry = False
         elif stop_on_entry and request_extra.get("module"):

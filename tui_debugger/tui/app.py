@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import heapq
 import os
+import time
 import signal
 import sys
 from functools import partial
@@ -26,7 +28,8 @@ from typing import Any
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.reactive import var
-from textual.widgets import Footer, Input, TabbedContent, TabPane
+from textual.actions import SkipAction
+from textual.widgets import Footer, Input, TabbedContent, TabPane, TextArea
 
 from backends.errors import DebuggerError
 from backends.models import Breakpoint
@@ -38,8 +41,9 @@ from ..models import ActivityEntry, ClientInfo, StopInfo
 from ..router import RemoteHandle, join
 from .format import breakpoint_detail, breakpoint_glyph, display_path, own_origin, who_proper
 from .keymap import app_bindings, bindable_ids, user_keymap
-from .messages import (CompleteName, EditBreakpoint, EditValue, Evaluate, ExpandResult, LoadChildren, RunCommand, SendInput,
-                       ShowMemory, StartSession, ToggleBreakpoint, WatchesChanged)
+from .messages import (CompleteName, EditBreakpoint, EditValue, Evaluate, ExpandResult, Inspect, LoadChildren, Ordered,
+                       RunCommand, SendInput, ShowMemory, StartSession, ToggleBreakpoint, WatchesChanged,
+                       in_flight, next_order)
 from .frames import PacedScreen
 from .palette import RegistryCommands
 from .widgets.activity_pane import ActivityPane
@@ -56,7 +60,8 @@ from .widgets.output_pane import OutputPane
 from .widgets.exception_dialog import ExceptionDialog
 from .widgets.exception_pane import ExceptionPane
 from .widgets.value_dialog import ValueDialog
-from .widgets.open_file_dialog import OpenFileDialog, program_files
+from .widgets.open_file_dialog import OpenFileDialog, program_files, project_files
+from .widgets.quit_dialog import QuitDialog
 from .widgets.source_prompt import SourcePrompt
 from .widgets.source_view import GutterMark, SourceView
 from .widgets.stack_pane import StackPane
@@ -79,8 +84,11 @@ FOOTER_AFTER_STOP = 0.3
 RESUMING = {"continue", "next", "step", "finish", "stepi", "nexti"}
 #: How the session names each resume ("how" in continued events), as a sentence.
 VERBS = {"next": "stepped over", "step_in": "stepped into", "step_out": "stepped out",
-         "continue": "continued"}
+         "continue": "continued", "goto": "jumped"}
 PAGE = 100
+#: Seconds a command waits for the message of an earlier key that never arrives
+#: (its pane went away meanwhile) before it runs anyway.
+ORDER_GIVE_UP = 1.0
 
 
 class DebuggerApp(App[int]):
@@ -137,6 +145,11 @@ class DebuggerApp(App[int]):
         self._signals: list[int] = []
         #: The host of the session to start, when run_app started it already.
         self.pending_host: Any = None
+        #: The person's commands, run one after the other in the order of the keys
+        #: that made them: (order, command id, arguments).
+        self._queued: list[tuple[int, str, dict[str, Any]]] = []
+        self._queue_changed = asyncio.Event()
+        self._resumed = asyncio.Event()  # set when the state becomes running
 
     # ================================================================== layout
 
@@ -204,6 +217,7 @@ class DebuggerApp(App[int]):
         self.source.prepare_for(self.start_args.get("program"))
         self.status.message = "starting…" if self.mode != "join" else "joining…"
         self.run_worker(self._start(), name="start", group="start")
+        self.run_worker(self._run_in_order(), name="commands", group="command-order")
         self._handle_end_signals()
 
     def _handle_end_signals(self) -> None:
@@ -516,6 +530,8 @@ class DebuggerApp(App[int]):
             # The timers below act on the state they were set in, not on a later
             # one: a person holding F10 starts a new run before an old timer fires.
             self._state_changes += 1
+        if state == "running":
+            self._resumed.set()
         if previous == "stopped" and state == "running":
             # A step that stops again within a frame or two never shows RUNNING:
             # the status bar keeps the last stop until the new one replaces it, so
@@ -737,6 +753,8 @@ class DebuggerApp(App[int]):
             first = await link.call("variables", args)
         except DebuggerError as exc:
             return exc.message
+        if self.closing:
+            return "closing"  # the panes are going: nothing to show it in
         if frame_index is None:
             frame_index = first.frame_index
         pages: dict[Key, VariablesResult] = {(first.scope, None): first}
@@ -835,7 +853,7 @@ class DebuggerApp(App[int]):
             states = registry.get(str(parameters[0])).applies_in
             if states is not None:
                 return True if self.state in states else None
-        if action in ("run_to_cursor", "frame_offset"):
+        if action in ("run_to_cursor", "frame_offset", "jump_to_cursor"):
             return True if self.state == "stopped" else None
         return True
 
@@ -844,7 +862,8 @@ class DebuggerApp(App[int]):
             command_id = "restart"
         self.invoke_command(command_id)
 
-    def invoke_command(self, command_id: str, args: dict[str, Any] | None = None) -> None:
+    def invoke_command(self, command_id: str, args: dict[str, Any] | None = None,
+                       order: int | None = None) -> None:
         """Run a registry command; one that needs arguments asks for them first."""
         command = registry.get(command_id)
         if args is None and command_id == "exception_breakpoints":
@@ -863,15 +882,58 @@ class DebuggerApp(App[int]):
 
             self.push_screen(CommandForm(command, initial), done)
             return
-        self._run(command_id, args or {})
+        self._run(command_id, args or {}, order)
 
-    def _run(self, command_id: str, args: dict[str, Any]) -> None:
+    def _run(self, command_id: str, args: dict[str, Any], order: int | None = None) -> None:
+        """Queue a command of the person's; `order` is its message's (see Ordered),
+        else it is made now, by the key being handled."""
         if command_id in RESUMING and "wait_ms" not in args:
             args = {**args, "wait_ms": 0}
+        elif command_id == "until" and args.get("jump") and "wait_ms" not in args:
+            args = {**args, "wait_ms": 0}  # a jump is a step: its stop comes as an event
         elif command_id == "until" and "wait_ms" not in args:
             # The one-shot breakpoint lives until the call returns: wait for the stop.
             args = {**args, "wait_ms": 600_000}
-        self.run_worker(self._call(command_id, args), group="commands")
+        heapq.heappush(self._queued, (order or next_order(), command_id, args))
+        self._queue_changed.set()
+
+    def _arrived(self, message: Ordered) -> None:
+        """A command's message reached the app: the commands after it may run."""
+        in_flight.pop(message.order, None)
+        self._queue_changed.set()
+
+    async def _run_in_order(self) -> None:
+        """Run the person's commands one at a time, in the order of their keys.
+        Keys typed ahead (F9 then F5 in one read) must act as typed: a breakpoint
+        is set before the continue that should reach it. A command waits for the
+        answer of the one before; `until` only until the program runs, since it
+        answers at the stop (and pause must get through meanwhile)."""
+        while True:
+            self._queue_changed.clear()
+            if not self._queued:
+                await self._queue_changed.wait()
+                continue
+            order = self._queued[0][0]
+            now = time.monotonic()
+            earlier = [made for o, made in in_flight.items() if o < order]
+            if any(now - made < ORDER_GIVE_UP for made in earlier):
+                # A message of an earlier key is still bubbling up to the app.
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(self._queue_changed.wait(), ORDER_GIVE_UP)
+                continue
+            for stale in [o for o in in_flight if o < order]:
+                in_flight.pop(stale, None)
+            _, command_id, args = heapq.heappop(self._queued)
+            self._resumed.clear()
+            call = asyncio.ensure_future(self._call(command_id, args))
+            if command_id != "until" or args.get("jump"):
+                await call
+                continue
+            resumed = asyncio.ensure_future(self._resumed.wait())
+            try:
+                await asyncio.wait({call, resumed}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                resumed.cancel()
 
     async def _call(self, command_id: str, args: dict[str, Any]) -> Any:
         if self.link is None:
@@ -885,21 +947,26 @@ class DebuggerApp(App[int]):
 
     def on_run_command(self, message: RunCommand) -> None:
         message.stop()
-        self.invoke_command(message.command_id, message.args)
+        self._arrived(message)
+        self.invoke_command(message.command_id, message.args, order=message.order)
 
     def on_toggle_breakpoint(self, message: ToggleBreakpoint) -> None:
         message.stop()
+        self._arrived(message)
         for bp in self.breakpoints:
             if bp.spec.path == message.path and message.line in (bp.line, bp.spec.line):
-                self._run("breakpoint_remove", {"breakpoint_id": bp.id})
+                self._run("breakpoint_remove", {"breakpoint_id": bp.id}, message.order)
                 return
-        self._run("breakpoint_add", {"file": message.path, "line": message.line})
+        self._run("breakpoint_add", {"file": message.path, "line": message.line}, message.order)
 
     def action_toggle_breakpoint(self) -> None:
         self.source.action_toggle_breakpoint()
 
     def action_run_to_cursor(self) -> None:
         self.source.action_run_to_cursor()
+
+    def action_jump_to_cursor(self) -> None:
+        self.source.action_jump_to_cursor()
 
     def action_frame_offset(self, offset: int) -> None:
         self._run("frame", {"offset": offset})
@@ -1007,6 +1074,17 @@ class DebuggerApp(App[int]):
 
     def on_evaluate(self, message: Evaluate) -> None:
         message.stop()
+        self.run_worker(self._evaluate(message.expression), group="console")
+
+    def on_inspect(self, message: Inspect) -> None:
+        message.stop()
+        if self.state != "stopped":
+            self.notify("Stop the program to inspect its values.", severity="warning")
+            return
+        if self.screen.maximized is not None:
+            self.screen.minimize()
+        self.query_one("#io-tabs", TabbedContent).active = "tab-console"
+        self.query_one(ConsolePane).echo(message.expression)
         self.run_worker(self._evaluate(message.expression), group="console")
 
     async def _evaluate(self, expression: str) -> None:
@@ -1133,13 +1211,15 @@ class DebuggerApp(App[int]):
         "console": ("#io-tabs", "tab-console", "#console-input"),
         "activity": ("#io-tabs", "tab-activity", "#activity"),
         "variables": ("#data-tabs", "tab-variables", "#variables"),
-        "watches": ("#data-tabs", "tab-watches", "#watch-table"),
+        "watches": ("#data-tabs", "tab-watches", "#watch-input"),
         "stack": ("#nav-tabs", "tab-stack", "#stack"),
         "threads": ("#nav-tabs", "tab-threads", "#threads"),
         "breakpoints": ("#nav-tabs", "tab-breakpoints", "#breakpoints"),
     }
 
     def action_focus_pane(self, name: str) -> None:
+        if self.screen is not self.screen_stack[0]:
+            raise SkipAction()  # a dialog is open: its own fields keep the key
         tabs, pane, target = self.PANES[name]
         if self.screen.maximized is not None:
             self.screen.minimize()  # a maximized pane would hide the one asked for
@@ -1199,6 +1279,8 @@ class DebuggerApp(App[int]):
                 offer(frame.file, f"  (frame {frame.index}: {frame.name})")
         root = os.path.dirname(os.path.abspath(self.program)) if self.program and \
             os.path.isfile(self.program) else self.cwd
+        for path in project_files(self.cwd) or project_files(root):
+            offer(path)
         for path in program_files(root):
             offer(path)
 
@@ -1208,7 +1290,7 @@ class DebuggerApp(App[int]):
                     self.source.go_to_line(1)
                 self.source.focus()
 
-        self.push_screen(OpenFileDialog(candidates), chosen)
+        self.push_screen(OpenFileDialog(candidates, self.cwd), chosen)
 
     def action_toggle_maximize(self) -> None:
         if self.screen.maximized is not None:
@@ -1217,6 +1299,34 @@ class DebuggerApp(App[int]):
             self.screen.maximize(self.focused)
 
     # ================================================================== leaving
+
+    def action_interrupt(self) -> None:
+        """Ctrl+C: pause the running program, as gdb, lldb and pdb do."""
+        if self.state == "running":
+            self.invoke_command("pause")
+            return
+        if isinstance(self.focused, (Input, TextArea)):
+            raise SkipAction()  # the field copies its selection
+        if self.screen is self.screen_stack[0]:
+            self.notify("Ctrl+C pauses the program while it runs; q or Ctrl+Q quits.",
+                        title="Not running")
+
+    def action_ask_quit(self) -> None:
+        """`q`: quit after saying what it ends."""
+        if self.screen is not self.screen_stack[0]:
+            return
+        if self.owned:
+            consequence = "Quitting " + "; ".join(
+                f"{'ends' if how == 'terminate' else 'detaches from'} the program of {name}"
+                for name, how in sorted(self.owned.items())) + "."
+        else:
+            consequence = "The session keeps running: this TUI only leaves it."
+
+        async def done(quit_now: bool | None) -> None:
+            if quit_now:
+                await self.action_quit()
+
+        self.push_screen(QuitDialog(consequence), done)
 
     async def action_quit(self) -> None:
         await self.shutdown()

@@ -4,12 +4,13 @@ on screen. Kept free of Textual so they are trivial to test."""
 from __future__ import annotations
 
 import os
+import re
 
 from backends.models import Breakpoint
 
 #: How each client origin is named on screen. The agent is what people call the MCP client.
 WHO = {"tui": "you", "mcp": "agent", "cli": "cli", "session": "session", "user": "you",
-       "restored": "saved", "web": "web"}
+       "restored": "restored", "web": "web"}
 #: One letter in the breakpoint gutter for breakpoints someone else set.
 WHO_LETTER = {"mcp": "A", "cli": "C", "session": "S", "restored": "R", "web": "W"}
 
@@ -77,3 +78,92 @@ def breakpoint_detail(bp: Breakpoint) -> str:
 def one_line(text: str, limit: int = 200) -> str:
     text = text.replace("\r", "").replace("\n", "⏎")
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def cut_middle(text: str, width: int) -> str:
+    """`text` in `width` characters, cut in the middle: the start of a path and its
+    file name stay, and a trailing `:LINE` is never cut (at 80 columns the Stack
+    pane showed `inventory.p`, the Breakpoints pane `examples/inventory.`)."""
+    if width <= 0:
+        return ""
+    if len(text) <= width:
+        return text
+    head, sep, line = text.rpartition(":")
+    if sep and head and line.isdigit():
+        room = width - len(sep + line)
+        if room >= 2:
+            return _cut_path(head, room) + sep + line
+        return (sep + line)[-width:]  # the line number, at least
+    return _cut_path(text, width)
+
+
+def _cut_path(path: str, width: int) -> str:
+    if len(path) <= width:
+        return path
+    if width < 2:
+        return "…"[:width]
+    base = os.path.basename(path)
+    if 0 < len(base) <= width - 3:
+        head = width - 1 - len(base)  # the whole file name, and the start of its directory
+    else:
+        head = (width - 1) // 3
+    return path[:head] + "…" + path[len(path) - (width - 1 - head):]
+
+
+def cut_end(text: str, width: int) -> str:
+    if width <= 0:
+        return ""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def fit_widths(natural: list[int], available: int, priority: list[int | tuple[int, int]],
+               minimum: list[int]) -> list[int]:
+    """Column widths that fit `available` cells (padding already taken out): each
+    column gets its minimum, then the columns in `priority` order get what they
+    need, so the most useful column wins and the least useful is cut. An entry
+    (index, cap) gives that column up to `cap` at that point; it can come again
+    later for the rest."""
+    widths = [min(m, n) for m, n in zip(minimum, natural)]
+    left = available - sum(widths)
+    for entry in priority:
+        index, cap = entry if isinstance(entry, tuple) else (entry, natural[entry])
+        more = max(0, min(min(cap, natural[index]) - widths[index], left))
+        widths[index] += more
+        left -= more
+    return widths
+
+
+#: A name and the members reached from it: item.quantity, node->next.
+_NAME_CHAIN = re.compile(r"[A-Za-z_]\w*(?:\s*(?:\.|->)\s*[A-Za-z_]\w*)*")
+#: Words of the languages we debug that name no value.
+KEYWORDS = frozenset("""
+False None True and as assert async await break class continue def del elif else except
+finally for from global if import in is lambda nonlocal not or pass raise return try while
+with yield auto case char const default do double enum extern float goto int long register
+short signed sizeof static struct switch typedef union unsigned void volatile bool true false
+nullptr NULL new delete this let var function typeof instanceof undefined null func go defer
+chan map range package type interface select fn mut impl pub use mod match loop
+""".split())
+
+
+def expressions_in(line: str) -> list[tuple[int, int, str]]:
+    """The names and dotted names of a source line (`item.quantity`), as
+    (start, end, text), keywords left out: what Inspect offers on that line."""
+    found = []
+    for match in _NAME_CHAIN.finditer(line):
+        if match.group(0) in KEYWORDS:
+            continue
+        found.append((match.start(), match.end(), match.group(0)))
+    return found
+
+
+def expression_at(line: str, column: int) -> str | None:
+    """The dotted name under `column`, up to the part the column is on: on
+    `item` of `item.quantity` it is `item`, on `quantity` the whole (as an
+    editor's hover)."""
+    for start, end, text in expressions_in(line):
+        if start <= column < end:
+            cut = re.match(r"[\w.\->\s]*?(?=(?:\s*(?:\.|->)\s*)|$)", line[start:end][column - start:])
+            rest = len(cut.group(0)) if cut else end - column
+            return line[start:column + rest].strip()
+    return None

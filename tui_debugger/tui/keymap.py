@@ -25,6 +25,11 @@ TUI_ACTIONS = [
      "Breakpoint condition / hit count / log message on the cursor line"),
     ("help", "question_mark", "help", "Keys"),
     ("quit", "ctrl+q", "quit", "Quit"),
+    # `q` asks first (pudb's q opens a menu); Ctrl+Q quits at once.
+    ("quit_ask", "q", "ask_quit", "Quit (asks first)"),
+    # Ctrl+C pauses the program, as in gdb, lldb and pdb (in a text field, with
+    # the program stopped, it copies).
+    ("interrupt", "ctrl+c", "interrupt", "Pause the running program"),
     ("attach_dialog", "ctrl+a", "attach_dialog", "Attach / launch (a new session)"),
     # Every pane has a key: Alt and a letter of its name, and the F keys people
     # already know for the four most used. Not Alt+digits (Textual reads ESC digit
@@ -39,6 +44,8 @@ TUI_ACTIONS = [
     ("focus_stack", "alt+u", "focus_pane('stack')", "Go to the Stack pane"),
     ("focus_threads", "alt+h", "focus_pane('threads')", "Go to the Threads pane"),
     ("focus_breakpoints", "alt+p", "focus_pane('breakpoints')", "Go to the Breakpoints pane"),
+    ("jump_to_cursor", "ctrl+shift+f10", "jump_to_cursor",
+     "Jump to the cursor line: it runs next (set next statement)"),
     ("go_to_line", "ctrl+g", "go_to_line", "Go to line in the source"),
     ("open_file", "ctrl+o", "open_file", "Open a file in the source"),
     ("maximize", "f8", "toggle_maximize", "Maximize pane"),
@@ -47,9 +54,16 @@ TUI_ACTIONS = [
     ("frame_down", "ctrl+down", "frame_offset(-1)", "Frame down"),
 ]
 
+#: Bindings that act even in a text field, where the letter would be typed
+#: otherwise (Alt+P in the console typed `p`); Ctrl+C before the field copies.
+PRIORITY = {"interrupt", "focus_source", "focus_output", "focus_console", "focus_activity",
+            "focus_variables", "focus_watches", "focus_stack", "focus_threads",
+            "focus_breakpoints"}
+
 #: TUI actions the palette lists too (the rest are registry commands already there).
 PALETTE_ACTIONS = {binding_id for binding_id, *_ in TUI_ACTIONS} - {"toggle_breakpoint", "help",
-                                                                    "quit", "attach_dialog"}
+                                                                    "quit", "attach_dialog",
+                                                                    "quit_ask", "interrupt"}
 
 
 def command_bindings() -> list[Binding]:
@@ -68,7 +82,7 @@ def command_bindings() -> list[Binding]:
 def app_bindings() -> list[Binding]:
     return command_bindings() + [
         Binding(key, action, description, show=binding_id in FOOTER, id=binding_id,
-                key_display=display_key(key.split(",")[0]))
+                key_display=display_key(key.split(",")[0]), priority=binding_id in PRIORITY)
         for binding_id, key, action, description in TUI_ACTIONS
     ]
 

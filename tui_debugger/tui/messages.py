@@ -3,12 +3,35 @@ the person asked for, and the app runs the command."""
 
 from __future__ import annotations
 
+import itertools
+import time
 from typing import Any
 
 from textual.message import Message
 
+_orders = itertools.count(1)
+#: Commands' messages on their way to the app: order -> when it was made.
+in_flight: dict[int, float] = {}
 
-class RunCommand(Message):
+
+def next_order() -> int:
+    return next(_orders)
+
+
+class Ordered(Message):
+    """A message that runs a command. Commands run in the order their messages
+    were made, which is the order of the keys that made them, not the order they
+    reach the app: a message bubbles from its pane through one queue per
+    container, so one made by F9 in the source arrives after F5's continue,
+    which the app runs itself (see DebuggerApp._run_in_order)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.order = next_order()
+        in_flight[self.order] = time.monotonic()
+
+
+class RunCommand(Ordered):
     """Run a registry command with these arguments, on behalf of the person."""
 
     def __init__(self, command_id: str, args: dict[str, Any] | None = None) -> None:
@@ -17,7 +40,7 @@ class RunCommand(Message):
         self.args = args or {}
 
 
-class ToggleBreakpoint(Message):
+class ToggleBreakpoint(Ordered):
     def __init__(self, path: str, line: int) -> None:
         super().__init__()
         self.path = path
@@ -47,6 +70,15 @@ class LoadChildren(Message):
 
 
 class Evaluate(Message):
+    def __init__(self, expression: str) -> None:
+        super().__init__()
+        self.expression = expression
+
+
+class Inspect(Message):
+    """Show the value of an expression of the source (the name under the cursor):
+    in the Console, its children opening like Variables, the focus left where it is."""
+
     def __init__(self, expression: str) -> None:
         super().__init__()
         self.expression = expression

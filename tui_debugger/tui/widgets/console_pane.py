@@ -85,6 +85,10 @@ class ConsolePane(Vertical):
         self.query_one(RichLog).write(Text(f">>> {expression}", style="bold"))
         self.post_message(Evaluate(expression))
 
+    def echo(self, expression: str) -> None:
+        """An expression evaluated from elsewhere (Inspect in the source)."""
+        self.query_one(RichLog).write(Text(f">>> {expression}", style="bold"))
+
     def show_proposals(self, text: str, column: int, items: list) -> bool:
         """Complete from `complete`'s proposals; False when none fits."""
         box = self.query_one(ConsoleInput)

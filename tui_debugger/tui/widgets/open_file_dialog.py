@@ -1,10 +1,13 @@
-"""Ctrl+O: open any file of the program in the source pane, by a fuzzy match of
-its path (as the palette matches commands). The app gives the candidates: the
-files on the stack first, then the program's directory tree."""
+"""Ctrl+O: open any file in the source pane: a path typed in (absolute, or
+relative to the working directory), or one of the project's files by a fuzzy
+match of its path (as the palette matches commands). The app gives the
+candidates: the files on the stack first, then the project's files (`git
+ls-files` in a repository), then the program's directory tree."""
 
 from __future__ import annotations
 
 import os
+import subprocess
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -40,33 +43,68 @@ def program_files(root: str, limit: int = 20_000) -> list[str]:
     return found
 
 
+def project_files(directory: str, limit: int = 20_000) -> list[str]:
+    """The files of the git repository `directory` is in (tracked, and new ones
+    not ignored), as absolute paths; [] outside a repository or without git."""
+    try:
+        top = subprocess.run(["git", "-C", directory, "rev-parse", "--show-toplevel"],
+                             capture_output=True, text=True, timeout=5)
+        if top.returncode != 0:
+            return []
+        root = top.stdout.strip()
+        listed = subprocess.run(["git", "-C", root, "ls-files", "--cached", "--others",
+                                 "--exclude-standard", "-z"], capture_output=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    found = []
+    for name in listed.stdout.decode(errors="replace").split("\0"):
+        if name and os.path.splitext(name)[1].lower() not in SKIP_SUFFIXES:
+            found.append(os.path.join(root, name))
+            if len(found) >= limit:
+                break
+    return found
+
+
 class OpenFileDialog(ModalScreen[str | None]):
     BINDINGS = [Binding("escape", "cancel", "cancel", show=False),
                 Binding("down", "move(1)", show=False), Binding("up", "move(-1)", show=False)]
 
-    def __init__(self, candidates: list[tuple[str, str]]) -> None:
-        """candidates: (path, what to show), in the order to offer them."""
+    def __init__(self, candidates: list[tuple[str, str]], cwd: str | None = None) -> None:
+        """candidates: (path, what to show), in the order to offer them; a typed
+        path is relative to `cwd`."""
         super().__init__()
         self.candidates = candidates
+        self.cwd = cwd or os.getcwd()
 
     def compose(self) -> ComposeResult:
         with Vertical(id="open-body"):
             yield Static("Open a file  (type to narrow, Enter opens, Esc cancels)", id="open-title")
-            yield Input(placeholder="part of a file name or path", id="open-input")
+            yield Input(placeholder="part of a file name, or a path", id="open-input")
             yield OptionList(id="open-list")
 
     def on_mount(self) -> None:
         self._fill("")
         self.query_one(Input).focus()
 
+    def typed_file(self, query: str) -> str | None:
+        """The file the text names as a path (absolute, ~, or relative to the cwd)."""
+        if not query:
+            return None
+        path = os.path.normpath(os.path.join(self.cwd, os.path.expanduser(query)))
+        return path if os.path.isfile(path) else None
+
     def _fill(self, query: str) -> None:
         options = self.query_one(OptionList)
         options.clear_options()
+        typed = self.typed_file(query)
         if query:
             matcher = Matcher(query)
             scored = [(matcher.match(shown), path, shown) for path, shown in self.candidates]
             ranked = sorted((s for s in scored if s[0] > 0), key=lambda s: -s[0])[:MAX_SHOWN]
-            items = [Option(matcher.highlight(shown), id=path) for _, path, shown in ranked]
+            items = [Option(matcher.highlight(shown), id=path) for _, path, shown in ranked
+                     if path != typed]
+            if typed is not None:
+                items.insert(0, Option(Text(query, style="bold"), id=typed))
         else:
             items = [Option(Text(shown), id=path) for path, shown in self.candidates[:MAX_SHOWN]]
         options.add_options(items)

@@ -24,8 +24,8 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ..format import WHO_LETTER, display_path
-from ..messages import EditBreakpoint, RunCommand, ToggleBreakpoint
+from ..format import WHO_LETTER, display_path, expression_at, expressions_in
+from ..messages import EditBreakpoint, Inspect, RunCommand, ToggleBreakpoint
 
 HIGHLIGHT_BLOCK = 200  # lines lexed together: enough context for multi-line strings
 HIGHLIGHT_CACHE_BLOCKS = 64
@@ -93,6 +93,10 @@ class SourceView(ScrollView, can_focus=True):
         Binding("r,f", "app.run_command('finish')", "finish (step out)", show=False, id="src.finish"),
         Binding("b", "toggle_breakpoint", "toggle breakpoint", show=False, id="src.break"),
         Binding("t", "run_to_cursor", "run to the cursor line", show=False, id="src.until"),
+        Binding("K", "inspect", "inspect: the value of the name under the cursor (again: the next)",
+                show=False, id="src.inspect"),
+        Binding("J", "jump_to_cursor", "jump: the cursor line runs next (set next statement)",
+                show=False, id="src.jump"),
         Binding("u", "app.frame_offset(1)", "up the stack (caller)", show=False, id="src.up"),
         Binding("d", "app.frame_offset(-1)", "down the stack (callee)", show=False, id="src.down"),
     ]
@@ -139,6 +143,9 @@ class SourceView(ScrollView, can_focus=True):
         #: focus moved (typed fast, pasted) go there, not to the pdb letters
         self.typing_into = None
         self._base_style: Style | None = None
+        #: (line, column) of the last click in the code: what Inspect looks at there
+        self.clicked_at: tuple[int, int] | None = None
+        self._inspected: tuple[int, int] | None = None  # (line, index) of the last Inspect
 
     # ------------------------------------------------------------------ inputs from the app
 
@@ -419,6 +426,34 @@ class SourceView(ScrollView, can_focus=True):
         if self.file is not None:
             self.post_message(RunCommand("until", {"file": self.file.path, "line": self.cursor_line}))
 
+    def action_inspect(self) -> None:
+        """The name under the cursor: where the code was clicked on this line, else
+        the names of the line in turn (K again: the next one)."""
+        if self.file is None:
+            return
+        line = self.cursor_line
+        text = self.file.lines[line - 1]
+        expression = None
+        if self.clicked_at is not None and self.clicked_at[0] == line:
+            expression = expression_at(text, self.clicked_at[1])
+            self.clicked_at = None  # K again walks the line's names
+        if expression is None:
+            names = expressions_in(text)
+            if not names:
+                self.notify("No name on this line to inspect.", severity="warning")
+                return
+            index = 0
+            if self._inspected is not None and self._inspected[0] == line:
+                index = (self._inspected[1] + 1) % len(names)
+            self._inspected = (line, index)
+            expression = names[index][2]
+        self.post_message(Inspect(expression))
+
+    def action_jump_to_cursor(self) -> None:
+        if self.file is not None:
+            self.post_message(RunCommand("until", {"file": self.file.path, "line": self.cursor_line,
+                                                   "jump": True}))
+
     def on_click(self, event: Click) -> None:
         offset = event.get_content_offset(self)
         if self.file is None or offset is None:
@@ -430,6 +465,8 @@ class SourceView(ScrollView, can_focus=True):
         if offset.x < self.gutter_width:
             # The gutter toggles, as in every editor; the code area only moves the cursor.
             self.post_message(ToggleBreakpoint(self.file.path, line))
+        else:
+            self.clicked_at = (line, offset.x - self.gutter_width + self.scroll_offset.x)
 
     # ------------------------------------------------------------------ rendering
 

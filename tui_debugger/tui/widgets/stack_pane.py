@@ -22,6 +22,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ...commands.views import FrameView
+from ..format import cut_end, cut_middle, fit_widths
 from ..messages import RunCommand
 
 HEADERS = ("#", "function", "where")
@@ -48,6 +49,7 @@ class StackPane(ScrollView, can_focus=True):
         self._rows: list[tuple[str, str, str]] = []
         self._widths = [cell_len(h) for h in HEADERS]
         self._styles: tuple[Style, Style, Style] | None = None
+        self._fitted: list[int] | None = None  # the widths of this paint
 
     @property
     def row_count(self) -> int:
@@ -94,10 +96,20 @@ class StackPane(ScrollView, can_focus=True):
     def render_lines(self, crop: Region) -> list[Strip]:
         # The styles walk every ancestor: work them out once per paint, not per row.
         self._styles = self._pane_styles()
+        self._fitted = self._fit_widths()
         try:
             return super().render_lines(crop)
         finally:
             self._styles = None
+            self._fitted = None
+
+    def _fit_widths(self) -> list[int]:
+        """The columns' widths in this pane's width: the frame number whole, then
+        `file:line` (cut in the middle, never its line number), then the function."""
+        available = self.scrollable_content_region.width - 2 * len(HEADERS)
+        if available <= 0 or sum(self._widths) <= available:
+            return self._widths
+        return fit_widths(self._widths, available, [0, 2, 1], [self._widths[0], 4, 8])
 
     def _pane_styles(self) -> tuple[Style, Style, Style]:
         """The pane's, the header's and the cursor row's styles."""
@@ -107,9 +119,9 @@ class StackPane(ScrollView, can_focus=True):
     def _cells(self, cells: tuple[str, ...]) -> list[str]:
         """Each cell padded to its column (one segment each, as a table's cells)."""
         out = []
-        for cell, width in zip(cells, self._widths):
+        for column, (cell, width) in enumerate(zip(cells, self._fitted or self._fit_widths())):
             if cell_len(cell) > width:
-                cell = cell[: max(0, width - 1)] + "…"
+                cell = cut_middle(cell, width) if column == 2 else cut_end(cell, width)
             out.append(" " + cell + " " * (width - cell_len(cell)) + " ")
         return out
 

@@ -8,8 +8,10 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from ...models import ClientInfo, StopInfo, client_id
-from ..format import display_path, one_line, who
+from ..format import cut_middle, display_path, one_line, who
 
+#: The shortest a stop's path is cut to (in the middle) before anything else goes.
+PATH_AT_LEAST = 12
 STATE_STYLES = {"stopped": "bold black on yellow", "running": "bold black on green",
                 "terminated": "bold white on red", "starting": "bold black on cyan",
                 "idle": "bold black on white", "connecting": "bold black on cyan"}
@@ -41,13 +43,50 @@ class StatusBar(Widget):
         self.clients = tuple(others)
 
     def render(self) -> Text:
+        width = self.size.width
+        rights = [self._right(adapter=True, session=True), self._right(adapter=True, session=False),
+                  self._right(adapter=False, session=False)]
+        right = rights[-1]
+        if width:
+            # The stop (its place whole, its path cut to 12) matters more than the
+            # session's name, which matters more than the backend's.
+            shortest = self._left(PATH_AT_LEAST).cell_len
+            right = next((r for r in rights if shortest + r.cell_len <= width), rights[-1])
+        text = self._left(None)
+        room = width - right.cell_len
+        if width and text.cell_len > room:
+            # Cut the path in the middle first (never its line number), then the end.
+            path = self._path()
+            if path:
+                text = self._left(max(PATH_AT_LEAST, len(path) - (text.cell_len - room)))
+            if text.cell_len > room:
+                text.truncate(max(width // 2, room), overflow="ellipsis")
+        if width and text.cell_len + right.cell_len <= width:
+            text.append(" " * (width - text.cell_len - right.cell_len))
+        text.append_text(right)
+        if width:
+            text.truncate(width, overflow="ellipsis")
+        return text
+
+    def _path(self) -> str:
+        stop = self.stop
+        if self.state == "stopped" and stop is not None and stop.location and stop.location.path:
+            return display_path(stop.location.path, self.cwd)
+        return ""
+
+    def _left(self, path_width: int | None) -> Text:
+        """State, stop reason, place, hits, function, exception; the path cut to
+        `path_width` characters (in the middle) when given."""
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(f" {self.state.upper()} ", STATE_STYLES.get(self.state, "reverse"))
         stop = self.stop
         if self.state == "stopped" and stop is not None:
             where = ""
             if stop.location and stop.location.path:
-                where = f" at {display_path(stop.location.path, self.cwd)}:{stop.location.line}"
+                path = self._path()
+                if path_width is not None:
+                    path = cut_middle(path, path_width)
+                where = f" at {path}:{stop.location.line}"
             text.append(f" {stop.reason}{where}")
             if self.hits > 1:
                 text.append(f" (hit {self.hits})", "bold")
@@ -63,21 +102,15 @@ class StatusBar(Widget):
                 text.append(f" {one_line(self.message, 120)}", "dim")
         elif self.message:
             text.append(f" {one_line(self.message, 120)}", "dim")
+        return text
+
+    def _right(self, adapter: bool, session: bool) -> Text:
         right = Text()
-        if self.adapter:
+        if adapter and self.adapter:
             right.append(f" {self.adapter} ", "dim")
-        if self.python:
+        if adapter and self.python:
             right.append(f"{self.python} ", "dim")
-        if self.session_name:
+        if session and self.session_name:
             right.append(f"│ {self.session_name} ", "dim")
         right.append("│ you" + "".join(f" + {c}" for c in self.clients) + " ", "bold")
-        width = self.size.width
-        if width and text.cell_len + right.cell_len > width:
-            # The stop reason matters more than the session's name: cut the left part last.
-            text.truncate(max(width // 2, width - right.cell_len), overflow="ellipsis")
-        if width and text.cell_len + right.cell_len <= width:
-            text.append(" " * (width - text.cell_len - right.cell_len))
-        text.append_text(right)
-        if width:
-            text.truncate(width, overflow="ellipsis")
-        return text
+        return right

@@ -16,14 +16,18 @@ from textual.widgets import DataTable
 Rows = list[tuple[str, list[str]]]
 
 
-def refill(table: DataTable, headers: list[str], rows: Rows, max_width: int = 60) -> bool:
-    """Replace columns and rows; rows are (key, cells). False when nothing changed."""
-    widths = [cell_len(h) for h in headers]
-    for _, cells in rows:
-        for i, cell in enumerate(cells):
-            widths[i] = min(max_width, max(widths[i], cell_len(cell)))
+def refill(table: DataTable, headers: list[str], rows: Rows, max_width: int = 60,
+           widths: list[int] | None = None) -> bool:
+    """Replace columns and rows; rows are (key, cells). False when nothing changed.
+    `widths`: the columns' widths, worked out by the caller to fit its width."""
+    fitted = widths is not None
+    if widths is None:
+        widths = [cell_len(h) for h in headers]
+        for _, cells in rows:
+            for i, cell in enumerate(cells):
+                widths[i] = min(max_width, max(widths[i], cell_len(cell)))
     shown: tuple[list[str], list[int], Rows] | None = getattr(table, "_refilled", None)
-    if shown is not None and shown[0] == headers and table.row_count:
+    if not fitted and shown is not None and shown[0] == headers and table.row_count:
         # Columns keep their width when cells get shorter ("stopped: step" after
         # "stopped: breakpoint"), so a step does not reflow the table.
         widths = [max(new, old) for new, old in zip(widths, shown[1])]

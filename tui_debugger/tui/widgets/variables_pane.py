@@ -277,10 +277,13 @@ class VariablesPane(Tree[VarNode]):
         event.node.set_label(Text("loading…", style="italic"))
         self.post_message(LoadChildren(parent.data.scope, parent.data.path, parent.data.loaded))
 
-    async def _on_click(self, event) -> None:
-        line = event.style.meta.get("line")
-        self._first_click = line is not None and line != self.cursor_line
-        await super()._on_click(event)
+    def _on_click(self, event) -> None:
+        # Textual calls each class's own click handler in turn, this one before
+        # Tree's (which moves the cursor, toggles, selects): calling it from here
+        # as well ran it twice, so a click on ▶ opened the node and closed it again.
+        meta = event.style.meta
+        line = meta.get("line")
+        self._first_click = line is not None and not meta.get("toggle") and line != self.cursor_line
 
     def action_edit_value(self) -> None:
         node = self.cursor_node
