@@ -131,6 +131,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8765)
+    p.add_argument("--tools", metavar="LIST",
+                   help="more tools listed from the start, beside the default set: names or "
+                   "groups (native, threads, sim, more, all), comma-separated")
     p = sub.add_parser("launches", help="list configurations in .vscode/launch.json")
     p.add_argument("--json", action="store_true")
     # Internal: the host of a headless session; its spec comes on stdin.
@@ -435,7 +438,9 @@ def cmd_daemon(ns: argparse.Namespace) -> int:
 def cmd_mcp(ns: argparse.Namespace) -> int:
     from .mcp_server import run_mcp
 
-    return run_mcp(session=ns.session, transport=ns.transport, host=ns.host, port=ns.port)
+    tools = [t for t in (ns.tools or "").split(",") if t.strip()] or None
+    return run_mcp(session=ns.session, transport=ns.transport, host=ns.host, port=ns.port,
+                   tools=tools)
 
 
 def cmd_serve(ns: argparse.Namespace) -> int:

@@ -19,8 +19,8 @@ from .views import (BreakpointList, BreakpointResult, BreakpointsRemoved, Except
 
 
 class BreakpointAddArgs(Args):
-    file: str | None = Field(None, description="Source file (absolute, or relative to the caller's directory).")
-    line: int | None = Field(None, description="1-based line number.")
+    file: str | None = Field(None, description="Absolute, or relative to the caller's directory.")
+    line: int | None = Field(None)
     function: str | None = Field(None, description="Function name, instead of file + line.")
     condition: str | None = Field(None, description="Stop only when this expression is true.")
     hit_condition: str | None = Field(None, description="Stop only on this hit count, e.g. '3' or '>= 3'.")
@@ -105,9 +105,8 @@ def _bp_add_adapt(ns: argparse.Namespace) -> dict[str, Any]:
 
 register(Command(
     id="breakpoint_add", help="Add a breakpoint at FILE:LINE or on a function.",
-    description="Add a breakpoint at file + line, or on a function, optionally with a condition, "
-    "a hit condition or a log message (a logpoint prints instead of stopping). The answer says "
-    "whether the debugger verified it and where it actually landed.",
+    description="Add a breakpoint at file + line, or on a function; a logMessage prints instead "
+    "of stopping. Answers whether it is verified and the line it landed on.",
     args=BreakpointAddArgs, result=BreakpointResult, handler=_bp_add, mcp="debug_breakpoint_add",
     cli=[CliSpec(("break", "add"), aliases=(("b",),), build=_bp_add_cli, adapt=_bp_add_adapt)],
     next_steps=lambda r: ["continue", "breakpoint_list"],

@@ -87,8 +87,7 @@ def _run_command(id: str, how: str, cli: str, mcp: str, help: str, keys: tuple[s
 
     register(Command(
         id=id, help=help,
-        description=help + " Waits up to waitMs for the next stop and answers with where it "
-        "stopped (source and locals), or 'running' (then call debug_wait), or the exit code.",
+        description=help,
         args=RunArgs, result=RunResult, handler=handler, mcp=mcp,
         cli=[CliSpec((cli,), aliases=aliases)], keys=keys, next_steps=after_stop,
         applies_in=STOPPED,
@@ -173,8 +172,8 @@ def _await_cli(parser: argparse.ArgumentParser) -> None:
 
 register(Command(
     id="await", help="Wait for the program to stop (or end).",
-    description="Wait until the program stops at a breakpoint, a step, an exception or a pause "
-    "(or ends), up to timeoutMs. Answers at once if it is already stopped.",
+    description="Wait up to timeoutMs for the program to stop (or end); answers at once if "
+    "it is stopped.",
     args=AwaitArgs, result=RunResult, handler=_await, read_only=True, mcp="debug_wait",
     cli=[CliSpec(("await",), aliases=(("wait",),), build=_await_cli,
                  adapt=lambda ns: {} if ns.timeout is None else {"timeout_ms": int(ns.timeout * 1000)})],
@@ -186,9 +185,9 @@ register(Command(
 
 
 class TraceArgs(Args):
-    file: str = Field(description="Source file of the line to trace.")
-    line: int = Field(ge=1, description="The line: the expression is read each time it is reached.")
-    expression: str = Field(description="Expression evaluated at each hit, in the program's language.")
+    file: str
+    line: int = Field(ge=1)
+    expression: str
     max_hits: int = Field(10, ge=1, le=1000, description="Stop tracing after this many hits.")
     timeout_ms: int = Field(10_000, ge=1, le=600_000, description="Stop tracing after this long.")
 
@@ -259,10 +258,8 @@ def _trace_cli(parser: argparse.ArgumentParser) -> None:
 
 register(Command(
     id="trace", help="Collect an expression's value at each hit of FILE:LINE, without stopping.",
-    description="On the live session, read `expression` each time FILE:LINE runs (up to maxHits, "
-    "or timeoutMs) and answer the typed values in order, like debug-script; the program is "
-    "continued after each read, so nobody has to press continue. Stops early if the program "
-    "stops elsewhere (a breakpoint, an exception).",
+    description="Read `expression` each time file:line runs (up to maxHits or timeoutMs), the "
+    "program running on after each read; answers the typed values, and any other stop.",
     args=TraceArgs, result=TraceResult, handler=_trace, mcp="debug_trace",
     cli=[CliSpec(("trace",), build=_trace_cli, adapt=lambda ns: {
         "file": parse_location(ns.location)[0], "line": parse_location(ns.location)[1],

@@ -63,8 +63,7 @@ async def _context(ctx: CommandContext, args: ContextArgs) -> ContextResult:
 
 register(Command(
     id="context", help="Where the program is: source around the current line, then locals.",
-    description="The best first call after a stop: stop reason and exception text, the source "
-    "around the current line, and the frame's locals.",
+    description="Where it is stopped and why: the source around the line, and every local.",
     args=ContextArgs, result=ContextResult, handler=_context, read_only=True, mcp="debug_context",
     cli=[CliSpec(("context",), aliases=(("where",),))], tui_action=False,
 ))
@@ -207,9 +206,8 @@ async def _variables(ctx: CommandContext, args: VariablesArgs) -> VariablesResul
 
 register(Command(
     id="variables", help="List variables of a frame, or drill into one by path.",
-    description="Variables of the selected frame's scope (locals by default). Values are capped; "
-    "use `path` to drill into a structured value (e.g. 'data.items[2]'), `names` to pick some, "
-    "`maxItems`/`start` to page.",
+    description="A frame's variables (every local by default). `names` finds names in every "
+    "scope; `path` drills into a value ('data.items[2]').",
     args=VariablesArgs, result=VariablesResult, handler=_variables, read_only=True,
     mcp="debug_variables",
     cli=[CliSpec(("locals",), build=lambda p: (
@@ -229,8 +227,7 @@ class EvaluateArgs(Args):
     expression: str = Field(description="Expression in the program's language.")
     frame_index: int | None = Field(None, ge=0, description="Frame to evaluate in (default: selected).")
     context: str = Field("repl", description="repl (default), watch or hover.")
-    children: int = Field(0, ge=0, le=200, description="List this many of the value's children "
-                          "(default none: evaluate `expr[i]` or `expr.attr` to drill down).")
+    children: int = Field(0, ge=0, le=200, description="List this many of its children.")
     start: int = Field(0, ge=0, description="Skip this many children (paging).")
     depth: int = Field(1, ge=0, le=4, description="Levels of a C struct's fields shown.")
 
@@ -370,9 +367,8 @@ async def _names_completing(session: Session, before: str, frame_index: int | No
 
 register(Command(
     id="complete", help="Complete an expression as the debugger proposes.",
-    description="Completions of `text` at `column` in a frame, from the debugger (DAP "
-    "completions); supported=false: the debugger does not complete, these are the frame's "
-    "names (or a value's members, after a dot) that fit.",
+    description="Completions of `text` at `column` in a frame; supported=false: the frame's "
+    "names (a value's members after a dot) that fit.",
     args=CompleteArgs, result=CompletionsResult, handler=_complete, read_only=True,
     mcp="debug_complete",
     cli=[CliSpec(("complete",), build=lambda p: (
@@ -551,8 +547,8 @@ TAIL_CHARS = 1_600
 
 
 class OutputArgs(Args):
-    since: int | None = Field(None, ge=0, description="Read forward from this cursor (a previous "
-                              "answer's nextCursor; 0 = the oldest kept). Default: the newest lines.")
+    since: int | None = Field(None, ge=0, description="Read on from this cursor (an answer's "
+                              "nextCursor; 0: the oldest kept).")
     limit: int = Field(200, ge=1, le=5000, description="With since: at most this many entries.")
     tail: int | None = Field(None, ge=1, le=5000, description="The last N lines.")
     head: int | None = Field(None, ge=1, le=5000, description="The first N lines (from since).")
@@ -615,10 +611,8 @@ async def _output(ctx: CommandContext, args: OutputArgs) -> OutputResult:
 
 register(Command(
     id="output", help="Read the program's output (stdout, stderr, debugger messages).",
-    description="Program output. By default the newest whole lines (about 1.6 KB; `tail: N` for "
-    "N lines, `head: N` for the first), with a note of how much came before. To page, pass a "
-    "cursor as `since` (the answer's nextCursor reads only newer output); `dropped` counts "
-    "entries evicted unread.",
+    description="Program output: the newest lines (`tail`, or `head` for the first), or what "
+    "followed the cursor `since`.",
     args=OutputArgs, result=OutputResult, handler=_output, read_only=True, mcp="debug_output",
     cli=[CliSpec(("output",), build=lambda p: (
         p.add_argument("--tail", type=int, metavar="N", help="the newest N lines"),
@@ -685,11 +679,8 @@ async def _raw(ctx: CommandContext, args: RawCommandArgs) -> RawCommandResult:
 
 register(Command(
     id="lldb_command", help="Run a raw LLDB command (commands off the read-only allowlist need allowUnsafe).",
-    description="Run a raw LLDB command in an LLDB session (lldb-cli, lldb-dap, simulator). "
-    "Only read-only commands run (bt, frame variable, p, memory read, register read, "
-    "disassemble, image lookup, ...); any other needs allowUnsafe: true, which needs the "
-    "user's explicit consent. On other adapters the command "
-    "is evaluated in the adapter's REPL.",
+    description="Run a raw LLDB command (other adapters: their REPL). Read-only ones only (bt, "
+    "p, memory read, ...); allowUnsafe needs the user's explicit consent.",
     args=RawCommandArgs, result=RawCommandResult, handler=_raw, mcp="debug_lldb_command",
     cli=[CliSpec(("lldb",), build=lambda p: (
         p.add_argument("command", nargs="+"),
