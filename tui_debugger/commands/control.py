@@ -29,6 +29,7 @@ from .context import (
     session_of,
 )
 from .registry import Args, CliSpec, Command, CommandContext, register
+from .render import ending, stop_line
 from .views import InputSent, RunResult, ScriptHit, TraceResult
 
 
@@ -73,8 +74,8 @@ async def run_result(session: Session, label: str, started: float,
     if session.state == SessionState.terminated:
         return RunResult(status="terminated", command=label, waited_ms=waited,
                          exit_code=session.exit_code, others=others,
-                         message="The program ended" + (
-                             f" with exit code {session.exit_code}." if session.exit_code is not None else "."))
+                         message="The program ended: " + ending(session.exit_code,
+                                                                 session.terminated_reason) + ".")
     return RunResult(status="running", command=label, waited_ms=waited, others=others,
                      message=f"Still running after {waited} ms. Call debug_wait (`tui-debugger await`) "
                      "for the next stop, or debug_pause (`tui-debugger pause`).")
@@ -134,9 +135,11 @@ class UntilArgs(RunArgs):
 async def _until(ctx: CommandContext, args: UntilArgs) -> RunResult:
     session = session_of(ctx)
     bp = await session.add_breakpoint(BreakpointSpec(path=abs_path(ctx, args.file), line=args.line), "session")
+    session.run_to_ids.add(bp.id)
     try:
         return await _run(ctx, "continue", args, "until")
     finally:
+        session.run_to_ids.discard(bp.id)
         if bp.id in session.breakpoints:
             await session.remove_breakpoints([bp.id], "session")
 
@@ -240,10 +243,17 @@ async def _trace(ctx: CommandContext, args: TraceArgs) -> TraceResult:
     status = session.state.value if session.state.value in ("stopped", "terminated") else "running"
     if status == "stopped" and not stopped_elsewhere:
         status = "stopped"
+    elsewhere = ""
+    if stopped_elsewhere and session.stop is not None:
+        # Name the stop that ended the trace: "Stopped (breakpoint #1) in f at a.py:9".
+        elsewhere = "; then " + stop_line(session.stop).split("\n")[0].replace(
+            "Stopped", "stopped", 1) + "."
+    elif stopped_elsewhere:
+        elsewhere = "; then the program stopped elsewhere."
     message = (f"{len(results)} hit(s) of {where}"
                + (" (maxHits reached)" if len(results) >= args.max_hits else "")
-               + ("; then the program stopped elsewhere: see debug_context." if stopped_elsewhere
-                  else "; the program ended." if status == "terminated" else "; it runs on."))
+               + (elsewhere or ("; the program ended." if status == "terminated"
+                                else "; it runs on.")))
     if not results and status == "running":
         message = f"No hit of {where} within {args.timeout_ms} ms; the program runs on."
     return TraceResult(results=[ScriptHit(**r) for r in results], status=status, message=message)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import re
 from typing import Any
 
@@ -21,6 +22,9 @@ from .context import (
     true_length,
     STOPPED,
     build_context,
+    command_name,
+    find_names,
+    first_locals,
     cap,
     frame_view,
     join_path,
@@ -143,11 +147,21 @@ async def _variables(ctx: CommandContext, args: VariablesArgs) -> VariablesResul
     # shown (Node built all 10M elements for maxItems=10: 15 GB).
     windowed = bool(args.path and not args.names and var.indexed_count
                     and var.indexed_count > WINDOWED_CHILDREN)
+    where: dict[str, str] = {}
+    missing: list[str] = []
     try:
         if windowed:
             children = await session.variables(ref, args.start, limit)
+        elif args.path is None and args.scope is None and ctx.origin not in ("tui", "web"):
+            # The TUI shows each scope as its own node; everyone else gets the
+            # block scopes' let/const with the function's locals.
+            scope, children = await first_locals(session, frame_index)
         else:
             children = await session.variables(ref)
+        if args.names and args.path is None and args.scope is None:
+            hits, missing = await find_names(session, frame_index, args.names, children)
+            children = [var for var, _ in hits]
+            where = {var.name: place for var, place in hits if place}
         if args.path and len(children) == 1 and children[0].name in ("", "*") and children[0].ref > 0:
             # A pointer whose one child is the value it points to (delve names it ""):
             # show the fields, as `p.X` would reach them.
@@ -156,10 +170,12 @@ async def _variables(ctx: CommandContext, args: VariablesArgs) -> VariablesResul
         if length_call is not None:
             length_call.cancel()
         raise
-    if not args.path:
+    if not args.path and not args.names:
         children = with_return_value(session, children, frame_name, scope)
-    if args.names:
+    if args.names and not (args.path is None and args.scope is None):
         wanted = set(args.names)
+        missing = [n for n in args.names if not any(
+            c.name == n or c.name.strip("'\"") == n for c in children)]
         children = [c for c in children if c.name in wanted or c.name.strip("'\"") in wanted]
     total = len(children)
     if length_call is not None:
@@ -199,6 +215,18 @@ async def _variables(ctx: CommandContext, args: VariablesArgs) -> VariablesResul
         if total > len(children) and not windowed:
             note += (f" The debugger lists only the first {len(children)}; evaluate an item "
                      f"(e.g. {args.path}[KEY]) for the others.")
+    extra = []
+    if where:
+        extra.append("Found in " + ", ".join(f"{n}: {w}" for n, w in where.items()) + ".")
+    if missing:
+        looked = ("any scope of this frame (" + ", ".join(s.name for s in scopes)
+                  + ")") if args.path is None and args.scope is None else (
+                      args.path or scope.name)
+        extra.append(f"No {', '.join(missing)} in {looked}. Try another frame "
+                     f"({command_name(ctx.origin, 'stack')}), or "
+                     f"{command_name(ctx.origin, 'evaluate')} for an expression.")
+    if extra:
+        note = " ".join([*([note] if note else []), *extra])
     return VariablesResult(frame_index=frame_index, scope=scope.name, path=base_path,
                            scopes=[s.name for s in scopes], variables=views, total=total,
                            truncated=shown_end < total, note=note)
@@ -692,13 +720,63 @@ register(Command(
 ))
 
 
-async def _activity(ctx: CommandContext, args: NoArgs) -> ActivityResult:
-    return ActivityResult(entries=list(session_of(ctx).activity)[-100:])
+class ActivityArgs(Args):
+    breakpoint_id: int | None = Field(None, description="Only what was done to this breakpoint.")
+    client: str | None = Field(None, description="Only this client's: tui, cli, mcp.")
+    last: int = Field(10, ge=1, le=1000, description="The last N entries.")
+
+
+#: An activity answer's default size: it was the largest answer of a hunt
+#: (4.6 KB) when the agent wanted to know who set one breakpoint.
+ACTIVITY_BUDGET = 1_500
+
+
+def _about_breakpoint(entry, bp) -> bool:
+    if not entry.command.startswith("breakpoint"):
+        return False
+    if f"breakpoint_id={bp.id}" in entry.summary.split():
+        return True
+    spec = bp.spec
+    if spec.function:
+        return f"function={spec.function}" in entry.summary
+    return (f"line={spec.line}" in entry.summary.split() and spec.path is not None
+            and os.path.basename(spec.path) in entry.summary)
+
+
+async def _activity(ctx: CommandContext, args: ActivityArgs) -> ActivityResult:
+    session = session_of(ctx)
+    entries = list(session.activity)
+    if args.client:
+        entries = [e for e in entries if e.origin == args.client or e.client == args.client]
+    if args.breakpoint_id is not None:
+        bp = session.breakpoints.get(args.breakpoint_id)
+        if bp is None:
+            raise InvalidInput(f"No breakpoint #{args.breakpoint_id}; "
+                               f"{command_name(ctx.origin, 'breakpoint_list')} lists them.")
+        entries = [e for e in entries if _about_breakpoint(e, bp)]
+    matched = len(entries)
+    # The TUI's pane shows the log as it was (its last 100) unless told.
+    last = 100 if ctx.origin == "tui" and "last" not in args.model_fields_set else args.last
+    shown = entries[-last:]
+    if ctx.origin != "tui":
+        size = 0
+        kept: list = []
+        for entry in reversed(shown):
+            size += len(entry.command) + len(entry.summary) + 40
+            if kept and size > ACTIVITY_BUDGET:
+                break
+            kept.append(entry)
+        shown = kept[::-1]
+    earlier = matched - len(shown)
+    note = (f"{earlier} earlier entries; ask for more with `last`, or filter by client or "
+            "breakpoint." if earlier else None)
+    return ActivityResult(entries=shown, earlier=earlier, note=note)
 
 
 register(Command(
     id="activity", help="Who did what in this session (person, agent, CLI).",
-    description="The session's activity log: every command any client ran, with who ran it.",
-    args=NoArgs, result=ActivityResult, handler=_activity, read_only=True, mcp="debug_activity",
-    cli=[CliSpec(("activity",))], log_activity=False,
+    description="Who did what in the session (each command, with the client that ran it); "
+    "filter by breakpointId or client, the last 10 by default.",
+    args=ActivityArgs, result=ActivityResult, handler=_activity, read_only=True,
+    mcp="debug_activity", cli=[CliSpec(("activity",))], log_activity=False,
 ))

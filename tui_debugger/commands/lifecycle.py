@@ -432,18 +432,35 @@ register(Command(
 ))
 
 
-async def _restart(ctx: CommandContext, args: NoArgs) -> SessionStatus:
+class RestartArgs(Args):
+    wait_ms: int | None = Field(None, ge=0, le=600_000,
+                                description="How long to wait for the first stop (default 10 s).")
+
+
+async def _restart(ctx: CommandContext, args: RestartArgs) -> SessionStatus:
     session = session_of(ctx)
     if session.launch_request is None or session.adapter is None:
         raise InvalidInput("Only a launched program can be restarted; attach again instead.")
+    generation = session.run_generation
+    session.seen_locals.clear()  # a new run: its first stops are told whole
     await session.restart(ctx.origin)
-    return status_of(session)
+    # As launch does: a run that will stop answers with its first stop.
+    request = session.launch_request
+    will_stop = bool(request and request.stop_on_entry) or \
+        session.entry_breakpoint_id is not None or any(
+            not bp.spec.log_message and bp.spec.enabled
+            for bp in session.breakpoints.values() if bp.set_by != "session")
+    if will_stop and session.state != SessionState.stopped:
+        wait = settings().continue_wait_ms if args.wait_ms is None else args.wait_ms
+        await session.wait_for_stop(wait / 1000, generation)
+    return await launch_status(session, [], ctx.origin)
 
 
 register(Command(
     id="restart", help="Restart the program, keeping breakpoints.",
-    description="Kill and relaunch the program with the same arguments and breakpoints.",
-    args=NoArgs, result=SessionStatus, handler=_restart, mcp="debug_restart",
+    description="Kill and relaunch the program with the same arguments and breakpoints; "
+    "answers with its first stop, as debug_launch does.",
+    args=RestartArgs, result=SessionStatus, handler=_restart, mcp="debug_restart",
     cli=[CliSpec(("restart",))], keys=("ctrl+shift+f5",), destructive=True,
     next_steps=lambda r: ["await", "context"],
     applies_in=frozenset({"starting", "running", "stopped", "terminated"}),
