@@ -493,7 +493,7 @@ async def build_context(session: Session, lines: int | None = None, frame_index:
                 session.seen_locals[client] = (key, {v.name: v.value for v in children})
                 if previous is not None and loc is not None:
                     # The lines before were in the last answer: the new line and what follows.
-                    result.source = [s for s in result.source if loc.line <= s.line <= loc.line + 2]
+                    result.source = [s for s in result.source if loc.line <= s.line <= loc.line + 1]
             for var in children[:40]:
                 if previous is not None and previous.get(var.name) == var.value:
                     unchanged += 1

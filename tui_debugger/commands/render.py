@@ -552,7 +552,8 @@ def short_text(result: Any) -> str:
     return "\n".join([text, *others(met)[1:]])
 
 
-def agent_answer(command_id: str, result: Any) -> tuple[dict[str, Any], str]:
+def agent_answer(command_id: str, result: Any, cwd: str | None = None
+                 ) -> tuple[dict[str, Any], str]:
     """What an agent reads of a result: the lean structured answer (the data)
     and one short line of text. Clients that support structured output give
     the model the structuredContent alone; the text line is for the others
@@ -566,7 +567,15 @@ def agent_answer(command_id: str, result: Any) -> tuple[dict[str, Any], str]:
     else:
         text = short_text(result)
     text = text or ("No new output." if command_id == "output" else "Done.")
-    return _agent_lean(lean_dump(result), command_id), text
+    structured = _agent_lean(lean_dump(result), command_id)
+    stop = structured.get("stop")
+    if cwd and isinstance(stop, dict) and isinstance(stop.get("location"), dict):
+        # A stop's file relative to the caller's directory when it is below it:
+        # the caller's relative paths mean the same (breakpoints, run to).
+        path = stop["location"].get("path")
+        if isinstance(path, str) and path.startswith(cwd.rstrip("/") + "/"):
+            stop["location"]["path"] = path[len(cwd.rstrip("/")) + 1:]
+    return structured, text
 
 
 def _completions(result: Any) -> str:
