@@ -376,7 +376,7 @@ async def test_agent_actions_appear_as_they_happen():
 
 
 async def test_an_agent_never_silently_changes_the_persons_breakpoint():
-    from backends.errors import ResourceBusy
+    from backends.errors import DebuggerError, ErrorCode
 
     app, size = launch(CALL_RESTOCK)
     async with app.run_test(size=size) as pilot:
@@ -390,9 +390,10 @@ async def test_an_agent_never_silently_changes_the_persons_breakpoint():
             assert plain.breakpoint.spec.condition == "item.quantity > 2"
             assert "Kept #" in plain.note and "set by tui" in plain.note
             assert "debug_breakpoint_update" in plain.note
-            with pytest.raises(ResourceBusy) as refused:
+            with pytest.raises(DebuggerError) as refused:
                 await agent.call("breakpoint_add", {"file": str(EXAMPLE), "line": MISSING,
                                                     "condition": "True"})
+            assert refused.value.code == ErrorCode.resource_busy
             assert "set by tui" in refused.value.message and "item.quantity > 2" in \
                 refused.value.message
             listed = await agent.call("breakpoint_list", {})

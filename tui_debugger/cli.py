@@ -51,6 +51,9 @@ def _add_launch_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS")
 
 
+_CLI_NAMES: dict[str, str] = {}
+
+
 def cli_words(text: str | None) -> str | None:
     """Help written once for both front ends, in the CLI's words: an MCP tool
     name becomes its CLI command, a camelCase argument its --flag."""
@@ -58,14 +61,17 @@ def cli_words(text: str | None) -> str | None:
         return text
     import re
 
-    names: dict[str, str] = {}
-    for cmd in registry.all_commands():
-        if cmd.mcp and cmd.cli:
-            names[cmd.mcp] = " ".join(cmd.cli[0].path)
-        for field_name, field in cmd.args.model_fields.items():
-            alias = field.alias or field_name
-            if alias != field_name:
-                names[alias] = "--" + field_name.replace("_", "-")
+    names = _CLI_NAMES
+    if not names:
+        for cmd in registry.all_commands():
+            if cmd.mcp and cmd.cli:
+                names[cmd.mcp] = " ".join(cmd.cli[0].path)
+            for field_name, field in cmd.args.model_fields.items():
+                alias = field.alias or field_name
+                if alias != field_name:
+                    names[alias] = "--" + field_name.replace("_", "-")
+    if "debug_" not in text and not re.search(r"[a-z][A-Z]", text):
+        return text
     return re.sub(r"\b(debug_[a-z_]+|[a-z]+[A-Z][A-Za-z]*)\b",
                   lambda m: names.get(m.group(1), m.group(1)), text)
 
