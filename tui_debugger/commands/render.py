@@ -515,6 +515,8 @@ def _short_stop(stop: Any) -> str:
     text = re.sub(r", thread \d+$", "", lines[0])
     if len(lines) > 1 and stop.reason == "exception":
         text += ": " + lines[1].strip()[:160]
+    for change in getattr(stop, "watch_changes", None) or []:
+        text += f"; watch #{change.watch_id} {change.expression}: {change.old} -> {change.new}"
     return text
 
 
