@@ -756,9 +756,9 @@ async def _activity(ctx: CommandContext, args: ActivityArgs) -> ActivityResult:
         entries = [e for e in entries if _about_breakpoint(e, bp)]
     matched = len(entries)
     # The TUI's pane shows the log as it was (its last 100) unless told.
-    last = 100 if ctx.origin == "tui" and "last" not in args.model_fields_set else args.last
+    last = 100 if ctx.origin in ("tui", "web") and "last" not in args.model_fields_set else args.last
     shown = entries[-last:]
-    if ctx.origin != "tui":
+    if ctx.origin not in ("tui", "web"):
         size = 0
         kept: list = []
         for entry in reversed(shown):
