@@ -219,3 +219,43 @@ def test_the_daemon_reaps_the_programs_it_ran(no_leftover_daemons, workdir):
         time.sleep(0.1)
     assert not _zombie_children(host)
     tdb(workdir, "stop")
+
+
+def _subparsers(parser):
+    import argparse
+
+    yield parser
+    for action in parser._actions:  # noqa: SLF001
+        if isinstance(action, argparse._SubParsersAction):  # noqa: SLF001
+            for child in dict.fromkeys(action.choices.values()):
+                yield from _subparsers(child)
+
+
+def test_help_speaks_each_front_ends_words():
+    """CLI help never names an MCP tool or a camelCase argument; an MCP
+    description never names a flag of the CLI."""
+    import re
+
+    from tui_debugger.cli import build_parser
+    from tui_debugger.commands import registry
+    from tui_debugger.mcp_server import create_server
+
+    aliases = {field.alias for cmd in registry.all_commands()
+               for field in cmd.args.model_fields.values() if field.alias and
+               re.fullmatch(r"[a-z]+[A-Z][A-Za-z]*", field.alias)}
+    flags: set[str] = set()
+    for parser in _subparsers(build_parser()):
+        text = parser.format_help()
+        assert not re.search(r"\bdebug_[a-z]", text), (parser.prog, text)
+        words = set(re.findall(r"\b[a-z]+[A-Z][A-Za-z]*\b", text))
+        assert not words & aliases, (parser.prog, words & aliases)
+        for action in parser._actions:  # noqa: SLF001
+            flags.update(o for o in action.option_strings if o.startswith("--"))
+    flags -= {"--help", "--session", "--json"}
+    tools = create_server(tools=["all"]).tools.tools
+    for tool in tools:
+        texts = [tool.description or ""] + [
+            p.get("description", "") for p in tool.input_schema.get("properties", {}).values()]
+        for text in texts:
+            named = set(re.findall(r"--[a-z][a-z-]+", text)) & flags
+            assert not named, (tool.name, named, text)

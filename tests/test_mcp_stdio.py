@@ -54,7 +54,11 @@ async def test_stdio_server_session_and_script(mcp_env, no_leftover_processes):
     scale_line = line_of(PY_BASIC, "@scale")
     async with Client(stdio_params()) as client:
         names = {t.name for t in (await client.list_tools()).tools}
-        assert {"debug_launch", "debug-script", "debug_wait"} <= names
+        assert {"debug_launch", "debug_tools", "debug_wait"} <= names
+        assert "debug-script" not in names  # opened by name: debug_tools
+        await call(client, "debug_tools", {"open": ["debug-script"]})
+        names = {t.name for t in (await client.list_tools()).tools}
+        assert "debug-script" in names
         script = await client.call_tool("debug-script", {
             "command": f"python {REL_BASIC}", "breakpoint": {"file": REL_BASIC, "line": scale_line},
             "expression": "value * factor", "timeout": 15_000})
@@ -164,6 +168,38 @@ def run_inspector(binary: Path, *args: str) -> subprocess.CompletedProcess:
         [str(binary), "--cli", *args, "--", sys.executable, "-m", "tui_debugger", "mcp"],
         cwd=ROOT, capture_output=True, text=True, timeout=120, env=dict(os.environ),
     )
+
+
+def test_opening_tools_tells_the_client_the_list_changed(mcp_env):
+    """A client of the 2025 protocol is told, as the capability it was offered says."""
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "debug_tools", "arguments": {"open": ["native"]}}},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/list"},
+    ]
+    proc = subprocess.Popen([sys.executable, "-m", "tui_debugger", "mcp"], cwd=ROOT,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert proc.stdin and proc.stdout
+        seen: list[dict] = []
+        for message in lines:
+            proc.stdin.write(json.dumps(message) + "\n")
+            proc.stdin.flush()
+            while "id" in message and not any(m.get("id") == message["id"] for m in seen):
+                seen.append(json.loads(proc.stdout.readline()))
+        assert seen[0]["result"]["capabilities"]["tools"]["listChanged"] is True
+        assert "notifications/tools/list_changed" in [m.get("method") for m in seen]
+        listed = {t["name"] for t in seen[-1]["result"]["tools"]}
+        assert {"debug_watch", "debug_disassemble", "debug_launch"} <= listed
+    finally:
+        if proc.stdin:
+            proc.stdin.close()
+        proc.wait(timeout=20)
 
 
 @pytest.mark.slow

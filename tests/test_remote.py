@@ -119,7 +119,7 @@ async def test_gdb_remote_with_a_path_map(no_leftover_processes, mcp_env, lldb_a
         hit = await call(client, "debug_continue", {"waitMs": 20000})
         assert hit["stop"]["location"]["path"] == local_file
         assert hit["stop"]["location"]["line"] == loop
-        assert "accumulator += i" in hit.text  # the source, read here through the map
+        assert "accumulator += i" in hit["context"]["source"]  # read here through the map
 
         # The remote end goes away; the next request finds out: the session ends
         # and says so.
@@ -151,7 +151,7 @@ async def test_dlv_headless_with_substitute_path(no_leftover_processes, mcp_env,
         assert added["breakpoint"]["verified"], added
         hit = await call(client, "debug_continue", {"waitMs": 20000})
         assert hit["stop"]["location"]["path"] == local_file, hit
-        assert "accumulator += i" in hit.text
+        assert "accumulator += i" in hit["context"]["source"]
         remote_host.stop_all()
         status = await _ended(client)
         assert status["state"] == "terminated", status

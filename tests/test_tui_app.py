@@ -380,6 +380,42 @@ async def test_agent_actions_appear_as_they_happen():
         await quit_app(pilot)
 
 
+async def test_an_agent_never_silently_changes_the_persons_breakpoint():
+    from backends.errors import DebuggerError, ErrorCode
+
+    app, size = launch(CALL_RESTOCK)
+    async with app.run_test(size=size) as pilot:
+        await stopped_at(pilot, CALL_RESTOCK)
+        person = await app.link.call("breakpoint_add", {"file": str(EXAMPLE), "line": MISSING,
+                                                        "condition": "item.quantity > 2"})
+        agent = await join(None, "mcp")
+        try:
+            plain = await agent.call("breakpoint_add", {"file": str(EXAMPLE), "line": MISSING})
+            assert plain.breakpoint.id == person.breakpoint.id
+            assert plain.breakpoint.spec.condition == "item.quantity > 2"
+            assert "Kept #" in plain.note and "set by tui" in plain.note
+            assert "debug_breakpoint_update" in plain.note
+            with pytest.raises(DebuggerError) as refused:
+                await agent.call("breakpoint_add", {"file": str(EXAMPLE), "line": MISSING,
+                                                    "condition": "True"})
+            assert refused.value.code == ErrorCode.resource_busy
+            assert "set by tui" in refused.value.message and "item.quantity > 2" in \
+                refused.value.message
+            listed = await agent.call("breakpoint_list", {})
+            kept = [bp for bp in listed.breakpoints if bp.spec.line == MISSING]
+            assert len(kept) == 1 and kept[0].spec.condition == "item.quantity > 2"
+            assert kept[0].set_by == "tui"
+            # The person's pane shows it unchanged, and the log says who tried what.
+            await wait_until(pilot, lambda: any(
+                e.origin == "mcp" and e.command == "breakpoint_add"
+                for e in app.query_one("#activity").entries), what="the agent's attempt")
+            assert [bp.spec.condition for bp in app.breakpoints
+                    if bp.spec.line == MISSING] == ["item.quantity > 2"]
+        finally:
+            await agent.close()
+        await quit_app(pilot)
+
+
 # ---------------------------------------------------------------------------- keys, help, palette
 
 

@@ -55,13 +55,38 @@ def _add_launch_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS")
 
 
+_CLI_NAMES: dict[str, str] = {}
+
+
+def cli_words(text: str | None) -> str | None:
+    """Help written once for both front ends, in the CLI's words: an MCP tool
+    name becomes its CLI command, a camelCase argument its --flag."""
+    if not text:
+        return text
+    import re
+
+    names = _CLI_NAMES
+    if not names:
+        for cmd in registry.all_commands():
+            if cmd.mcp and cmd.cli:
+                names[cmd.mcp] = " ".join(cmd.cli[0].path)
+            for field_name, field in cmd.args.model_fields.items():
+                alias = field.alias or field_name
+                if alias != field_name:
+                    names[alias] = "--" + field_name.replace("_", "-")
+    if "debug_" not in text and not re.search(r"[a-z][A-Z]", text):
+        return text
+    return re.sub(r"\b(debug_[a-z_]+|[a-z]+[A-Z][A-Za-z]*)\b",
+                  lambda m: names.get(m.group(1), m.group(1)), text)
+
+
 def _generated_field_args(parser: argparse.ArgumentParser, cmd: Command, spec: CliSpec) -> None:
     """Flags from the argument model for commands without a custom CLI shape."""
     for name, field in cmd.args.model_fields.items():
         if name in spec.fixed:
             continue
         flag = "--" + name.replace("_", "-")
-        help_text = field.description
+        help_text = cli_words(field.description)
         annotation = str(field.annotation)
         if name in spec.positional:
             parser.add_argument(name, type=int if "int" in annotation else str, help=help_text)
@@ -135,6 +160,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8765)
+    p.add_argument("--tools", metavar="LIST",
+                   help="more tools listed from the start, beside the default set: names or "
+                   "groups (native, threads, sim, more, all), comma-separated")
     p = sub.add_parser("launches", help="list configurations in .vscode/launch.json")
     p.add_argument("--json", action="store_true")
     # Internal: the host of a headless session; its spec comes on stdin.
@@ -155,11 +183,13 @@ def build_parser() -> argparse.ArgumentParser:
             same_level = [a[-1] for a in spec.aliases
                           if len(a) == len(spec.path) and a[:-1] == spec.path[:-1]]
             other = [a for a in spec.aliases if a[-1] not in same_level or len(a) != len(spec.path)]
-            forms = [(spec.path, {"help": cmd.help, "aliases": same_level})]
+            forms = [(spec.path, {"help": cli_words(cmd.help), "aliases": same_level})]
             forms += [(a, {}) for a in other]  # listed nowhere, accepted everywhere
             for words, extra in forms:
-                cp = parent_for(words).add_parser(
-                    words[-1], description=cmd.description or cmd.help, **extra)
+                # The command's own help, not the agents' description: that one
+                # names tools and camelCase arguments.
+                cp = parent_for(words).add_parser(words[-1], description=cli_words(cmd.help),
+                                                  **extra)
                 cp.set_defaults(command_id=cmd.id, cli_spec=spec)
                 if spec.build:
                     spec.build(cp)
@@ -446,7 +476,9 @@ def cmd_daemon(ns: argparse.Namespace) -> int:
 def cmd_mcp(ns: argparse.Namespace) -> int:
     from .mcp_server import run_mcp
 
-    return run_mcp(session=ns.session, transport=ns.transport, host=ns.host, port=ns.port)
+    tools = [t for t in (ns.tools or "").split(",") if t.strip()] or None
+    return run_mcp(session=ns.session, transport=ns.transport, host=ns.host, port=ns.port,
+                   tools=tools)
 
 
 def cmd_serve(ns: argparse.Namespace) -> int:

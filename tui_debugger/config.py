@@ -21,7 +21,7 @@ import shlex
 import tomllib
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
@@ -82,6 +82,10 @@ class Settings(BaseSettings):
     max_items: int = Field(100, ge=1, description="children listed at once")
     max_result_chars: int = Field(20_000, ge=1_000, description="largest answer to an agent")
     context_lines: int = Field(5, ge=0, description="source lines shown around the current line")
+    mcp_text: Literal["short", "full"] = Field(
+        "short", description="the text beside an MCP answer's structuredContent: one short "
+        "line (the data is in structuredContent), or the full rendering for clients that "
+        "read only the text")
     # output buffer
     output_max_entries: int = Field(10_000, ge=10, description="output entries kept per session")
     output_max_bytes: int = Field(4 * 1024 * 1024, ge=1024, description="output bytes kept per session")

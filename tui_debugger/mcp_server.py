@@ -81,8 +81,10 @@ debug_attach), or work on the session the person already started: every tool
 acts on the current session unless debugSessionId names another (see
 debug_sessions). debug_launch takes breakpoints and, with them or stopOnEntry,
 answers with the first stop (source and locals), as the step tools do; then
-step, continue, evaluate. continue and step answer 'running' after waitMs: then
-call debug_wait. debug_variables drills into values by path. debug_output
+step, continue, evaluate. A step answers the new line and the locals that
+changed. Run control waits waitMs for the next stop, else answers 'running':
+then call debug_wait. threadId and frameIndex default to the selected ones.
+More tools (native, simulator, threads, frames) open by name: debug_tools. debug_variables drills into values by path. debug_output
 answers the newest lines; pass nextCursor back as since for what follows.
 debug_trace collects an expression's values at each hit of a line without
 anyone pressing continue. For a one-shot look at a value in a script,
@@ -137,14 +139,33 @@ def _drop_closed(node: dict[str, Any]) -> dict[str, Any]:
     return node
 
 
+def _drop_bounds(node: dict[str, Any]) -> dict[str, Any]:
+    # Bounds and falsy defaults are checked and applied by the command layer,
+    # which names them in its error; in tools/list they are bytes every agent
+    # session pays for (measured: 1.1 KB over the tools).
+    for key in ("minimum", "maximum"):
+        node.pop(key, None)
+    if "default" in node and node["default"] in (None, False, "", 0, [], {}):
+        del node["default"]
+    return node
+
+
+#: Arguments many tools share, described once in the server's instructions.
+_SHARED_ARGS = ("threadId", "waitMs", "frameIndex", SESSION_ARG)
+
+
 def input_schema(cmd: Command) -> dict[str, Any]:
     schema = cmd.args.model_json_schema(by_alias=True)
-    schema = _walk_schema(schema, lambda n: _drop_closed(_optional_as_omitted(_drop_titles(n))))
+    schema = _walk_schema(schema, lambda n: _drop_bounds(
+        _drop_closed(_optional_as_omitted(_drop_titles(n)))))
     schema.setdefault("type", "object")
     schema.setdefault("properties", {})
     if takes_session_arg(cmd):
         # Said once, in the server's instructions, rather than on 35 tools.
         schema["properties"][SESSION_ARG] = {"type": "string"}
+    for name in _SHARED_ARGS:
+        if isinstance(schema["properties"].get(name), dict):
+            schema["properties"][name].pop("description", None)
     return schema
 
 
@@ -173,19 +194,20 @@ def error_schema(cmd: Command) -> dict[str, Any]:
             "additionalProperties": False}
 
 
-#: Every tool but debug-script: structuredContent is a JSON object (the result
+#: Was the shared output schema of every tool but debug-script (the result
 #: model, or the error shape). The full models cost 88 KB of tools/list, paid in
 #: context by every agent session, for a shape the text and the docs already say.
 COMPACT_OUTPUT_SCHEMA: dict[str, Any] = {"type": "object"}
 
 
-def output_schema(cmd: Command) -> dict[str, Any]:
+def output_schema(cmd: Command) -> dict[str, Any] | None:
     """debug-script keeps its contract's full schema (the result, or the error
     shape: clients built on the TypeScript SDK check structuredContent against
-    the output schema on errors too). Every other tool shares one compact
-    schema (see docs/mcp.md, "Lean answers")."""
+    the output schema on errors too). Every other tool declares none: a bare
+    `{"type": "object"}` told a client nothing and cost 1.3 KB of tools/list
+    (see docs/mcp.md, "Lean answers")."""
     if cmd.mcp != SCRIPT_TOOL:
-        return dict(COMPACT_OUTPUT_SCHEMA)
+        return None
     schema = cmd.result.model_json_schema(by_alias=True, mode="serialization")
     schema = _walk_schema(schema, lambda n: _explicit_any(_drop_titles(n)))
     defs = schema.pop("$defs", {})
@@ -205,11 +227,13 @@ def annotations(cmd: Command) -> ToolAnnotations:
     # Hints at MCP's defaults, or meaningless for the tool, are left out:
     # tools/list is paid for in every agent session. (destructiveHint means
     # something only when readOnlyHint is false.)
-    return ToolAnnotations(
-        read_only_hint=True if cmd.read_only else None,
-        destructive_hint=None if cmd.read_only else cmd.destructive,
-        open_world_hint=False,
-    )
+    # openWorldHint false and destructiveHint false were said on every tool:
+    # 2 KB of tools/list. A hint is published only where it is true.
+    if cmd.read_only:
+        return ToolAnnotations(read_only_hint=True)
+    if cmd.destructive:
+        return ToolAnnotations(destructive_hint=True)
+    return None
 
 
 def tool_definition(cmd: Command) -> Tool:
@@ -218,6 +242,65 @@ def tool_definition(cmd: Command) -> Tool:
     assert cmd.mcp is not None
     return Tool(name=cmd.mcp, description=cmd.mcp_description, input_schema=input_schema(cmd),
                 output_schema=output_schema(cmd), annotations=annotations(cmd))
+
+
+# ============================================================================ tool sets
+
+#: The tools listed from the start: what a find-the-bug session uses. The
+#: others are opened by name (debug_tools, or `tui-debugger mcp --tools`), so
+#: tools/list stays under 12 KB (all 41 tools: 19 KB) and under the tool caps
+#: of clients (Cursor 40).
+DEFAULT_TOOLS: tuple[str, ...] = (
+    "debug_launch", "debug_attach", "debug_terminate", "debug_restart", "debug_sessions",
+    "debug_breakpoint_add", "debug_breakpoint_remove", "debug_breakpoint_list",
+    "debug_continue", "debug_step_over", "debug_step_into", "debug_step_out", "debug_pause",
+    "debug_run_to", "debug_wait", "debug_trace", "debug_context", "debug_stack",
+    "debug_variables", "debug_evaluate", "debug_set_variable", "debug_output",
+    "debug_activity",
+)
+
+#: Groups `debug_tools` and `--tools` open at once.
+TOOL_GROUPS: dict[str, tuple[str, ...]] = {
+    "native": ("debug_lldb_command", "debug_disassemble", "debug_memory_read", "debug_watch",
+               "debug_stepi", "debug_nexti"),
+    "threads": ("debug_threads", "debug_select_thread", "debug_frame"),
+    "sim": ("debug_attach_sim",),
+    "more": ("debug_detach", "debug_status", "debug_breakpoint_update",
+             "debug_exception_breakpoints", "debug_send_input", "debug_complete",
+             "debug_doctor", SCRIPT_TOOL),
+}
+
+TOOLS_TOOL = "debug_tools"
+
+
+def tools_tool(closed: list[str]) -> Tool:
+    """The tool that opens the others: its description names every one of
+    them, so each tool of the brief is reachable by name."""
+    return Tool(
+        name=TOOLS_TOOL,
+        description="Open more tools by name or group (the client is told the list "
+        f"changed). Groups: {', '.join(TOOL_GROUPS)}, all. Closed: {', '.join(closed)}.",
+        input_schema={"type": "object", "properties": {
+            "open": {"type": "array", "items": {"type": "string"}}}, "required": ["open"]},
+    )
+
+
+def resolve_tool_names(names: list[str], known: dict[str, Any]) -> list[str]:
+    """Tool names and group names -> tool names, in order; an unknown one is
+    an InvalidInput that lists what there is."""
+    out: list[str] = []
+    for raw in names:
+        name = raw.strip()
+        if name == "all":
+            out.extend(known)
+        elif name in TOOL_GROUPS:
+            out.extend(TOOL_GROUPS[name])
+        elif name in known or f"debug_{name}" in known:
+            out.append(name if name in known else f"debug_{name}")
+        elif name:
+            raise InvalidInput(f"No tool or group {name!r}. Groups: {', '.join(TOOL_GROUPS)}, "
+                               f"all; tools: {', '.join(known)}.")
+    return list(dict.fromkeys(out))
 
 
 # ============================================================================ answers
@@ -273,7 +356,8 @@ class McpFrontEnd:
     untouched to `call`, so the command layer validates them and answers with
     its own typed, actionable errors."""
 
-    def __init__(self, session: str | None = None, *, serve_sessions: bool = True):
+    def __init__(self, session: str | None = None, *, serve_sessions: bool = True,
+                 tools: list[str] | None = None):
         if session is not None:
             paths.validate_name(session)
         self.session_name = session
@@ -285,7 +369,10 @@ class McpFrontEnd:
         self.commands: dict[str, Command] = {
             cmd.mcp: cmd for cmd in registry.all_commands() if cmd.mcp
         }
-        self.tools = ListToolsResult(tools=[tool_definition(cmd) for cmd in self.commands.values()])
+        self.definitions = {name: tool_definition(cmd) for name, cmd in self.commands.items()}
+        self.open_tools: set[str] = set(DEFAULT_TOOLS) & set(self.commands)
+        if tools:
+            self.open_tools |= set(resolve_tool_names(tools, self.commands))
         self.server: Server[Any] = Server(
             SERVER_NAME, version=__version__, instructions=INSTRUCTIONS,
             on_list_tools=self._list_tools, on_call_tool=self._call_tool,
@@ -295,16 +382,47 @@ class McpFrontEnd:
         """Serve one client over this process's stdin and stdout (serve_stdio)."""
         await serve_stdio(self)
 
+    @property
+    def tools(self) -> ListToolsResult:
+        """The tools listed now: the open ones, in the registry's order, and
+        debug_tools while any is closed."""
+        listed = [tool for name, tool in self.definitions.items() if name in self.open_tools]
+        closed = [name for name in self.definitions if name not in self.open_tools]
+        if closed:
+            listed.append(tools_tool(closed))
+        return ListToolsResult(tools=listed)
+
     async def _list_tools(self, ctx: ServerRequestContext[Any],
                           params: PaginatedRequestParams | None) -> ListToolsResult:
         return self.tools
 
     async def _call_tool(self, ctx: ServerRequestContext[Any],
                          params: CallToolRequestParams) -> CallToolResult:
-        return await self.call(params.name, params.arguments)
+        before = len(self.open_tools)
+        result = await self.call(params.name, params.arguments)
+        if len(self.open_tools) != before:
+            # Over stdio and HTTP the client is told; the SDK's in-process
+            # modern protocol has no unrequested notifications (lists are fresh).
+            with contextlib.suppress(Exception):
+                await ctx.session.send_tool_list_changed()
+        return result
+
+    def open(self, names: list[str]) -> CallToolResult:
+        """debug_tools: open tools by name or group."""
+        try:
+            if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+                raise InvalidInput("open: a list of tool or group names, e.g. [\"native\"].")
+            wanted = resolve_tool_names(names, self.commands)
+        except DebuggerError as exc:
+            return error_result(exc)
+        self.open_tools |= set(wanted)
+        return answer_result({"opened": wanted}, "Opened: " + ", ".join(wanted) + ".")
 
     async def call(self, tool: str, arguments: dict[str, Any] | None) -> CallToolResult:
         """One tool call, answered: never raises for anything the caller did."""
+        if tool == TOOLS_TOOL:
+            return self.open((arguments or {}).get("open"))
+        # A closed tool answers when called by name all the same.
         cmd = self.commands.get(tool)
         is_script = tool == SCRIPT_TOOL
         try:
@@ -514,7 +632,11 @@ async def serve_stdio(front: Any) -> None:
             os.fdopen(wire_out, "wb", closefd=False), encoding="utf-8",
             errors="backslashreplace")))
         async with stdio_server(stdin=_CheckedIn(reader, out), stdout=out) as (read, write):
-            await front.server.run(read, write, front.server.create_initialization_options())
+            from mcp.server.lowlevel.server import NotificationOptions
+
+            options = front.server.create_initialization_options(
+                NotificationOptions(tools_changed=True))
+            await front.server.run(read, write, options)
     finally:
         with contextlib.suppress(OSError):
             os.dup2(wire_in, 0)
@@ -791,12 +913,13 @@ async def serve_http(front: Any, host: str, port: int) -> None:
 # ============================================================================ entry point
 
 
-async def serve(session: str | None, transport: str, host: str, port: int) -> None:
+async def serve(session: str | None, transport: str, host: str, port: int,
+                tools: list[str] | None = None) -> None:
     # A host of sessions, like the daemon: debuggees whose adapter dies are
     # adopted here, and whatever is left below this process ends with it.
     become_subreaper()
     start_orphan_watchdog()
-    front = create_server(session)
+    front = create_server(session, tools=tools)
     loop = asyncio.get_running_loop()
     reaper = loop.create_task(reap_orphans_forever())
 
@@ -826,7 +949,7 @@ async def serve(session: str | None, transport: str, host: str, port: int) -> No
 
 
 def run_mcp(session: str | None = None, transport: str = "stdio", host: str = "127.0.0.1",
-            port: int = 8765) -> int:
+            port: int = 8765, tools: list[str] | None = None) -> int:
     """Serve until the client goes away (stdio) or the process is stopped (http)."""
     if transport not in ("stdio", "http"):
         print(f"error: unknown transport {transport!r}; use stdio or http", file=sys.stderr)
@@ -834,7 +957,9 @@ def run_mcp(session: str | None = None, transport: str = "stdio", host: str = "1
     try:
         if session is not None:
             paths.validate_name(session)
-        asyncio.run(serve(session, transport, host, port))
+        if tools:
+            resolve_tool_names(tools, {c.mcp: c for c in registry.all_commands() if c.mcp})
+        asyncio.run(serve(session, transport, host, port, tools))
     except DebuggerError as exc:
         print(f"error: {exc.message}", file=sys.stderr)
         return 1

@@ -46,7 +46,7 @@ class SessionHandle:
                              cwd: str | None = None) -> tuple[dict[str, Any], str]:
         """What an agent reads of the result: the lean structured answer and its text."""
         cmd = lookup(command)
-        return agent_answer(cmd.id, await self.call(cmd, args, cwd))
+        return agent_answer(cmd.id, await self.call(cmd, args, cwd), cwd=cwd)
 
     def events(self) -> AsyncIterator[SessionEvent]:
         """Every SessionEvent from now on, until the session's host goes away."""
@@ -200,7 +200,7 @@ class Router:
         if not cmd.needs_session:
             result = await execute(self.hub, cmd, validated, origin=self.origin,
                                    client_cwd=cwd, session_name=name)
-            return agent_answer(cmd.id, result)
+            return agent_answer(cmd.id, result, cwd=cwd)
         handle = await self.handle(name)
         return await handle.call_for_agent(cmd, validated, cwd)
 

@@ -83,7 +83,8 @@ class SessionServer:
                     client_cwd=message.get("cwd"), client=client_id,
                 )
                 if message.get("answer") == "agent":
-                    structured, text = agent_answer(message.get("command", ""), result)
+                    structured, text = agent_answer(message.get("command", ""), result,
+                                                    cwd=message.get("cwd"))
                     payload = {"type": "result", "id": call_id, "ok": True,
                                "agent": {"structured": structured, "text": text}}
                 else:

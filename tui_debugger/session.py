@@ -139,6 +139,10 @@ class Session:
         self.activity: deque[ActivityEntry] = deque(maxlen=500)
         self._activity_seq = 0
         self._seen_by: dict[str, int] = {}  # client -> the last activity seq it was told
+        #: client -> (frame key, {name: value}) of the locals its last stop answer showed
+        self.seen_locals: dict[str, tuple[Any, dict[str, str]]] = {}
+        #: the one-shot breakpoints of runs to a line (`until`)
+        self.run_to_ids: set[int] = set()
         self.clients: dict[str, ClientInfo] = {}
         self.exception_filters: list[str] | None = None  # None: the backend's defaults
         self.stack_levels = stack_levels
@@ -456,12 +460,18 @@ class Session:
             # by a pause sent while the program loads): the pause asked for.
             reason = "pause"
         self._pause_requested = False
+        description = event.description
+        if session_bp_ids and all(i in self.run_to_ids for i in session_bp_ids):
+            # A run to a line stopped there: not a breakpoint anyone set.
+            target = self.breakpoints[session_bp_ids[0]].spec
+            reason, session_bp_ids = "run_to", []
+            description = f"{os.path.basename(target.path or '')}:{target.line}"
         for bp_id in session_bp_ids:
             self.breakpoints[bp_id].hits += 1
         info = StopInfo(
             reason=reason,
             thread_id=thread_id,
-            description=event.description,
+            description=description,
             text=event.text,
             traceback=event.traceback,
             breakpoint_ids=session_bp_ids,

@@ -1214,6 +1214,8 @@ class CdpBackend(Backend):
         if details:
             raise CommandFailed(exception_message(details), expression=expression)
         value = response.get("result") or {"type": "undefined"}
+        if context == "repl":
+            await self._preview_nested(value)
         named, indexed = child_counts(value)
         ref = self._new_handle(_Handle(value["objectId"], expression, indexed=indexed)) \
             if has_children(value) else 0
@@ -1221,6 +1223,28 @@ class CdpBackend(Backend):
             value=format_remote(value), type=remote_type(value), ref=ref,
             named_count=named, indexed_count=indexed,
         )
+
+    async def _preview_nested(self, value: dict[str, Any]) -> None:
+        """V8's preview stops at the first level ([0, 2, Array(2)]); an
+        evaluate shows nested arrays and objects one level deeper, as Python's
+        repr does, from one more read of the value's own properties."""
+        preview = value.get("preview") or {}
+        nested = [p for p in preview.get("properties") or []
+                  if p.get("type") == "object" and p.get("subtype") != "null"
+                  and "valuePreview" not in p]
+        if not nested or not value.get("objectId"):
+            return
+        try:
+            result = await self._require_conn().request("Runtime.getProperties", {
+                "objectId": value["objectId"], "ownProperties": True, "generatePreview": True,
+            })
+        except DebuggerError:
+            return
+        previews = {p.get("name"): (p.get("value") or {}).get("preview")
+                    for p in result.get("result") or []}
+        for prop in nested:
+            if previews.get(prop.get("name")):
+                prop["valuePreview"] = previews[prop["name"]]
 
     async def evaluate_remote(
         self,

@@ -168,6 +168,7 @@ class DebugpyProfile(AdapterProfile):
             "showReturnValue": True,
             # sys.exit(n) is how a program means to end, not a crash to stop at.
             "breakOnSystemExit": [],
+            "variablePresentation": VARIABLE_PRESENTATION,
         }
         if "module" in extra or "code" in extra:
             arguments.pop("program")
@@ -190,6 +191,7 @@ class DebugpyProfile(AdapterProfile):
     def attach_arguments(self, request: AttachRequest) -> dict[str, Any]:
         arguments: dict[str, Any] = {
             "type": "python", "request": "attach", "justMyCode": True, "subProcess": False,
+            "variablePresentation": VARIABLE_PRESENTATION,
         }
         if request.pid is not None:
             arguments["processId"] = request.pid
@@ -817,6 +819,15 @@ class DelveBackend(DapBackend):
         if isinstance(event, ContinuedEvent) and self._state == "ended":
             return  # the answer to a continue that the program's end overtook
         super()._publish(event)
+
+
+#: debugpy folds function- and class-valued locals into "function variables" /
+#: "class variables" groups: `compare = operator.le`, the variable that held a
+#: bug, was in no stop answer, no `locals`, and `set` could not reach it. They
+#: are the frame's names like any other, so they are shown inline; only the
+#: dunder names (__builtins__, __loader__...) stay grouped.
+VARIABLE_PRESENTATION = {"function": "inline", "class": "inline", "protected": "inline",
+                         "special": "group"}
 
 
 def _is_library_code(module: str | None, program: str, python: str, cwd: str) -> bool:

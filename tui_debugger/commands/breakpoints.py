@@ -7,20 +7,20 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
-from backends.errors import InvalidInput
+from backends.errors import InvalidInput, ResourceBusy
 from backends.models import BreakpointSpec
 
 from .. import persist
 from ..models import SessionState
-from .context import abs_path, parse_location, session_of
+from .context import abs_path, command_name, parse_location, session_of
 from .registry import Args, CliSpec, Command, CommandContext, NoArgs, register
 from .views import (BreakpointList, BreakpointResult, BreakpointsRemoved, ExceptionBreakpointsResult,
                     ExceptionFilterView)
 
 
 class BreakpointAddArgs(Args):
-    file: str | None = Field(None, description="Source file (absolute, or relative to the caller's directory).")
-    line: int | None = Field(None, description="1-based line number.")
+    file: str | None = Field(None, description="Absolute, or relative to the caller's directory.")
+    line: int | None = Field(None)
     function: str | None = Field(None, description="Function name, instead of file + line.")
     condition: str | None = Field(None, description="Stop only when this expression is true.")
     hit_condition: str | None = Field(None, description="Stop only on this hit count, e.g. '3' or '>= 3'.")
@@ -44,17 +44,10 @@ async def _bp_add(ctx: CommandContext, args: BreakpointAddArgs) -> BreakpointRes
         enabled=args.enabled,
     )
     existing = _same_place(session, spec)
-    if existing is not None and (existing.set_by == persist.RESTORED_BY or _same_spec(existing.spec, spec)):
-        # Asking again for a breakpoint that is there (restored from the last
-        # run, say) answers the existing one, made what was asked for now.
-        wanted = {k: getattr(spec, k) for k in ("condition", "hit_condition", "log_message", "enabled")}
-        changes = {k: v for k, v in wanted.items() if getattr(existing.spec, k) != v}
-        bp = existing
-        if changes:
-            bp = await session.update_breakpoint(existing.id, ctx.origin, **changes)
-        bp.set_by = ctx.origin
-        return BreakpointResult(breakpoint=bp, note=(
-            f"Already set as #{bp.id}" + ("; updated to what was asked." if changes else "; nothing added.")))
+    if existing is not None:
+        kept = await _onto_existing(ctx, session, existing, spec)
+        if kept is not None:
+            return kept
     bp = await session.add_breakpoint(spec, ctx.origin)
     note = None
     if session.backend is not None and session.state != SessionState.starting:
@@ -66,6 +59,45 @@ async def _bp_add(ctx: CommandContext, args: BreakpointAddArgs) -> BreakpointRes
     else:
         note = "Set before start; it is sent to the debugger when the program starts."
     return BreakpointResult(breakpoint=bp, note=note)
+
+
+def _qualifiers(spec: BreakpointSpec) -> str:
+    """What makes a breakpoint more than 'stop here', in words."""
+    parts = []
+    if spec.condition:
+        parts.append(f"condition {spec.condition!r}")
+    if spec.hit_condition:
+        parts.append(f"hit count {spec.hit_condition!r}")
+    if spec.log_message:
+        parts.append(f"log message {spec.log_message!r}")
+    return ", ".join(parts)
+
+
+async def _onto_existing(ctx: CommandContext, session, existing, spec: BreakpointSpec
+                         ) -> BreakpointResult | None:
+    """An add where a breakpoint stands. The same one again adds nothing; the
+    asker's own (or a disabled one) gets the new one beside it (None); another
+    client's (or one restored from the last run, which a person set) is never
+    changed by an add: a plain add keeps it and says so, a different condition
+    or log message is refused with who set it and how to change it deliberately."""
+    if _same_spec(existing.spec, spec):
+        return BreakpointResult(breakpoint=existing, note=f"Already set as #{existing.id}; "
+                                "nothing added.")
+    owner = existing.set_by
+    if owner == ctx.origin or not existing.spec.enabled:
+        return None  # the asker's own, or a disabled one: the new one stands beside it
+    who = "the last run (restored)" if owner == persist.RESTORED_BY else owner
+    what = _qualifiers(existing.spec)
+    update = (f"debug_breakpoint_update (breakpointId {existing.id})" if ctx.origin == "mcp"
+              else f"`{command_name(ctx.origin, 'breakpoint_update')} {existing.id}`")
+    if not (spec.condition or spec.hit_condition or spec.log_message):
+        return BreakpointResult(breakpoint=existing, note=(
+            f"Kept #{existing.id} as it is (set by {who}" + (f", {what}" if what else "") +
+            f"): a plain add does not replace it. To change it: {update}."))
+    raise ResourceBusy(
+        f"Line taken by breakpoint #{existing.id}, set by {who}" + (f" ({what})" if what else "")
+        + f". Change it deliberately with {update}, or remove it first.",
+        breakpointId=existing.id, setBy=owner)
 
 
 def _same_spec(a: BreakpointSpec, b: BreakpointSpec) -> bool:
@@ -105,9 +137,8 @@ def _bp_add_adapt(ns: argparse.Namespace) -> dict[str, Any]:
 
 register(Command(
     id="breakpoint_add", help="Add a breakpoint at FILE:LINE or on a function.",
-    description="Add a breakpoint at file + line, or on a function, optionally with a condition, "
-    "a hit condition or a log message (a logpoint prints instead of stopping). The answer says "
-    "whether the debugger verified it and where it actually landed.",
+    description="Add a breakpoint at file + line, or on a function; a logMessage prints instead "
+    "of stopping. Answers whether it is verified and the line it landed on.",
     args=BreakpointAddArgs, result=BreakpointResult, handler=_bp_add, mcp="debug_breakpoint_add",
     cli=[CliSpec(("break", "add"), aliases=(("b",),), build=_bp_add_cli, adapt=_bp_add_adapt)],
     next_steps=lambda r: ["continue", "breakpoint_list"],
@@ -151,7 +182,9 @@ register(Command(
 
 
 async def _bp_list(ctx: CommandContext, args: NoArgs) -> BreakpointList:
-    return BreakpointList(breakpoints=list(session_of(ctx).breakpoints.values()))
+    # A run to a line's one-shot is nobody's breakpoint: it is not listed.
+    return BreakpointList(breakpoints=[bp for bp in session_of(ctx).breakpoints.values()
+                                       if bp.set_by != "session"])
 
 
 register(Command(

@@ -209,6 +209,95 @@ async def pick_scope(session: Session, frame_index: int | None, scope: str | Non
     raise InvalidInput(f"No scope {scope!r} in this frame. Scopes: {names}.")
 
 
+def _is_block(scope) -> bool:
+    # CDP's scopes of `let`/`const` blocks and catch clauses; each stands before
+    # the function's Local scope, innermost first.
+    return scope.name.lower().startswith(("block", "catch"))
+
+
+async def first_locals(session: Session, frame_index: int | None) -> tuple[Any, list[Variable]]:
+    """The locals an agent sees first: the frame's locals scope, with the
+    variables of the block scopes inside it (JavaScript `let`/`const` of the
+    loop or block being run) before them, an inner name hiding an outer one,
+    as the program sees them. Answers the locals scope and the variables."""
+    scope, scopes = await pick_scope(session, frame_index, None)
+    blocks = []
+    for s in scopes:
+        if s is scope:
+            break
+        if _is_block(s):
+            blocks.append(s)
+    if not blocks:
+        return scope, await session.variables(scope.ref)
+    merged: dict[str, Variable] = {}
+    for s in [*blocks, scope]:
+        for var in await session.variables(s.ref):
+            merged.setdefault(var.name, var)
+    return scope, list(merged.values())
+
+
+#: debugpy's groups of a scope's names (kept grouped: the dunder ones).
+_GROUP_SUFFIX = " variables"
+
+
+async def find_names(session: Session, frame_index: int | None, names: list[str],
+                     first: list[Variable]) -> tuple[list[tuple[Variable, str]], list[str]]:
+    """`names` looked for in every scope of the frame and every group in one
+    (debugpy's "special variables"), after the locals seen first. Answers each
+    found variable with where it was found ("" for the first locals), and the
+    names found nowhere."""
+    wanted = list(dict.fromkeys(names))
+
+    def match(var: Variable) -> str | None:
+        for name in wanted:
+            if var.name == name or var.name.strip("'\"") == name:
+                return name
+        return None
+
+    found: dict[str, tuple[Variable, str]] = {}
+
+    def take(children: list[Variable], where: str) -> list[Variable]:
+        groups = []
+        for var in children:
+            name = match(var)
+            if name is not None and name not in found:
+                found[name] = (var, where)
+            elif (not var.value and var.ref > 0 and var.name.endswith(_GROUP_SUFFIX)):
+                groups.append(var)
+        return groups
+
+    pending = take(first, "")
+    _, scopes = await pick_scope(session, frame_index, None)
+    scope_queue = list(scopes)
+    while len(found) < len(wanted) and (pending or scope_queue):
+        if pending:
+            group = pending.pop(0)
+            take(await session.variables(group.ref), group.name)
+            continue
+        s = scope_queue.pop(0)
+        try:
+            children = await session.variables(s.ref)
+        except DebuggerError:
+            continue
+        pending.extend(take(children, s.name))
+    return list(found.values()), [n for n in wanted if n not in found]
+
+
+def command_name(origin: str | None, command_id: str) -> str:
+    """How a front end's user names a command: the MCP tool for an agent, the
+    CLI words for the CLI, the command id elsewhere."""
+    from . import registry
+
+    cmd = registry.REGISTRY.get(command_id)
+    if cmd is None:
+        return command_id
+    if origin == "mcp" and cmd.mcp:
+        return cmd.mcp
+    if cmd.cli:
+        return " ".join(cmd.cli[0].path)
+    return command_id
+
+
 async def resolve_path(session: Session, ref: int, path: str) -> tuple[int, Variable]:
     current_ref = ref
     found: Variable | None = None
@@ -296,6 +385,34 @@ def read_source(path: str, line: int, around: int) -> list[SourceLineView]:
     return out
 
 
+def _is_def(source: list[SourceLineView], line: int) -> bool:
+    current = next((s.text for s in source if s.line == line), "")
+    return current.lstrip().startswith(("def ", "async def ", "function ", "func "))
+
+
+def _body_after(path: str, line: int, count: int) -> list[SourceLineView]:
+    """The `def` line and the body's first `count - 1` lines, a docstring left out."""
+    below = read_source(path, line + count + 40, count + 40)
+    out = [s for s in below if s.line >= line]
+    shown: list[SourceLineView] = out[:1]
+    quote = None
+    for s in out[1:]:
+        text = s.text.strip()
+        if quote is None and len(shown) == 1 and text[:3] in ('"""', "'''"):
+            quote = text[:3]
+            if len(text) >= 6 and text.endswith(quote):
+                quote = "done"
+            continue
+        if quote not in (None, "done"):
+            if text.endswith(quote):
+                quote = "done"
+            continue
+        shown.append(s)
+        if len(shown) >= count:
+            break
+    return shown
+
+
 def others_activity(session: Session, origin: str | None, limit: int = 5) -> list:
     """What other clients did since this client's last call, so a person's moves
     reach the agent's next answer (and the reverse) without a separate call;
@@ -331,8 +448,12 @@ async def build_context(session: Session, lines: int | None = None, frame_index:
     loc = frame.location
     if loc and loc.path and loc.line:
         result.source = read_source(loc.path, loc.line, lines)
+        if result.source and _is_def(result.source, loc.line):
+            # A function breakpoint stops on its `def`: what follows (past the
+            # docstring) is what the person or agent wants to read, not what precedes.
+            result.source = _body_after(loc.path, loc.line, 2 * lines + 1)
         bp_lines = {bp.line or bp.spec.line for bp in session.breakpoints.values()
-                    if bp.spec.path == loc.path}
+                    if bp.spec.path == loc.path and bp.set_by != "session"}
         for sl in result.source:
             sl.breakpoint = sl.line in bp_lines
         if not result.source:
@@ -352,14 +473,33 @@ async def build_context(session: Session, lines: int | None = None, frame_index:
         result.source_note = "No source for this frame (library or generated code)."
     if with_locals:
         try:
-            scope, _ = await pick_scope(session, idx, None)
-            children = with_return_value(session, await session.variables(scope.ref),
-                                         frame.name, scope)
+            scope, children = await first_locals(session, idx)
+            children = with_return_value(session, children, frame.name, scope)
             # An answer that carries a stop stays small: short values, and as
             # many locals as fit; debug_variables has the rest.
             value_limit, budget = (160, 1_200) if embedded else (None, 6_000)
             used = 0
+            unchanged = 0
+            previous = None
+            client = CURRENT_CLIENT.get()
+            if embedded and client is not None:
+                # A step answers what changed: the locals this client saw in
+                # this frame at its last answer are left out when they are the same.
+                key = (session.selected_thread_id, frame.name,
+                       loc.path if loc else None)
+                # The same stop told again (an await after the launch's answer) is told whole.
+                key = (*key, session.run_generation)
+                previous = session.seen_locals.get(client)
+                previous = previous[1] if previous and previous[0][:3] == key[:3] and \
+                    previous[0][3] != key[3] else None
+                session.seen_locals[client] = (key, {v.name: v.value for v in children})
+                if previous is not None and loc is not None:
+                    # The lines before were in the last answer: the new line and what follows.
+                    result.source = [s for s in result.source if loc.line <= s.line <= loc.line + 1]
             for var in children[:40]:
+                if previous is not None and previous.get(var.name) == var.value:
+                    unchanged += 1
+                    continue
                 # A rendering this long was probably cut by the debugger itself:
                 # its true length is asked for (one evaluation) by debug_context,
                 # not at every step, which must stay fast.
@@ -374,12 +514,22 @@ async def build_context(session: Session, lines: int | None = None, frame_index:
                 if result.locals and used > budget:
                     break
                 result.locals.append(view)
-            if len(children) > len(result.locals):
-                result.locals_note = (f"{len(children) - len(result.locals)} more locals; "
-                                      "debug_variables (`locals`) lists them.")
+            more = len(children) - len(result.locals) - unchanged
+            origin = origin or _origin_of(client)
+            listing = command_name(origin, "variables")
+            if unchanged:
+                result.locals_note = (f"{unchanged} unchanged" + (f", {more} more" if more else "")
+                                      + f" ({listing})")
+            elif more > 0:
+                result.locals_note = f"{more} more locals; {listing} lists them."
         except DebuggerError as exc:
             result.locals_note = str(exc)
     return result
+
+
+def _origin_of(client: str | None) -> str | None:
+    # Client ids are "<origin>-<pid>" (models.client_id).
+    return client.split("-", 1)[0] if client else None
 
 
 STOPPED = frozenset({"stopped"})

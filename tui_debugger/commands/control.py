@@ -29,6 +29,7 @@ from .context import (
     session_of,
 )
 from .registry import Args, CliSpec, Command, CommandContext, register
+from .render import ending, stop_line
 from .views import InputSent, RunResult, ScriptHit, TraceResult
 
 
@@ -73,8 +74,8 @@ async def run_result(session: Session, label: str, started: float,
     if session.state == SessionState.terminated:
         return RunResult(status="terminated", command=label, waited_ms=waited,
                          exit_code=session.exit_code, others=others,
-                         message="The program ended" + (
-                             f" with exit code {session.exit_code}." if session.exit_code is not None else "."))
+                         message="The program ended: " + ending(session.exit_code,
+                                                                 session.terminated_reason) + ".")
     return RunResult(status="running", command=label, waited_ms=waited, others=others,
                      message=f"Still running after {waited} ms. Call debug_wait (`tui-debugger await`) "
                      "for the next stop, or debug_pause (`tui-debugger pause`).")
@@ -87,8 +88,7 @@ def _run_command(id: str, how: str, cli: str, mcp: str, help: str, keys: tuple[s
 
     register(Command(
         id=id, help=help,
-        description=help + " Waits up to waitMs for the next stop and answers with where it "
-        "stopped (source and locals), or 'running' (then call debug_wait), or the exit code.",
+        description=help,
         args=RunArgs, result=RunResult, handler=handler, mcp=mcp,
         cli=[CliSpec((cli,), aliases=aliases)], keys=keys, next_steps=after_stop,
         applies_in=STOPPED,
@@ -144,9 +144,11 @@ async def _until(ctx: CommandContext, args: UntilArgs) -> RunResult:
         await session.wait_for_stop(wait_ms / 1000, generation)
         return await run_result(session, "jump", started, ctx.origin, generation)
     bp = await session.add_breakpoint(BreakpointSpec(path=abs_path(ctx, args.file), line=args.line), "session")
+    session.run_to_ids.add(bp.id)
     try:
         return await _run(ctx, "continue", args, "until")
     finally:
+        session.run_to_ids.discard(bp.id)
         if bp.id in session.breakpoints:
             await session.remove_breakpoints([bp.id], "session")
 
@@ -189,8 +191,8 @@ def _await_cli(parser: argparse.ArgumentParser) -> None:
 
 register(Command(
     id="await", help="Wait for the program to stop (or end).",
-    description="Wait until the program stops at a breakpoint, a step, an exception or a pause "
-    "(or ends), up to timeoutMs. Answers at once if it is already stopped.",
+    description="Wait up to timeoutMs for the program to stop (or end); answers at once if "
+    "it is stopped.",
     args=AwaitArgs, result=RunResult, handler=_await, read_only=True, mcp="debug_wait",
     cli=[CliSpec(("await",), aliases=(("wait",),), build=_await_cli,
                  adapt=lambda ns: {} if ns.timeout is None else {"timeout_ms": int(ns.timeout * 1000)})],
@@ -202,9 +204,9 @@ register(Command(
 
 
 class TraceArgs(Args):
-    file: str = Field(description="Source file of the line to trace.")
-    line: int = Field(ge=1, description="The line: the expression is read each time it is reached.")
-    expression: str = Field(description="Expression evaluated at each hit, in the program's language.")
+    file: str
+    line: int = Field(ge=1)
+    expression: str
     max_hits: int = Field(10, ge=1, le=1000, description="Stop tracing after this many hits.")
     timeout_ms: int = Field(10_000, ge=1, le=600_000, description="Stop tracing after this long.")
 
@@ -257,10 +259,17 @@ async def _trace(ctx: CommandContext, args: TraceArgs) -> TraceResult:
     status = session.state.value if session.state.value in ("stopped", "terminated") else "running"
     if status == "stopped" and not stopped_elsewhere:
         status = "stopped"
+    elsewhere = ""
+    if stopped_elsewhere and session.stop is not None:
+        # Name the stop that ended the trace: "Stopped (breakpoint #1) in f at a.py:9".
+        elsewhere = "; then " + stop_line(session.stop).split("\n")[0].replace(
+            "Stopped", "stopped", 1) + "."
+    elif stopped_elsewhere:
+        elsewhere = "; then the program stopped elsewhere."
     message = (f"{len(results)} hit(s) of {where}"
                + (" (maxHits reached)" if len(results) >= args.max_hits else "")
-               + ("; then the program stopped elsewhere: see debug_context." if stopped_elsewhere
-                  else "; the program ended." if status == "terminated" else "; it runs on."))
+               + (elsewhere or ("; the program ended." if status == "terminated"
+                                else "; it runs on.")))
     if not results and status == "running":
         message = f"No hit of {where} within {args.timeout_ms} ms; the program runs on."
     return TraceResult(results=[ScriptHit(**r) for r in results], status=status, message=message)
@@ -275,10 +284,8 @@ def _trace_cli(parser: argparse.ArgumentParser) -> None:
 
 register(Command(
     id="trace", help="Collect an expression's value at each hit of FILE:LINE, without stopping.",
-    description="On the live session, read `expression` each time FILE:LINE runs (up to maxHits, "
-    "or timeoutMs) and answer the typed values in order, like debug-script; the program is "
-    "continued after each read, so nobody has to press continue. Stops early if the program "
-    "stops elsewhere (a breakpoint, an exception).",
+    description="Read `expression` each time file:line runs (up to maxHits or timeoutMs), the "
+    "program running on after each read; answers the typed values, and any other stop.",
     args=TraceArgs, result=TraceResult, handler=_trace, mcp="debug_trace",
     cli=[CliSpec(("trace",), build=_trace_cli, adapt=lambda ns: {
         "file": parse_location(ns.location)[0], "line": parse_location(ns.location)[1],

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import re
 from typing import Any
 
@@ -21,6 +22,9 @@ from .context import (
     true_length,
     STOPPED,
     build_context,
+    command_name,
+    find_names,
+    first_locals,
     cap,
     frame_view,
     join_path,
@@ -63,8 +67,7 @@ async def _context(ctx: CommandContext, args: ContextArgs) -> ContextResult:
 
 register(Command(
     id="context", help="Where the program is: source around the current line, then locals.",
-    description="The best first call after a stop: stop reason and exception text, the source "
-    "around the current line, and the frame's locals.",
+    description="Where it is stopped and why: the source around the line, and every local.",
     args=ContextArgs, result=ContextResult, handler=_context, read_only=True, mcp="debug_context",
     cli=[CliSpec(("context",), aliases=(("where",),))], tui_action=False,
 ))
@@ -144,11 +147,21 @@ async def _variables(ctx: CommandContext, args: VariablesArgs) -> VariablesResul
     # shown (Node built all 10M elements for maxItems=10: 15 GB).
     windowed = bool(args.path and not args.names and var.indexed_count
                     and var.indexed_count > WINDOWED_CHILDREN)
+    where: dict[str, str] = {}
+    missing: list[str] = []
     try:
         if windowed:
             children = await session.variables(ref, args.start, limit)
+        elif args.path is None and args.scope is None and ctx.origin not in ("tui", "web"):
+            # The TUI shows each scope as its own node; everyone else gets the
+            # block scopes' let/const with the function's locals.
+            scope, children = await first_locals(session, frame_index)
         else:
             children = await session.variables(ref)
+        if args.names and args.path is None and args.scope is None:
+            hits, missing = await find_names(session, frame_index, args.names, children)
+            children = [var for var, _ in hits]
+            where = {var.name: place for var, place in hits if place}
         if args.path and len(children) == 1 and children[0].name in ("", "*") and children[0].ref > 0:
             # A pointer whose one child is the value it points to (delve names it ""):
             # show the fields, as `p.X` would reach them.
@@ -157,10 +170,12 @@ async def _variables(ctx: CommandContext, args: VariablesArgs) -> VariablesResul
         if length_call is not None:
             length_call.cancel()
         raise
-    if not args.path:
+    if not args.path and not args.names:
         children = with_return_value(session, children, frame_name, scope)
-    if args.names:
+    if args.names and not (args.path is None and args.scope is None):
         wanted = set(args.names)
+        missing = [n for n in args.names if not any(
+            c.name == n or c.name.strip("'\"") == n for c in children)]
         children = [c for c in children if c.name in wanted or c.name.strip("'\"") in wanted]
     total = len(children)
     if length_call is not None:
@@ -200,6 +215,18 @@ async def _variables(ctx: CommandContext, args: VariablesArgs) -> VariablesResul
         if total > len(children) and not windowed:
             note += (f" The debugger lists only the first {len(children)}; evaluate an item "
                      f"(e.g. {args.path}[KEY]) for the others.")
+    extra = []
+    if where:
+        extra.append("Found in " + ", ".join(f"{n}: {w}" for n, w in where.items()) + ".")
+    if missing:
+        looked = ("any scope of this frame (" + ", ".join(s.name for s in scopes)
+                  + ")") if args.path is None and args.scope is None else (
+                      args.path or scope.name)
+        extra.append(f"No {', '.join(missing)} in {looked}. Try another frame "
+                     f"({command_name(ctx.origin, 'stack')}), or "
+                     f"{command_name(ctx.origin, 'evaluate')} for an expression.")
+    if extra:
+        note = " ".join([*([note] if note else []), *extra])
     return VariablesResult(frame_index=frame_index, scope=scope.name, path=base_path,
                            scopes=[s.name for s in scopes], variables=views, total=total,
                            truncated=shown_end < total, note=note)
@@ -207,9 +234,8 @@ async def _variables(ctx: CommandContext, args: VariablesArgs) -> VariablesResul
 
 register(Command(
     id="variables", help="List variables of a frame, or drill into one by path.",
-    description="Variables of the selected frame's scope (locals by default). Values are capped; "
-    "use `path` to drill into a structured value (e.g. 'data.items[2]'), `names` to pick some, "
-    "`maxItems`/`start` to page.",
+    description="A frame's variables (every local by default). `names` finds names in every "
+    "scope; `path` drills into a value ('data.items[2]').",
     args=VariablesArgs, result=VariablesResult, handler=_variables, read_only=True,
     mcp="debug_variables",
     cli=[CliSpec(("locals",), build=lambda p: (
@@ -229,8 +255,7 @@ class EvaluateArgs(Args):
     expression: str = Field(description="Expression in the program's language.")
     frame_index: int | None = Field(None, ge=0, description="Frame to evaluate in (default: selected).")
     context: str = Field("repl", description="repl (default), watch or hover.")
-    children: int = Field(0, ge=0, le=200, description="List this many of the value's children "
-                          "(default none: evaluate `expr[i]` or `expr.attr` to drill down).")
+    children: int = Field(0, ge=0, le=200, description="List this many of its children.")
     start: int = Field(0, ge=0, description="Skip this many children (paging).")
     depth: int = Field(1, ge=0, le=4, description="Levels of a C struct's fields shown.")
 
@@ -370,9 +395,8 @@ async def _names_completing(session: Session, before: str, frame_index: int | No
 
 register(Command(
     id="complete", help="Complete an expression as the debugger proposes.",
-    description="Completions of `text` at `column` in a frame, from the debugger (DAP "
-    "completions); supported=false: the debugger does not complete, these are the frame's "
-    "names (or a value's members, after a dot) that fit.",
+    description="Completions of `text` at `column` in a frame; supported=false: the frame's "
+    "names (a value's members after a dot) that fit.",
     args=CompleteArgs, result=CompletionsResult, handler=_complete, read_only=True,
     mcp="debug_complete",
     cli=[CliSpec(("complete",), build=lambda p: (
@@ -551,8 +575,8 @@ TAIL_CHARS = 1_600
 
 
 class OutputArgs(Args):
-    since: int | None = Field(None, ge=0, description="Read forward from this cursor (a previous "
-                              "answer's nextCursor; 0 = the oldest kept). Default: the newest lines.")
+    since: int | None = Field(None, ge=0, description="Read on from this cursor (an answer's "
+                              "nextCursor; 0: the oldest kept).")
     limit: int = Field(200, ge=1, le=5000, description="With since: at most this many entries.")
     tail: int | None = Field(None, ge=1, le=5000, description="The last N lines.")
     head: int | None = Field(None, ge=1, le=5000, description="The first N lines (from since).")
@@ -615,10 +639,8 @@ async def _output(ctx: CommandContext, args: OutputArgs) -> OutputResult:
 
 register(Command(
     id="output", help="Read the program's output (stdout, stderr, debugger messages).",
-    description="Program output. By default the newest whole lines (about 1.6 KB; `tail: N` for "
-    "N lines, `head: N` for the first), with a note of how much came before. To page, pass a "
-    "cursor as `since` (the answer's nextCursor reads only newer output); `dropped` counts "
-    "entries evicted unread.",
+    description="Program output: the newest lines (`tail`, or `head` for the first), or what "
+    "followed the cursor `since`.",
     args=OutputArgs, result=OutputResult, handler=_output, read_only=True, mcp="debug_output",
     cli=[CliSpec(("output",), build=lambda p: (
         p.add_argument("--tail", type=int, metavar="N", help="the newest N lines"),
@@ -685,11 +707,8 @@ async def _raw(ctx: CommandContext, args: RawCommandArgs) -> RawCommandResult:
 
 register(Command(
     id="lldb_command", help="Run a raw LLDB command (commands off the read-only allowlist need allowUnsafe).",
-    description="Run a raw LLDB command in an LLDB session (lldb-cli, lldb-dap, simulator). "
-    "Only read-only commands run (bt, frame variable, p, memory read, register read, "
-    "disassemble, image lookup, ...); any other needs allowUnsafe: true, which needs the "
-    "user's explicit consent. On other adapters the command "
-    "is evaluated in the adapter's REPL.",
+    description="Run a raw LLDB command (other adapters: their REPL). Read-only ones only (bt, "
+    "p, memory read, ...); allowUnsafe needs the user's explicit consent.",
     args=RawCommandArgs, result=RawCommandResult, handler=_raw, mcp="debug_lldb_command",
     cli=[CliSpec(("lldb",), build=lambda p: (
         p.add_argument("command", nargs="+"),
@@ -701,13 +720,63 @@ register(Command(
 ))
 
 
-async def _activity(ctx: CommandContext, args: NoArgs) -> ActivityResult:
-    return ActivityResult(entries=list(session_of(ctx).activity)[-100:])
+class ActivityArgs(Args):
+    breakpoint_id: int | None = Field(None, description="Only what was done to this breakpoint.")
+    client: str | None = Field(None, description="Only this client's: tui, cli, mcp.")
+    last: int = Field(10, ge=1, le=1000, description="The last N entries.")
+
+
+#: An activity answer's default size: it was the largest answer of a hunt
+#: (4.6 KB) when the agent wanted to know who set one breakpoint.
+ACTIVITY_BUDGET = 1_500
+
+
+def _about_breakpoint(entry, bp) -> bool:
+    if not entry.command.startswith("breakpoint"):
+        return False
+    if f"breakpoint_id={bp.id}" in entry.summary.split():
+        return True
+    spec = bp.spec
+    if spec.function:
+        return f"function={spec.function}" in entry.summary
+    return (f"line={spec.line}" in entry.summary.split() and spec.path is not None
+            and os.path.basename(spec.path) in entry.summary)
+
+
+async def _activity(ctx: CommandContext, args: ActivityArgs) -> ActivityResult:
+    session = session_of(ctx)
+    entries = list(session.activity)
+    if args.client:
+        entries = [e for e in entries if e.origin == args.client or e.client == args.client]
+    if args.breakpoint_id is not None:
+        bp = session.breakpoints.get(args.breakpoint_id)
+        if bp is None:
+            raise InvalidInput(f"No breakpoint #{args.breakpoint_id}; "
+                               f"{command_name(ctx.origin, 'breakpoint_list')} lists them.")
+        entries = [e for e in entries if _about_breakpoint(e, bp)]
+    matched = len(entries)
+    # The TUI's pane shows the log as it was (its last 100) unless told.
+    last = 100 if ctx.origin in ("tui", "web") and "last" not in args.model_fields_set else args.last
+    shown = entries[-last:]
+    if ctx.origin not in ("tui", "web"):
+        size = 0
+        kept: list = []
+        for entry in reversed(shown):
+            size += len(entry.command) + len(entry.summary) + 40
+            if kept and size > ACTIVITY_BUDGET:
+                break
+            kept.append(entry)
+        shown = kept[::-1]
+    earlier = matched - len(shown)
+    note = (f"{earlier} earlier entries; ask for more with `last`, or filter by client or "
+            "breakpoint." if earlier else None)
+    return ActivityResult(entries=shown, earlier=earlier, note=note)
 
 
 register(Command(
     id="activity", help="Who did what in this session (person, agent, CLI).",
-    description="The session's activity log: every command any client ran, with who ran it.",
-    args=NoArgs, result=ActivityResult, handler=_activity, read_only=True, mcp="debug_activity",
-    cli=[CliSpec(("activity",))], log_activity=False,
+    description="Who did what in the session (each command, with the client that ran it); "
+    "filter by breakpointId or client, the last 10 by default.",
+    args=ActivityArgs, result=ActivityResult, handler=_activity, read_only=True,
+    mcp="debug_activity", cli=[CliSpec(("activity",))], log_activity=False,
 ))

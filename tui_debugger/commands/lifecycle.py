@@ -38,32 +38,27 @@ class LaunchBreakpoint(Args):
 
 
 class LaunchArgs(Args):
-    program: str = Field("", description="Program to debug: a .py file, a .js/.mjs/.cjs file, a native "
-                         "or Go binary, a .go/.c/.cpp/.rs source (built with debug info first). "
-                         "With launchConfig: optional, and it stands for ${file}.")
+    program: str = Field("", description="A .py, .js/.mjs/.cjs, native or Go program, or a "
+                         ".go/.c/.cpp/.rs source (built first); with launchConfig: its ${file}.")
     args: list[str] = Field(default_factory=list, description="Arguments for the program.")
-    cwd: str | None = Field(None, description="Working directory (default: the caller's).")
-    env: dict[str, str] = Field(default_factory=dict, description="Extra environment variables.")
+    cwd: str | None = Field(None)
+    env: dict[str, str] = Field(default_factory=dict)
     adapter: str | None = Field(None, description="debugpy, lldb-dap, lldb-cli, dlv or node (default: by program type).")
-    stop_on_entry: bool = Field(False, description="Stop at the program's first line (native programs: at main).")
-    launch_config: str | None = Field(None, description="Name of a configuration in .vscode/launch.json.")
-    session_name: str | None = Field(None, description="Name for the new session (default: from the program).")
+    stop_on_entry: bool = Field(False, description="Stop at the first line (native: at main).")
+    launch_config: str | None = Field(None, description="A configuration of .vscode/launch.json.")
+    session_name: str | None = Field(None)
     breakpoints: list[str | LaunchBreakpoint] = Field(
         default_factory=list,
-        description="Breakpoints set before the program starts: \"FILE:LINE\", or {file, line, "
-        "condition, hitCondition, logMessage}. They win over saved ones on the same line.")
+        description="Set before it starts: \"FILE:LINE\" or {file, line, condition, "
+        "hitCondition, logMessage}.")
     wait_ms: int | None = Field(None, ge=0, le=600_000,
-                                description="With stopOnEntry or breakpoints: how long to wait for "
-                                "the first stop (default 10 s).")
-    core_file: str | None = Field(None, description="A core dump of the program: open it "
-                                  "post-mortem (stack, threads, locals, memory, disassembly; "
-                                  "no run control). lldb-dap, lldb-cli, dlv.")
-    module: str | None = Field(None, description="Python module to run (-m), instead of program.")
-    stdin: str | None = Field(None, description="Program input: a file, or 'pipe' "
-                              "(debug_send_input).")
-    python: str | None = Field(None, description="Python programs: the interpreter that runs "
-                               "it (default: $VIRTUAL_ENV, a .venv/venv above the program, "
-                               "python3 on PATH).")
+                                description="How long to wait for the first stop (default 10 s).")
+    core_file: str | None = Field(None, description="Open this core dump of the program "
+                                  "post-mortem (native, Go).")
+    module: str | None = Field(None, description="Python module to run (-m).")
+    stdin: str | None = Field(None, description="Input: a file, or 'pipe' (debug_send_input).")
+    python: str | None = Field(None, description="A Python program's interpreter (default: "
+                               "$VIRTUAL_ENV, a .venv above it, python3).")
 
 
 async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
@@ -288,12 +283,8 @@ def _module_first_line(module: str, base: str) -> tuple[str, int] | None:
 
 register(Command(
     id="launch", help="Start a program under the debugger in a new session.",
-    description="Launch a program under the debugger and make it the current session. "
-    "Picks the adapter by program type unless `adapter` is given. `breakpoints` (FILE:LINE, or "
-    "objects with condition, hitCondition, logMessage) are set before it starts. With "
-    "stopOnEntry or breakpoints, the answer waits for the first stop and shows it (source and "
-    "locals, as a step does), so debug_step_over or debug_continue can follow at once. With "
-    "coreFile: open that core dump of the program post-mortem (it reads; it does not run).",
+    description="Launch a program under the debugger as the current session. With "
+    "breakpoints or stopOnEntry it answers with the first stop, as a step does.",
     args=LaunchArgs, result=SessionStatus, handler=_launch, needs_session=False,
     creates_session=True, mcp="debug_launch", tui_action=False,
     next_steps=lambda r: (["stack", "memory_read", "disassemble"] if r.post_mortem
@@ -303,19 +294,17 @@ register(Command(
 
 
 class AttachArgs(Args):
-    pid: int | None = Field(None, description="Process id to attach to.")
-    host: str | None = Field(None, description="Host of a listening adapter or inspector.")
-    port: int | None = Field(None, description="Port of a listening adapter or inspector.")
+    pid: int | None = Field(None)
+    host: str | None = Field(None)
+    port: int | None = Field(None)
     adapter: str | None = Field(None, description="debugpy, lldb-dap, lldb-cli, dlv or node.")
-    session_name: str | None = Field(None, description="Name for the new session.")
-    program: str | None = Field(None, description="The executable, for symbols (native attach).")
-    wait_for: str | None = Field(None, description="Wait for a process with this name to start (lldb).")
-    path_map: dict[str, str] = Field(default_factory=dict, description="Source paths as the "
-                                     "remote program knows them -> where they are here, "
-                                     "{remote: local}, for a program built elsewhere.")
-    ray: str | None = Field(None, description="A Ray cluster's dashboard (\"\" for the local "
-                            "one): attach to a task or actor paused at breakpoint() or post "
-                            "mortem; pid picks the worker.")
+    session_name: str | None = Field(None)
+    program: str | None = Field(None, description="The executable, for symbols (native).")
+    wait_for: str | None = Field(None, description="Wait for a process of this name (lldb).")
+    path_map: dict[str, str] = Field(default_factory=dict, description="{remote source path: "
+                                     "local one}.")
+    ray: str | None = Field(None, description="A Ray dashboard (\"\": the local one): attach "
+                            "to a task paused at breakpoint(); pid picks the worker.")
 
     @model_validator(mode="after")
     def _one_target(self) -> "AttachArgs":
@@ -393,10 +382,8 @@ async def _attach_from_launch_json(ctx: CommandContext, args: LaunchArgs, cfg: A
 
 register(Command(
     id="attach", help="Attach to a running process (PID) or a listening adapter (HOST:PORT).",
-    description="Attach the debugger to a running process by pid, or to a server listening "
-    "on host:port (a debug adapter, `dlv --headless`, `python -m debugpy --listen`, a Node "
-    "inspector, or `lldb-server gdbserver` with adapter lldb-dap or lldb-cli), "
-    "in a new session. pathMap maps the remote program's source paths to local ones.",
+    description="Attach to a running process by pid, or to host:port (a debug adapter, a "
+    "Node inspector, a gdbserver), in a new session.",
     args=AttachArgs, result=SessionStatus, handler=_attach, needs_session=False,
     creates_session=True, mcp="debug_attach", tui_action=False,
     next_steps=lambda r: ["breakpoint_add", "pause", "threads"],
@@ -452,9 +439,8 @@ async def _attach_sim(ctx: CommandContext, args: AttachSimArgs) -> SessionStatus
 
 register(Command(
     id="attach_sim", help="Attach LLDB to an app running in an iOS simulator.",
-    description="Find an iOS simulator (by UDID or name; booted ones preferred) and the app's "
-    "process (by bundle id via launchctl, or pid), then attach LLDB to it. macOS with Xcode only. "
-    "Simulator and bundle id given once are remembered as defaults.",
+    description="Attach LLDB to an app (bundle id or pid) in an iOS simulator (UDID or name; "
+    "booted first); macOS with Xcode. Simulator and bundle id are remembered.",
     args=AttachSimArgs, result=SessionStatus, handler=_attach_sim, needs_session=False,
     creates_session=True, mcp="debug_attach_sim", tui_action=False,
     next_steps=lambda r: ["breakpoint_add", "stack", "lldb_command"],
@@ -492,23 +478,35 @@ register(Command(
 ))
 
 
-async def _restart(ctx: CommandContext, args: NoArgs) -> SessionStatus:
+class RestartArgs(Args):
+    wait_ms: int | None = Field(None, ge=0, le=600_000,
+                                description="How long to wait for the first stop (default 10 s).")
+
+
+async def _restart(ctx: CommandContext, args: RestartArgs) -> SessionStatus:
     session = session_of(ctx)
     if session.launch_request is None or session.adapter is None:
         raise InvalidInput("Only a launched program can be restarted; attach again instead.")
     generation = session.run_generation
+    session.seen_locals.clear()  # a new run: its first stops are told whole
     await session.restart(ctx.origin)
-    if any(not bp.spec.log_message for bp in session.breakpoints.values()) or (
-            session.launch_request.stop_on_entry or session.entry_breakpoint_id is not None):
-        # As a launch does: answer with the first stop, so the next call does not race it.
-        await session.wait_for_stop(settings().continue_wait_ms / 1000, generation)
+    # As launch does: a run that will stop answers with its first stop.
+    request = session.launch_request
+    will_stop = bool(request and request.stop_on_entry) or \
+        session.entry_breakpoint_id is not None or any(
+            not bp.spec.log_message and bp.spec.enabled
+            for bp in session.breakpoints.values() if bp.set_by != "session")
+    if will_stop and session.state != SessionState.stopped:
+        wait = settings().continue_wait_ms if args.wait_ms is None else args.wait_ms
+        await session.wait_for_stop(wait / 1000, generation)
     return await launch_status(session, [], ctx.origin)
 
 
 register(Command(
     id="restart", help="Restart the program, keeping breakpoints.",
-    description="Kill and relaunch the program with the same arguments and breakpoints.",
-    args=NoArgs, result=SessionStatus, handler=_restart, mcp="debug_restart",
+    description="Kill and relaunch the program with the same arguments and breakpoints; "
+    "answers with its first stop, as debug_launch does.",
+    args=RestartArgs, result=SessionStatus, handler=_restart, mcp="debug_restart",
     cli=[CliSpec(("restart",))], keys=("ctrl+shift+f5",), destructive=True,
     next_steps=lambda r: ["await", "context"],
     applies_in=frozenset({"starting", "running", "stopped", "terminated"}),

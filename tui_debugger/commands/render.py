@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from typing import Any, Callable
 
@@ -12,14 +13,33 @@ from backends.models import Breakpoint
 from . import views
 
 
+def mid_line_column(path: str | None, line: int | None, column: int | None) -> int | None:
+    """The stop's column (1-based) when it is inside its line, past the first
+    statement: two steps in one `for (...)` header then read differently."""
+    if not path or not line or not column or column <= 1:
+        return None
+    import linecache
+
+    text = linecache.getline(path, line)
+    if not text.strip():
+        return None
+    first = len(text) - len(text.lstrip()) + 1
+    return column if column > first else None
+
+
 def stop_line(stop: Any) -> str:
     if stop is None:
         return ""
     where = ""
     if stop.location is not None and stop.location.path:
         where = f" at {_short(stop.location.path)}:{stop.location.line}"
+        column = mid_line_column(stop.location.path, stop.location.line, stop.location.column)
+        if column:
+            where += f":{column}"
     func = f" in {stop.function}" if stop.function else ""
     reason = stop.reason
+    if reason == "run_to":
+        reason = f"run to {stop.description}" if stop.description else "run to"
     if stop.breakpoint_ids:
         reason += " " + ", ".join(f"#{i}" for i in stop.breakpoint_ids)
     text = f"Stopped ({reason}){func}{where}"
@@ -35,6 +55,40 @@ def stop_line(stop: Any) -> str:
     for change in getattr(stop, "watch_changes", None) or []:
         text += f"\n  watch #{change.watch_id} {change.expression}: {change.old} -> {change.new}"
     return text
+
+
+def signal_of(exit_code: int | None, reason: str | None = None) -> str | None:
+    """The signal that ended the program, from its exit code as the backends
+    report it: negative (-9), or 128+N / 256-N (247 for SIGKILL from debugpy)
+    when the session itself ended it, since a program may also exit(137)."""
+    import signal
+
+    if exit_code is None:
+        return None
+    number = None
+    if exit_code < 0:
+        number = -exit_code
+    elif reason and reason.startswith(("stopped by", "detached by")):
+        if 128 < exit_code < 160:
+            number = exit_code - 128
+        elif 224 < exit_code < 256:
+            number = 256 - exit_code
+    if number is None:
+        return None
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def ending(exit_code: int | None, reason: str | None) -> str:
+    """How the program ended, in words: 'killed by SIGKILL: stopped by cli',
+    'exit code 1'."""
+    sig = signal_of(exit_code, reason)
+    if sig is not None:
+        return f"killed by {sig}" + (f": {reason}" if reason else "")
+    text = f"exit code {exit_code}" if exit_code is not None else "ended"
+    return text + (f" ({reason})" if reason else "")
 
 
 def _short(path: str) -> str:
@@ -127,10 +181,13 @@ def status(result: Any) -> str:
         lines.append(f"  python: {result.python}")
     if result.stop is not None and getattr(result, "context", None) is None:
         lines.append("  " + stop_line(result.stop).replace("\n", "\n  "))
-    if result.exit_code is not None:
-        lines.append(f"  exit code: {result.exit_code}")
-    if result.state == "terminated" and result.terminated_reason:
-        lines.append(f"  ended: {result.terminated_reason}")
+    if signal_of(result.exit_code, result.terminated_reason):
+        lines.append(f"  ended: {ending(result.exit_code, result.terminated_reason)}")
+    else:
+        if result.exit_code is not None:
+            lines.append(f"  exit code: {result.exit_code}")
+        if result.state == "terminated" and result.terminated_reason:
+            lines.append(f"  ended: {result.terminated_reason}")
     lines.append(f"  breakpoints: {result.breakpoints}")
     for restored in getattr(result, "restored", []):
         lines.append(f"    restored {restored}")
@@ -166,7 +223,10 @@ def _sessions(result: Any) -> str:
 
 
 def _breakpoint(result: Any) -> str:
-    text = f"Breakpoint {breakpoint_line(result.breakpoint)}"
+    bp = result.breakpoint
+    text = f"Breakpoint {breakpoint_line(bp)}" + (
+        f", verified at line {bp.line or bp.spec.line}" if bp.verified and not bp.spec.function
+        else ", verified" if bp.verified else "")
     return text + (f"\n  {result.note}" if result.note else "")
 
 
@@ -239,10 +299,11 @@ def _doctor(result: Any) -> str:
 
 
 def _activity(result: Any) -> str:
-    return "\n".join(
-        f"{time.strftime('%H:%M:%S', time.localtime(e.at))} {e.origin:4} {e.command} {e.summary}"
-        for e in result.entries
-    ) or "No activity yet."
+    lines = [f"{time.strftime('%H:%M:%S', time.localtime(e.at))} {e.origin:4} {e.command} "
+             f"{e.summary}".rstrip() for e in result.entries]
+    if getattr(result, "note", None):
+        lines.insert(0, f"({result.note})")
+    return "\n".join(lines) or "No activity yet."
 
 
 def _trace(result: Any) -> str:
@@ -339,12 +400,17 @@ def _lean(node: Any, key: str | None = None) -> Any:
     out = {k: _lean(v, k) for k, v in node.items()}
     if "path" in out and out.get("path") == out.get("name"):
         del out["path"]
+    if "seq" in out and "origin" in out and "command" in out:
+        out.pop("seq")  # an activity entry's: the order says it
+        out.pop("client", None)
     if "connected_at" in out and "origin" in out:
         out.pop("connected_at")  # a client's clock time: noise to an agent
     if key == "stop":
         out.pop("at", None)
-        if isinstance(out.get("location"), dict):
-            out["location"].pop("column", None)
+        loc = out.get("location")
+        if isinstance(loc, dict) and not mid_line_column(loc.get("path"), loc.get("line"),
+                                                         loc.get("column")):
+            loc.pop("column", None)
     if key == "context":
         for repeated in ("session", "state", "threadId"):
             out.pop(repeated, None)
@@ -354,12 +420,174 @@ def _lean(node: Any, key: str | None = None) -> Any:
     return out
 
 
-def agent_answer(command_id: str, result: Any) -> tuple[dict[str, Any], str]:
-    """What an agent reads of a result: the lean structured answer and its short
-    text. Made where the result is (the session's host), so a joined MCP call
-    carries it over the socket as is, validated and serialized once."""
-    text = render(result) or ("No new output." if command_id == "output" else "Done.")
-    return lean_dump(result), text
+#: Fields an agent's answer leaves out: what the agent sent (echoed back), and
+#: what only a person's screen or another client needs.
+_ECHOED = ("command", "waitedMs", "expression", "hostPid", "outputCursor",
+           "selectedThreadId", "selectedFrameIndex")
+#: Types a value already says (None, 3, 'text', True, 1.5): naming them again
+#: cost 20 bytes a local.
+_EVIDENT_TYPES = {"NoneType", "int", "str", "bool", "float", "number", "string", "boolean",
+                  "undefined", "null"}
+
+
+def _agent_lean(structured: dict[str, Any], command_id: str) -> dict[str, Any]:
+    for key in _ECHOED:
+        if key != "waitedMs" or (structured.get("status") != "running" and command_id != "await"):
+            structured.pop(key, None)
+    if command_id in ("launch", "restart", "attach", "attach_sim"):
+        structured.pop("program", None)  # the caller named it
+    clients = structured.get("clients")
+    if isinstance(clients, list) and all(c.get("origin") == "mcp" for c in clients):
+        structured.pop("clients")  # only the agent itself
+    # nextSteps only where the next step is not obvious: a stop is followed by
+    # looking and stepping, an end by nothing; a program still running is not.
+    state = structured.get("status") or structured.get("state")
+    if state != "running" and not structured.get("postMortem"):
+        structured.pop("nextSteps", None)
+    if command_id in ("terminate", "detach"):
+        structured.pop("program", None)
+    stop = structured.get("stop")
+    if isinstance(stop, dict):
+        stop.pop("caused_by", None)  # the agent's own step, or told in `others`
+        stop.pop("thread_id", None)  # the selected thread, which every tool defaults to
+        if stop.get("reason") not in ("exception", "signal"):
+            stop.pop("description", None)  # "Paused on breakpoint": the reason again
+        if isinstance(stop.get("location"), dict):
+            stop["location"].pop("name", None)  # the file's name: the path says it
+    if structured.get("frameIndex") == 0:
+        structured.pop("frameIndex")
+    if structured.get("total") == len(structured.get("variables") or []) and not structured.get(
+            "truncated"):
+        structured.pop("total", None)
+    context = structured.get("context") if isinstance(structured.get("context"), dict) else structured
+    for var in [*(context.get("locals") or []), *(structured.get("variables") or []),
+                *(structured.get("children") or [])]:
+        if isinstance(var, dict) and var.get("type") in _EVIDENT_TYPES:
+            var.pop("type")
+        if isinstance(var, dict) and context.get("localsNote", "").count("unchanged"):
+            var.pop("changed", None)  # a step's answer lists only what changed
+    if isinstance(context.get("locals"), list):
+        _fold_empty_locals(context)
+    if isinstance(context.get("source"), list):
+        _dedent(context["source"])
+        context["source"] = _source_text(context["source"])
+    return structured
+
+
+def _source_text(source: list[dict[str, Any]]) -> str:
+    """The lines as a reader sees them, `->` on the current one, `●` on a
+    breakpoint's: a list of {line, text} objects cost 20 bytes a line more."""
+    width = len(str(max((s.get("line", 0) for s in source), default=0)))
+    out = []
+    for s in source:
+        mark = "->" if s.get("current") else "●" if s.get("breakpoint") else ""
+        if s.get("current") and s.get("breakpoint"):
+            mark = "●>"
+        out.append(f"{mark:>2}{s.get('line', 0):>{width}}| {s.get('text', '')}".rstrip())
+    return "\n".join(out)
+
+
+#: Values that say "not set": a function with many keyword defaults answered a
+#: line each for them (12 of relativedelta's 25 locals were None or 0).
+_EMPTY_VALUES = ("None", "0", "''", '""', "[]", "{}", "()", "undefined", "null", "nil")
+
+
+def _fold_empty_locals(context: dict[str, Any]) -> None:
+    """Locals whose value is empty are listed by value, names joined: all of
+    them are still there, in a fifth of the bytes."""
+    empty = [v for v in context["locals"] if v.get("value") in _EMPTY_VALUES
+             and not v.get("hasChildren") and set(v) <= {"name", "value", "changed"}]
+    if len(empty) < 4:
+        return
+    folded: dict[str, str] = {}
+    for var in empty:
+        folded[var["value"]] = (folded[var["value"]] + ", " if var["value"] in folded else "") \
+            + var["name"]
+    context["locals"] = [v for v in context["locals"] if v not in empty]
+    context["localsByValue"] = folded
+
+
+def _dedent(source: list[dict[str, Any]]) -> None:
+    """The lines shown lose the indentation they share (their relative
+    indentation stays): 12 to 16 spaces a line inside a method."""
+    texts = [s.get("text", "") for s in source if s.get("text", "").strip()]
+    if not texts:
+        return
+    cut = min(len(t) - len(t.lstrip(" ")) for t in texts)
+    if cut:
+        for s in source:
+            s["text"] = s.get("text", "")[cut:]
+
+
+def _short_stop(stop: Any) -> str:
+    """The stop in one line, with the exception's first line when it is one."""
+    lines = stop_line(stop).split("\n")
+    text = re.sub(r", thread \d+$", "", lines[0])
+    if len(lines) > 1 and stop.reason == "exception":
+        text += ": " + lines[1].strip()[:160]
+    for change in getattr(stop, "watch_changes", None) or []:
+        text += f"; watch #{change.watch_id} {change.expression}: {change.old} -> {change.new}"
+    return text
+
+
+def short_text(result: Any) -> str:
+    """One line that says what the answer is (the data is in structuredContent),
+    and what other clients did meanwhile, which an agent must not miss."""
+    stop = getattr(result, "stop", None)
+    if isinstance(result, views.SessionStatus):
+        text = f"Session {result.session}: {result.state}"
+        if stop is not None and result.state == "stopped":
+            text += ". " + _short_stop(stop)
+        if result.exit_code is not None or (result.state == "terminated"
+                                            and result.terminated_reason):
+            text += ", " + ending(result.exit_code, result.terminated_reason)
+        if result.restored:
+            text += f"; restored {len(result.restored)} breakpoint(s) of the last run"
+    elif isinstance(result, views.TraceResult):
+        text = result.message or f"{len(result.results)} hit(s)"
+    elif isinstance(result, views.BreakpointResult):
+        text = _breakpoint(result).replace("\n  ", " ")
+    elif isinstance(result, views.OutputResult):
+        lines = sum(e.text.count("\n") or 1 for e in result.entries)
+        text = (f"[{result.note}]" if result.note else
+                f"{lines} line(s) of output" if result.entries else "No new output.")
+        if result.dropped:
+            text += f" [{result.dropped} earlier entries were dropped]"
+    elif stop is not None and getattr(result, "state", getattr(result, "status", "")) == "stopped":
+        text = _short_stop(stop)
+    else:
+        text = (render(result) or "").strip().split("\n")[0]
+        if len(text) > 200:
+            text = text[:199] + "…"
+    context = getattr(result, "context", None)
+    met = getattr(result, "others", None) or getattr(context, "others", None) or []
+    return "\n".join([text, *others(met)[1:]])
+
+
+def agent_answer(command_id: str, result: Any, cwd: str | None = None
+                 ) -> tuple[dict[str, Any], str]:
+    """What an agent reads of a result: the lean structured answer (the data)
+    and one short line of text. Clients that support structured output give
+    the model the structuredContent alone; the text line is for the others
+    (`mcp_text = "full"` gives them the whole rendering). Made where the result
+    is (the session's host), so a joined MCP call carries it over the socket as
+    is, validated and serialized once."""
+    from ..config import settings
+
+    if settings().mcp_text == "full":
+        text = render(result)
+    else:
+        text = short_text(result)
+    text = text or ("No new output." if command_id == "output" else "Done.")
+    structured = _agent_lean(lean_dump(result), command_id)
+    stop = structured.get("stop")
+    if cwd and isinstance(stop, dict) and isinstance(stop.get("location"), dict):
+        # A stop's file relative to the caller's directory when it is below it:
+        # the caller's relative paths mean the same (breakpoints, run to).
+        path = stop["location"].get("path")
+        if isinstance(path, str) and path.startswith(cwd.rstrip("/") + "/"):
+            stop["location"]["path"] = path[len(cwd.rstrip("/")) + 1:]
+    return structured, text
 
 
 def _completions(result: Any) -> str:

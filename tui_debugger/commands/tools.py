@@ -75,8 +75,7 @@ async def _script(ctx: CommandContext, args: ScriptArgs) -> ScriptResult:
 register(Command(
     id="debug_script", help="One shot: run a command, evaluate an expression at every hit of one breakpoint.",
     description="Run a program once, evaluate `expression` each time `breakpoint` is hit, and "
-    "return the typed values in order. Node commands must include --inspect-brk=PORT; Python "
-    "scripts and native binaries work too.",
+    "return the typed values in order (node: --inspect-brk=PORT; Python and native too).",
     args=ScriptArgs, result=ScriptResult, handler=_script, needs_session=False,
     mcp="debug-script", tui_action=False,
     cli=[CliSpec(("script",), build=lambda p: (

@@ -243,6 +243,8 @@ class TraceResult(ActionResult):
 
 class ActivityResult(Result):
     entries: list[ActivityEntry]
+    earlier: int = Field(0, description="entries that matched before the ones shown")
+    note: str | None = None
 
 
 class InstructionView(Result):

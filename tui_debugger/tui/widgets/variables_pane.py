@@ -78,8 +78,9 @@ class VariablesPane(Tree[VarNode]):
         for scope in scopes:
             if scope not in self._seen_scopes:
                 self._seen_scopes.add(scope)
-                if scope.lower() in EXPANDED_BY_DEFAULT or (scope == scopes[0] and
-                                                            scope.lower() != "globals"):
+                # let/const blocks (Node) are locals too: open like them.
+                if scope.lower() in EXPANDED_BY_DEFAULT or scope.lower().startswith("block") or (
+                        scope == scopes[0] and scope.lower() != "globals"):
                     self.expanded.add((scope, None))
         keys = [(s, None) for s in scopes if (s, None) in self.expanded]
         paths = sorted((k for k in self.expanded if k[1] is not None and k[0] in scopes),
