@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import time
 
 from backends.errors import InvalidInput
 
@@ -28,12 +27,19 @@ class Hub:
         self.sessions: dict[str, Session] = {}
         self.servers: dict[str, SessionServer] = {}
         self.current: str | None = None
+        #: what <name>.json says of each session beyond its state: the project it
+        #: was started from and who started it (tui / cli / mcp)
+        self.origins: dict[str, dict[str, str]] = {}
         self._on_session_created: list = []
 
     def on_session_created(self, callback) -> None:
         self._on_session_created.append(callback)
 
-    async def create_session(self, name: str | None, hint: str = "session") -> Session:
+    async def create_session(self, name: str | None, hint: str = "session", *,
+                             cwd: str | None = None, origin: str | None = None) -> Session:
+        """A new session, served on its socket. `cwd`: the directory the client
+        that asked for it works in, whose project (paths.project_of) the
+        session belongs to; `origin`: who asked."""
         if name:
             paths.validate_name(name)
             if name in self.sessions and self.sessions[name].state != SessionState.terminated:
@@ -53,13 +59,12 @@ class Hub:
                           output_max_bytes=cfg.output_max_bytes)
         self.sessions[name] = session
         self.current = name
+        self.origins[name] = {"project": paths.project_of(cwd), "started_by": origin or "cli"}
         if self.serve:
             server = SessionServer(self, session)
             await server.start()
             self.servers[name] = server
-            paths.write_meta(name, {
-                "pid": os.getpid(), "created_at": time.time(), "program": None, "adapter": None,
-            })
+            self.update_meta(session)
             # `sessions` in another process reads the state and the program's pid here.
             session.add_listener(lambda event, s=session: event.kind == "state" and
                                  self.update_meta(s))
@@ -75,11 +80,13 @@ class Hub:
                 "program": session.program, "adapter": session.adapter,
                 "state": session.state.value,
                 "program_pid": backend.debuggee_pid if backend is not None else None,
+                **self.origins.get(session.name, {}),
             })
 
     async def close_session(self, name: str) -> None:
         session = self.sessions.pop(name, None)
         server = self.servers.pop(name, None)
+        self.origins.pop(name, None)
         if session is not None:
             await session.close()
         if server is not None:

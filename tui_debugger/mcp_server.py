@@ -17,8 +17,10 @@ Which session a tool acts on:
 - `debugSessionId`, when the call names one;
 - else the server's current session: the one named by `--session`, or the one
   this server last launched or attached;
-- else the live session a person or the CLI started (the only one, else the
-  newest), joined through its socket.
+- else the live session a person or the CLI started from this server's
+  project (the git top level of its working directory, else the directory),
+  joined through its socket; none there, or several, is an error that lists
+  the live sessions. Never another project's session by accident.
 
 Sessions launched here are served on their own socket (Hub(serve=True)), so a
 person can open them with `tui-debugger ui`; everything the agent does shows
@@ -274,6 +276,7 @@ class McpFrontEnd:
     its own typed, actionable errors."""
 
     def __init__(self, session: str | None = None, *, serve_sessions: bool = True):
+        session = session or paths.pinned_session()
         if session is not None:
             paths.validate_name(session)
         self.session_name = session
@@ -351,16 +354,10 @@ class McpFrontEnd:
     async def join_live(self) -> str | None:
         """Connect to the live session this server works on, if there is one,
         so the person sees the agent among the session's clients."""
-        live = paths.live_sessions()
-        wanted = self.session_name
-        if wanted is None and len(live) != 1:
-            return None
-        if wanted is not None and not any(s.name == wanted for s in live):
-            return None
         try:
-            joined = await self.router.handle(wanted)
+            joined = await self.router.handle(self.session_name)
         except DebuggerError:
-            return None
+            return None  # none of this project's, or several: the first call says which
         return joined.name
 
     async def aclose(self) -> None:

@@ -12,10 +12,11 @@ the socket, since it trusts no client.
 
 from __future__ import annotations
 
+import asyncio
 import os
 from typing import TYPE_CHECKING, Any, AsyncIterator
 
-from backends.errors import InvalidInput
+from backends.errors import DebuggerError, InvalidInput
 
 from . import paths
 from .client import RemoteSession
@@ -137,29 +138,78 @@ class RemoteHandle(SessionHandle):
 
 
 async def join(name: str | None, origin: str, *, subscribe: bool = True,
-               register: bool = True) -> RemoteHandle:
-    """A handle on a live session hosted by another process (default: the
-    only one, else the newest), receiving its events."""
-    return await RemoteHandle.connect(resolve_live(name), origin, subscribe=subscribe,
-                                      register=register)
+               register: bool = True, cwd: str | None = None) -> RemoteHandle:
+    """A handle on a live session hosted by another process (default: the one
+    of this project, see resolve_live), receiving its events."""
+    return await RemoteHandle.connect(await resolve_live(name, cwd=cwd), origin,
+                                      subscribe=subscribe, register=register)
 
 
-def resolve_live(name: str | None) -> str:
-    """The live session to join: the one named, else the only one, else the newest."""
+HOW_TO_NAME = ("Name one with --session NAME (MCP: debugSessionId; a whole shell: "
+               f"{paths.ENV_SESSION}=NAME).")
+
+
+async def resolve_live(name: str | None, *, cwd: str | None = None) -> str:
+    """The live session a client reaches: the one named, else the one live
+    session started from the client's project (paths.project_of its working
+    directory). None there, or several, is an error that lists the live
+    sessions: never another project's session by accident."""
     live = paths.live_sessions()
     if name is not None:
         if any(s.name == name for s in live):
             return name
         names = ", ".join(s.name for s in live) or "none"
+        pinned = (f" ({paths.ENV_SESSION} names it)"
+                  if name == os.environ.get(paths.ENV_SESSION, "").strip() else "")
         raise InvalidInput(
-            f"No live session named {name!r}. Live sessions: {names}. "
+            f"No live session named {name!r}{pinned}. Live sessions: {names}. "
             "Start one with `tui-debugger start PROGRAM`."
         )
     if not live:
         raise InvalidInput(
             "No live session. Start one: `tui-debugger start PROGRAM` (MCP: debug_launch)."
         )
-    return live[-1].name
+    project = paths.project_of(cwd)
+    mine = [s for s in live if s.project == project]
+    if len(mine) == 1:
+        return mine[0].name
+    listed = await describe_live(live)
+    lines = "\n".join(f"  {d['name']}  {d['state']}  {d['program'] or '-'}  project "
+                      f"{d['project'] or '?'}  started by {d['startedBy'] or '?'}" for d in listed)
+    if mine:
+        head = f"{len(mine)} sessions are live in this project ({project}). {HOW_TO_NAME}"
+    else:
+        head = (f"No live session was started from this project ({project}); "
+                f"{'one is' if len(live) == 1 else f'{len(live)} are'} live elsewhere. "
+                f"{HOW_TO_NAME} Or start one here: `tui-debugger start PROGRAM` "
+                "(MCP: debug_launch).")
+    raise InvalidInput(f"{head}\n{lines}", project=project, sessions=listed)
+
+
+async def describe_live(live: list[paths.LiveSession]) -> list[dict[str, Any]]:
+    """Name, project, program, state and who started it, for each live session
+    (its state asked of its host, at once for all)."""
+
+    async def state_of(name: str) -> str:
+        try:
+            remote = await RemoteSession.connect(name, "cli", register=False, timeout=2.0)
+        except DebuggerError:
+            return "not answering"
+        try:
+            return str((await asyncio.wait_for(remote.call("status", {}), 2.0)).get("state"))
+        except (DebuggerError, asyncio.TimeoutError):
+            return "unknown"
+        finally:
+            await remote.close()
+
+    states = await asyncio.gather(*(state_of(s.name) for s in live))
+    return [{"name": s.name, "project": s.project, "program": s.program, "state": state,
+             "startedBy": s.started_by} for s, state in zip(live, states)]
+
+
+def label(text: str, session: str) -> str:
+    """An answer's text, naming the session it acted on."""
+    return f"[session {session}] {text}"
 
 
 class Router:
@@ -169,10 +219,11 @@ class Router:
     this process's hub, which hosts whatever it creates."""
 
     def __init__(self, origin: str, *, hub: Hub | None = None, session: str | None = None,
-                 register: bool = True):
+                 register: bool = True, cwd: str | None = None):
         self.origin = origin
         self.hub = hub if hub is not None else Hub(serve=False)
-        self.default_session = session
+        self.default_session = session or paths.pinned_session()
+        self.cwd = cwd  # its project is this client's (default: the working directory's)
         self.register = register
         self._remotes: dict[str, RemoteHandle] = {}
         self._default_remote: str | None = None  # the live session `None` resolved to
@@ -184,7 +235,7 @@ class Router:
         name = session or self.default_session
         if not cmd.needs_session:
             return await execute(self.hub, cmd, validated, origin=self.origin,
-                                 client_cwd=cwd, session_name=name)
+                                 client_cwd=cwd, session_name=name or self._default_remote)
         handle = await self.handle(name)
         return await handle.call(cmd, validated, cwd)
 
@@ -197,14 +248,20 @@ class Router:
         name = session or self.default_session
         if not cmd.needs_session:
             result = await execute(self.hub, cmd, validated, origin=self.origin,
-                                   client_cwd=cwd, session_name=name)
+                                   client_cwd=cwd, session_name=name or self._default_remote)
             return agent_answer(cmd.id, result)
         handle = await self.handle(name)
-        return await handle.call_for_agent(cmd, validated, cwd)
+        structured, text = await handle.call_for_agent(cmd, validated, cwd)
+        if paths.several_live():
+            # With more than one session about, every answer says which it acted on.
+            structured.setdefault("session", handle.name)
+            text = label(text, handle.name)
+        return structured, text
 
     async def handle(self, name: str | None = None) -> SessionHandle:
         """The session `name` (default: this router's, else the current one
-        hosted here, else the only or newest live one)."""
+        hosted here, else the one it reached before, else the one of this
+        client's project)."""
         name = name or self.default_session
         local = self.hub.local(name)
         if local is not None:
@@ -215,7 +272,7 @@ class Router:
         existing = self._remotes.get(key) if key is not None else None
         if existing is not None and not existing.closed:
             return existing
-        target = resolve_live(name)
+        target = await resolve_live(name, cwd=self.cwd)
         existing = self._remotes.get(target)
         if existing is None or existing.closed:
             existing = await RemoteHandle.connect(target, self.origin, register=self.register)

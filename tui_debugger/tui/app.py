@@ -57,6 +57,7 @@ from .widgets.exception_dialog import ExceptionDialog
 from .widgets.exception_pane import ExceptionPane
 from .widgets.value_dialog import ValueDialog
 from .widgets.open_file_dialog import OpenFileDialog, program_files
+from .widgets.session_picker import SessionPicker
 from .widgets.source_prompt import SourcePrompt
 from .widgets.source_view import GutterMark, SourceView
 from .widgets.stack_pane import StackPane
@@ -249,7 +250,18 @@ class DebuggerApp(App[int]):
                     self.status.message = "no session: attach or launch (Ctrl+A)"
                     self.open_start_dialog("launch", note="No live session to join.")
                     return
-                link = await join(self.session_arg, self.origin)
+                try:
+                    link = await join(self.session_arg, self.origin, cwd=self.cwd)
+                except DebuggerError as exc:
+                    if self.session_arg is not None or not exc.details.get("sessions"):
+                        raise
+                    # None of this project's, or several: offer them, never pick one.
+                    self.state = "idle"
+                    self.status.message = "no session of this project: pick one, or Ctrl+A"
+                    self.push_screen(SessionPicker(exc.details["sessions"],
+                                                   exc.message.splitlines()[0]),
+                                     self._session_picked)
+                    return
             else:
                 link = await self._host(MODES[self.mode], self.start_args)
         except DebuggerError as exc:
@@ -338,6 +350,12 @@ class DebuggerApp(App[int]):
         self.exit(1, return_code=1)
 
     # ================================================================== more sessions
+
+    def _session_picked(self, name: str | None) -> None:
+        if name is None:
+            self.open_start_dialog("launch")
+        else:
+            self.run_worker(self.switch_session(name), group="start-session", exclusive=True)
 
     def action_attach_dialog(self) -> None:
         self.open_start_dialog()
