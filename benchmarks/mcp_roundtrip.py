@@ -6,7 +6,8 @@ Measures, stepping through a loop in a real debugpy session:
                           variables: one `variables` request for the locals
                           (straight DAP, with our TCP_NODELAY fix, as shipped)
   MCP in-process          debug_step_over / debug_variables through the SDK's client
-                          connected to the server object (no transport)
+                          connected to the server object (no transport); the
+                          session it launches lives in its own host, as always
   MCP stdio               the same calls to `tui-debugger mcp` over stdio: what an
                           agent's client does
   MCP stdio, joined       the same, with the session hosted by a headless
@@ -81,7 +82,7 @@ async def in_process(program: str, rounds: int) -> tuple[list[float], list[float
 
     from tui_debugger.mcp_server import create_server
 
-    async with create_server(serve_sessions=False) as front:
+    async with create_server() as front:
         async with Client(front.server) as client:
             return await tool_rounds(client, rounds, True, program)
 
@@ -127,10 +128,10 @@ async def router_rounds(session: str, rounds: int) -> tuple[list[float], list[fl
         steps, variables = [], []
         for _ in range(rounds):
             t0 = time.perf_counter()
-            await router.call_for_agent("next")
+            await router.call("next", for_agent=True)
             steps.append(time.perf_counter() - t0)
             t0 = time.perf_counter()
-            await router.call_for_agent("variables")
+            await router.call("variables", for_agent=True)
             variables.append(time.perf_counter() - t0)
     finally:
         await router.close()

@@ -250,7 +250,6 @@ async def _call(cmd: Command, args: dict[str, Any], session: str | None) -> tupl
         result = await router.call(cmd, args, session=session, cwd=os.getcwd())
     finally:
         await router.close()
-        await router.hub.close_all()
     if cmd.id in ("terminate", "detach") and isinstance(handle, RemoteHandle) and handle.host_pid:
         # A headless host exits right after answering; return once it has, so the
         # next command never finds a session that is about to vanish.

@@ -1,8 +1,9 @@
-"""Starting a host process for a new session: `tui-debugger start`, and every
-session the TUI runs or attaches, live in a daemon (daemon.py) that serves it
-on its socket. The daemon runs the launch or attach command, writes one JSON
-line with the result to the pipe read here, and keeps serving; the caller then
-joins the session like any other client.
+"""Starting a host process for a new session: every session lives in a daemon
+(daemon.py) that serves it on its socket, whoever asked for it (`tui-debugger
+start`, the TUI's run and attach, an MCP server's debug_launch). The daemon
+runs the launch or attach command, writes one JSON line with the result to
+the pipe read here, and keeps serving; the caller then joins the session like
+any other client.
 
 A host that is not ready yet belongs to whoever started it: cancelling the
 start (the TUI's attach dialog closed while it waits for an app) ends it.
@@ -42,9 +43,10 @@ class PendingHost:
                  origin: str = "cli") -> None:
         cwd = cwd or os.getcwd()
         spec = {"command": command, "args": args, "cwd": cwd, "origin": origin}
-        if origin == "tui":
-            # The TUI that starts a session owns it: killed outright (-9), it says
-            # no goodbye, and the host ends the session once no client is left.
+        if origin in ("tui", "mcp"):
+            # The TUI or MCP server that starts a session owns it: killed outright
+            # (-9), it says no goodbye, and the host ends the session once no
+            # client is left. A `start` from the shell is meant to outlive it.
             spec["owner"] = os.getpid()
         spec = json.dumps(spec)
         self.name_hint = args.get("session_name") or args.get("sessionName") or "daemon"

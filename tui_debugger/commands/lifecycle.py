@@ -482,13 +482,14 @@ async def _sessions(ctx: CommandContext, args: NoArgs) -> SessionList:
     project = paths.project_of(ctx.client_cwd)
     entries: list[SessionListEntry] = []
     seen: set[str] = set()
-    for name, session in ctx.hub.sessions.items():
+    hub = ctx.hub
+    for name, session in (hub.sessions.items() if hub is not None else ()):
         seen.add(name)
         backend = session.backend
-        origin = ctx.hub.origins.get(name, {})
+        origin = hub.origins.get(name, {})
         entries.append(SessionListEntry(
             name=name, pid=os.getpid(), program=session.program, adapter=session.adapter,
-            created_at=session.created_at, current=name == ctx.hub.current,
+            created_at=session.created_at, current=name == hub.current,
             state=session.state.value,
             program_pid=backend.debuggee_pid if backend is not None else None,
             project=origin.get("project"), started_by=origin.get("started_by"),

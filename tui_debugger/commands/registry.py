@@ -50,7 +50,7 @@ class ActionResult(Result):
 
 @dataclass
 class CommandContext:
-    hub: "Hub"
+    hub: "Hub | None"  # the sessions this process hosts; None in a front end
     origin: str  # tui / cli / mcp
     session: "Session | None" = None
     client_cwd: str | None = None  # where relative paths from this client are rooted
