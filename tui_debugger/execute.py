@@ -7,19 +7,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import ValidationError
 
 from backends.errors import DebuggerError, InternalError, InvalidInput
 
 from .commands import registry
-from .commands.registry import Args, Command, CommandContext, Result
+from .commands.registry import Args, Command, CommandContext, Result, SessionHost
 from .models import CURRENT_CLIENT, client_id
 from .session import Session
 
-if TYPE_CHECKING:
-    from .hub import Hub
 
 
 #: The most text one call's arguments may hold (an expression, a command, a
@@ -64,7 +62,7 @@ def validate_args(cmd: Command, raw: Any, *, strict: bool = False) -> Args:
 
 
 async def execute(
-    hub: Hub | None, command: str | Command, raw_args: Any, *, origin: str,
+    hub: SessionHost | None, command: str | Command, raw_args: Any, *, origin: str,
     session: Session | None = None, client_cwd: str | None = None,
     session_name: str | None = None, client: str | None = None,
 ) -> Result:
@@ -84,7 +82,7 @@ async def execute(
 
 
 async def _execute(
-    hub: Hub | None, command: str | Command, raw_args: Any, *, origin: str, session: Session | None,
+    hub: SessionHost | None, command: str | Command, raw_args: Any, *, origin: str, session: Session | None,
     client_cwd: str | None, session_name: str | None, client: str,
 ) -> Result:
     cmd = command if isinstance(command, Command) else registry.get(command)

@@ -239,8 +239,6 @@ async def _trace(ctx: CommandContext, args: TraceArgs) -> TraceResult:
         if bp.id in session.breakpoints:
             await session.remove_breakpoints([bp.id], "session")
     status = session.state.value if session.state.value in ("stopped", "terminated") else "running"
-    if status == "stopped" and not stopped_elsewhere:
-        status = "stopped"
     message = (f"{len(results)} hit(s) of {where}"
                + (" (maxHits reached)" if len(results) >= args.max_hits else "")
                + ("; then the program stopped elsewhere: see debug_context." if stopped_elsewhere
