@@ -145,3 +145,31 @@ async def test_two_sessions_in_one_project(tmp_path, no_leftover_daemons, monkey
                                    {"debugSessionId": "two"}))["session"] == "two"
     finally:
         tdb(tmp_path, "stop", "--session", "two", check=False)
+
+
+@pytest.mark.slow
+async def test_ui_offers_the_live_sessions_of_other_projects(tmp_path, no_leftover_daemons):
+    """`ui` with no session of its project opens none by itself: it offers the
+    live ones, and opens the one picked."""
+    from tests.support.tui import wait_until
+    from tui_debugger.tui.app import create_app
+    from tui_debugger.tui.widgets.session_picker import SessionPicker
+
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "gamma.py").write_text(PROGRAM)
+    await asyncio.to_thread(tdb, other, "start", "--session", "gamma", "--stop-on-entry",
+                            "gamma.py")
+    try:
+        app = create_app("join", {}, None, cwd=str(tmp_path))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, SessionPicker),
+                             what="the session picker")
+            assert app.link is None and "gamma" in str(app.screen.query_one("#picker-list")
+                                                        .get_option("gamma").prompt)
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: app.link is not None and app.link.name == "gamma"
+                             and app.state == "stopped", what="the picked session")
+            await app.action_quit()
+    finally:
+        await asyncio.to_thread(tdb, other, "stop", "--session", "gamma", check=False)

@@ -1239,7 +1239,7 @@ def create_app(mode: str, args: dict[str, Any] | None = None, session: str | Non
                **options: Any) -> DebuggerApp:
     """The app for `tui-debugger run/attach/ui`: mode is launch, attach, attach_sim
     (args are that command's arguments) or join (session is a live session's name,
-    or None for the newest)."""
+    or None for the one of this project)."""
     return DebuggerApp(mode, args, session, **options)
 
 
