@@ -134,6 +134,48 @@ async def test_join_a_headless_session_driven_in_turns_with_the_cli(mcp_env, no_
             wait_gone(host_pid)
 
 
+@pytest.mark.slow
+def test_the_servers_launch_lives_in_a_host_that_outlives_a_killed_server_briefly(
+        mcp_env, monkeypatch, no_leftover_daemons):
+    """The server hosts nothing: its launch lives in a host process of its own,
+    which ends the session once the server is killed outright (-9, no goodbye)
+    and no client has come back within orphan_grace_s."""
+    from backends.process import pid_alive
+    from tui_debugger import paths
+
+    monkeypatch.setenv("TUI_DEBUGGER_ORPHAN_GRACE_S", "1")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tui_debugger", "mcp"], cwd=ROOT, env=dict(os.environ),
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+
+    def request(msg_id: int, method: str, params: dict) -> dict:
+        server.stdin.write(json.dumps({"jsonrpc": "2.0", "id": msg_id, "method": method,
+                                       "params": params}) + "\n")
+        server.stdin.flush()
+        while True:  # notifications (logging, progress) may come first
+            answer = json.loads(server.stdout.readline())
+            if answer.get("id") == msg_id:
+                return answer
+
+    try:
+        request(1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                  "clientInfo": {"name": "test", "version": "0"}})
+        server.stdin.write(json.dumps({"jsonrpc": "2.0",
+                                       "method": "notifications/initialized"}) + "\n")
+        server.stdin.flush()
+        launched = request(2, "tools/call", {"name": "debug_launch", "arguments": {
+            "program": REL_BASIC, "stopOnEntry": True}})["result"]
+        assert not launched.get("isError"), launched
+        name = launched["structuredContent"]["session"]
+        host = next(s.pid for s in paths.live_sessions() if s.name == name)
+        assert host != server.pid and pid_alive(host)
+        assert next(s for s in paths.live_sessions() if s.name == name).started_by == "mcp"
+    finally:
+        server.kill()
+        server.wait(timeout=10)
+    assert wait_gone(host, 20), "the host of the killed server's session kept it"
+
+
 # ============================================================================ MCP Inspector
 
 

@@ -132,14 +132,33 @@ def run_daemon(spec: dict[str, Any]) -> int:
     return asyncio.run(serve(spec))
 
 
+def wait_for_spec() -> dict[str, Any] | None:
+    """A spare host (host.SpareHost): import every backend while nobody waits,
+    then read the spec from stdin; None when its starter let it go instead."""
+    from backends.adapters import ADAPTERS
+
+    for entry in ADAPTERS.values():
+        with contextlib.suppress(Exception):  # one that cannot load says so at launch
+            entry.backend_class()
+    data = sys.stdin.buffer.read()
+    with contextlib.suppress(OSError):  # nothing started here inherits the pipe
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+    return json.loads(data) if data.strip() else None
+
+
 def main(argv: list[str] | None = None) -> int:
-    """`python -m tui_debugger.daemon --spec JSON`: what host.py starts. It skips
-    the CLI's parser, which a host does not need, so a session starts sooner."""
+    """`python -m tui_debugger.daemon --spec JSON` (or `--spec -`: a spare host,
+    its spec to come on stdin): what host.py starts. It skips the CLI's parser,
+    which a host does not need, so a session starts sooner."""
     import argparse
 
     parser = argparse.ArgumentParser(prog="tui-debugger daemon")
     parser.add_argument("--spec", required=True)
-    return run_daemon(json.loads(parser.parse_args(argv).spec))
+    given = parser.parse_args(argv).spec
+    spec = wait_for_spec() if given == "-" else json.loads(given)
+    return run_daemon(spec) if spec is not None else 0
 
 
 if __name__ == "__main__":

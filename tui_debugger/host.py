@@ -19,6 +19,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from backends.errors import DebuggerError, ErrorCode
@@ -34,13 +35,66 @@ def no_first_stop_wait(command: str, args: dict[str, Any]) -> dict[str, Any]:
     return {**args, "wait_ms": 0}
 
 
+def _spawn(spec_arg: str, cwd: str, stdin: int) -> tuple[subprocess.Popen[bytes], Path]:
+    """A daemon process and its log."""
+    log = paths.runtime_dir() / f"daemon-starting-{os.getpid()}-{int(time.time() * 1000)}.log"
+    # Appending, so that the clean-up can cut a log that grew too large under its writer.
+    with open(log, "ab") as log_file:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "tui_debugger.daemon", "--spec", spec_arg],
+            stdin=stdin, stdout=subprocess.PIPE, stderr=log_file,
+            start_new_session=True, cwd=cwd,
+        )
+    # Named after the daemon, so the clean-up can tell whose log is still written.
+    named = paths.runtime_dir() / f"daemon-{proc.pid}.log"
+    with contextlib.suppress(OSError):
+        os.replace(log, named)
+        log = named
+    paths.clean_daemon_logs()
+    return proc, log
+
+
+class SpareHost:
+    """A host process started before anyone needs it: it imports what a host
+    runs (the commands, every backend), then waits on its stdin for the spec of
+    the session it is to host. An MCP server keeps one, so a debug_launch does
+    not wait for a Python process to start and import (2.5-3 s on a loaded
+    2-core machine, about 0.5 s idle; docs/performance.md)."""
+
+    def __init__(self, cwd: str | None = None) -> None:
+        self.proc, self.log = _spawn("-", cwd or os.getcwd(), subprocess.PIPE)
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def hand_over(self, spec: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        with contextlib.suppress(OSError):  # one that died meanwhile: ready() says so
+            self.proc.stdin.write(json.dumps(spec).encode())
+        with contextlib.suppress(OSError):
+            self.proc.stdin.close()
+
+    def discard(self) -> None:
+        """Not needed after all: it ends at once (it has started nothing)."""
+        with contextlib.suppress(OSError):
+            self.proc.terminate()
+        with contextlib.suppress(OSError):
+            if self.proc.stdin is not None:
+                self.proc.stdin.close()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=5)
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+
+
 class PendingHost:
     """A host process started for a new session and not known to be ready yet.
     Starting it early (before the TUI has even imported Textual) lets its own
-    start-up overlap the caller's."""
+    start-up overlap the caller's; a `spare` host that is already up is used
+    instead of a new one."""
 
     def __init__(self, command: str, args: dict[str, Any], *, cwd: str | None = None,
-                 origin: str = "cli") -> None:
+                 origin: str = "cli", spare: SpareHost | None = None) -> None:
         cwd = cwd or os.getcwd()
         spec = {"command": command, "args": args, "cwd": cwd, "origin": origin}
         if origin in ("tui", "mcp"):
@@ -48,23 +102,12 @@ class PendingHost:
             # (-9), it says no goodbye, and the host ends the session once no
             # client is left. A `start` from the shell is meant to outlive it.
             spec["owner"] = os.getpid()
-        spec = json.dumps(spec)
         self.name_hint = args.get("session_name") or args.get("sessionName") or "daemon"
-        log = paths.runtime_dir() / f"daemon-starting-{os.getpid()}-{int(time.time() * 1000)}.log"
-        # Appending, so that the clean-up can cut a log that grew too large under its writer.
-        with open(log, "ab") as log_file:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "tui_debugger.daemon", "--spec", spec],
-                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log_file,
-                start_new_session=True, cwd=cwd,
-            )
-        # Named after the daemon, so the clean-up can tell whose log is still written.
-        named = paths.runtime_dir() / f"daemon-{self.proc.pid}.log"
-        with contextlib.suppress(OSError):
-            os.replace(log, named)
-            log = named
-        self.log = log
-        paths.clean_daemon_logs()
+        if spare is not None and spare.alive():
+            self.proc, self.log = spare.proc, spare.log
+            spare.hand_over(spec)
+        else:
+            self.proc, self.log = _spawn(json.dumps(spec), cwd, subprocess.DEVNULL)
 
     async def ready(self, timeout: float = 90.0) -> dict[str, Any]:
         """The command's result by alias once the session is up (or the command's
@@ -129,7 +172,9 @@ class PendingHost:
 
 
 async def start_host(command: str, args: dict[str, Any], *, cwd: str | None = None,
-                     origin: str = "cli", timeout: float = 90.0) -> dict[str, Any]:
-    """Start a daemon hosting a new session with `command` (launch, attach or
-    attach_sim); answer its result once the session is up."""
-    return await PendingHost(command, args, cwd=cwd, origin=origin).ready(timeout)
+                     origin: str = "cli", timeout: float = 90.0,
+                     spare: SpareHost | None = None) -> dict[str, Any]:
+    """Start a daemon (or hand the `spare` one its spec) hosting a new session
+    with `command` (launch, attach or attach_sim); answer its result once the
+    session is up."""
+    return await PendingHost(command, args, cwd=cwd, origin=origin, spare=spare).ready(timeout)

@@ -267,12 +267,12 @@ class McpFrontEnd:
     untouched to `call`, so the command layer validates them and answers with
     its own typed, actionable errors."""
 
-    def __init__(self, session: str | None = None):
+    def __init__(self, session: str | None = None, *, keep_spare: bool = False):
         session = session or paths.pinned_session()
         if session is not None:
             paths.validate_name(session)
         self.session_name = session
-        self.router = Router("mcp", session=session)
+        self.router = Router("mcp", session=session, keep_spare=keep_spare)
         self.commands: dict[str, Command] = {
             cmd.mcp: cmd for cmd in registry.all_commands() if cmd.mcp
         }
@@ -605,7 +605,8 @@ async def serve_http(front: Any, host: str, port: int) -> None:
 async def serve(session: str | None, transport: str, host: str, port: int) -> None:
     # A client only: the sessions it starts live in their own hosts, which end
     # what they started (and end a session whose starter was killed outright).
-    front = create_server(session)
+    front = create_server(session, keep_spare=True)
+    front.router.prepare_spare()
     loop = asyncio.get_running_loop()
 
     async def stop_now() -> None:

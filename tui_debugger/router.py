@@ -171,8 +171,12 @@ class Router:
     doctor, debug-script's one-shot run) runs here."""
 
     def __init__(self, origin: str, *, session: str | None = None, register: bool = True,
-                 cwd: str | None = None):
+                 cwd: str | None = None, keep_spare: bool = False):
         self.origin = origin
+        #: a long-lived front end (the MCP server) keeps a host started ahead of
+        #: its next launch, so the launch does not wait for a Python start-up
+        self.keep_spare = keep_spare
+        self._spare: Any = None  # host.SpareHost
         self.default_session = session or paths.pinned_session()
         self.cwd = cwd  # its project is this client's (default: the working directory's)
         self.register = register
@@ -209,8 +213,12 @@ class Router:
         new session, and join it; it becomes this router's session."""
         from .host import start_host
 
-        raw = await start_host(cmd.id, wire_args(cmd, validated), cwd=cwd or self.cwd,
-                               origin=self.origin)
+        spare, self._spare = self._spare, None
+        try:
+            raw = await start_host(cmd.id, wire_args(cmd, validated), cwd=cwd or self.cwd,
+                                   origin=self.origin, spare=spare)
+        finally:
+            self.prepare_spare()
         raw.pop("_log", None)
         result = cmd.result.model_validate(raw)
         name = result.session
@@ -220,6 +228,13 @@ class Router:
         if getattr(validated, "make_current", True):
             self._current = name
         return result
+
+    def prepare_spare(self) -> None:
+        """With keep_spare, start a host for the next launch (host.SpareHost)."""
+        if self.keep_spare and (self._spare is None or not self._spare.alive()):
+            from .host import SpareHost
+
+            self._spare = SpareHost(self.cwd)
 
     async def handle(self, name: str | None = None) -> RemoteHandle:
         """The session `name` (default: this router's, else the one it started
@@ -256,3 +271,6 @@ class Router:
         for remote in self._remotes.values():
             await remote.close()
         self._remotes.clear()
+        spare, self._spare = self._spare, None
+        if spare is not None:
+            await asyncio.to_thread(spare.discard)
