@@ -18,6 +18,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -151,6 +152,9 @@ class PendingHost:
                 code = ErrorCode.internal_error
             raise DebuggerError(err.get("message", "start failed"), code,
                                 **(err.get("details") or {}))
+        # Whoever started it waits for its end, whenever that comes, so a
+        # long-lived starter (an MCP server, a TUI) collects no zombies.
+        threading.Thread(target=proc.wait, name=f"host-{proc.pid}", daemon=True).start()
         result = message["result"]
         result["_log"] = str(log)
         return result
