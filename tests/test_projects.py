@@ -55,6 +55,7 @@ def projects(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(180)  # a dozen `tui-debugger` processes and two MCP servers
 async def test_each_project_reaches_its_own_session(no_leftover_daemons, projects, monkeypatch):
     a, b, elsewhere = projects
     client_a = a / "src" / "deep"  # the client works below the session's directory
@@ -109,6 +110,7 @@ async def test_each_project_reaches_its_own_session(no_leftover_daemons, project
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(120)
 async def test_two_sessions_in_one_project(tmp_path, no_leftover_daemons, monkeypatch):
     """Several sessions in the project: a client that started or joined one stays
     on it; one that did not is told to name one."""
@@ -163,8 +165,8 @@ async def test_ui_offers_the_live_sessions_of_other_projects(tmp_path, no_leftov
     try:
         app = create_app("join", {}, None, cwd=str(tmp_path))
         async with app.run_test(size=(100, 30)) as pilot:
-            await wait_until(pilot, lambda: isinstance(app.screen, SessionPicker),
-                             what="the session picker")
+            await wait_until(pilot, lambda: isinstance(app.screen, SessionPicker)
+                             and app.screen.query("#picker-list"), what="the session picker")
             assert app.link is None and "gamma" in str(app.screen.query_one("#picker-list")
                                                         .get_option("gamma").prompt)
             await pilot.press("enter")
