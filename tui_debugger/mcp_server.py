@@ -602,12 +602,18 @@ async def serve_http(front: Any, host: str, port: int) -> None:
 # ============================================================================ entry point
 
 
+#: How long after start-up the MCP server starts its spare host (router.prepare_spare).
+SPARE_DELAY_S = 3.0
+
+
 async def serve(session: str | None, transport: str, host: str, port: int) -> None:
     # A client only: the sessions it starts live in their own hosts, which end
     # what they started (and end a session whose starter was killed outright).
     front = create_server(session, keep_spare=True)
-    front.router.prepare_spare()
     loop = asyncio.get_running_loop()
+    # The spare host's start-up (a Python process importing the commands) is
+    # left until the client's handshake and first calls are answered.
+    loop.call_later(SPARE_DELAY_S, front.router.prepare_spare)
 
     async def stop_now() -> None:
         # The stdio transport reads stdin in a thread that no cancellation
