@@ -6,7 +6,8 @@ Measures, stepping through a loop in a real debugpy session:
                           variables: one `variables` request for the locals
                           (straight DAP, with our TCP_NODELAY fix, as shipped)
   MCP in-process          debug_step_over / debug_variables through the SDK's client
-                          connected to the server object (no transport)
+                          connected to the server object (no transport); the
+                          session it launches lives in its own host, as always
   MCP stdio               the same calls to `tui-debugger mcp` over stdio: what an
                           agent's client does
   MCP stdio, joined       the same, with the session hosted by a headless
@@ -14,13 +15,16 @@ Measures, stepping through a loop in a real debugpy session:
   router, joined          the same commands through the Router over that socket,
                           without MCP (the path of the CLI and the TUI)
 
+  launch                  debug_launch with a breakpoint over stdio, until it
+                          answers with the first stop (--launches times)
+
 The agent's round is a step and then the locals: debug_step_over +
 debug_variables, against the raw step + variables round, per round.
 
 The step tools answer with the stop and its context (source lines and
 locals), so a step is comparable to the whole raw chain above.
 
-Run:  python benchmarks/mcp_roundtrip.py [--rounds N]
+Run:  python benchmarks/mcp_roundtrip.py [--rounds N] [--launches N]
 Prints the median and p90 of each, and ratios to the raw round.
 """
 
@@ -78,7 +82,7 @@ async def in_process(program: str, rounds: int) -> tuple[list[float], list[float
 
     from tui_debugger.mcp_server import create_server
 
-    async with create_server(serve_sessions=False) as front:
+    async with create_server() as front:
         async with Client(front.server) as client:
             return await tool_rounds(client, rounds, True, program)
 
@@ -93,6 +97,27 @@ async def over_stdio(program: str, rounds: int, session: str | None) -> tuple[li
         return await tool_rounds(client, rounds, session is None, program)
 
 
+async def launch_times(program: str, launches: int) -> list[float]:
+    """debug_launch with a breakpoint, over stdio, until it answers with the
+    first stop: what an agent waits for before its first step."""
+    from mcp.client import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    params = StdioServerParameters(command=sys.executable, args=["-m", "tui_debugger", "mcp"],
+                                   env=dict(os.environ))
+    times = []
+    async with Client(params) as client:
+        for _ in range(launches):
+            t0 = time.perf_counter()
+            result = await client.call_tool(
+                "debug_launch", {"program": program, "breakpoints": [f"{program}:{LOOP_LINE}"]})
+            times.append(time.perf_counter() - t0)
+            assert not result.is_error, result.content
+            assert result.structured_content["state"] == "stopped", result.structured_content
+            await client.call_tool("debug_terminate", {})
+    return times
+
+
 async def router_rounds(session: str, rounds: int) -> tuple[list[float], list[float]]:
     from tui_debugger.router import Router
 
@@ -103,10 +128,10 @@ async def router_rounds(session: str, rounds: int) -> tuple[list[float], list[fl
         steps, variables = [], []
         for _ in range(rounds):
             t0 = time.perf_counter()
-            await router.call_for_agent("next")
+            await router.call("next", for_agent=True)
             steps.append(time.perf_counter() - t0)
             t0 = time.perf_counter()
-            await router.call_for_agent("variables")
+            await router.call("variables", for_agent=True)
             variables.append(time.perf_counter() - t0)
     finally:
         await router.close()
@@ -124,6 +149,7 @@ def start_daemon(program: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--launches", type=int, default=10)
     ns = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["TUI_DEBUGGER_RUNTIME_DIR"] = os.path.join(tmp, "run")
@@ -137,6 +163,9 @@ def main() -> None:
         session = start_daemon(program)
         router_step, router_vars = asyncio.run(router_rounds(session, ns.rounds))
         joined_step, joined_vars = asyncio.run(over_stdio(program, ns.rounds, session))
+        subprocess.run([sys.executable, "-m", "tui_debugger", "stop", "--session", session],
+                       capture_output=True, check=False)
+        launches = asyncio.run(launch_times(program, ns.launches))
     step_base = statistics.median(raw_step) * 1000
     vars_base = statistics.median(raw_vars) * 1000
     print(f"MCP round trips, debugpy, {ns.rounds} rounds "
@@ -162,6 +191,8 @@ def main() -> None:
     print(summary("  MCP stdio", both(stdio_step, stdio_vars), both_base))
     print(summary("  MCP stdio, joined", both(joined_step, joined_vars), both_base))
     print(summary("  router, joined (no MCP)", both(router_step, router_vars), both_base))
+    print("launch to first stop (debug_launch with a breakpoint, stdio):")
+    print(summary("  debug_launch", launches, statistics.median(launches) * 1000))
 
 
 if __name__ == "__main__":

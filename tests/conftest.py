@@ -50,6 +50,7 @@ def isolated_runtime(request, tmp_path_factory, monkeypatch):
         monkeypatch.setenv(key, value)
     monkeypatch.delenv("TUI_DEBUGGER_ADAPTER", raising=False)
     monkeypatch.delenv("TUI_DEBUGGER_KEYMAP", raising=False)
+    monkeypatch.delenv("TUI_DEBUGGER_SESSION", raising=False)
     monkeypatch.chdir(ROOT)
     tui_app = sys.modules.get("tui_debugger.tui.app")
     if tui_app is not None:

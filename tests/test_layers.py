@@ -1,6 +1,7 @@
 """The package layout's rules, read from the source: the backends know nothing
 of the front end, and no two modules import each other, directly or round a
-loop (an import inside a function counts: it is the same dependency, hidden)."""
+loop (an import inside a function counts: it is the same dependency, hidden;
+so does one under `if TYPE_CHECKING:`, the tie a type annotation makes)."""
 
 from __future__ import annotations
 
@@ -22,15 +23,8 @@ def all_modules() -> dict[str, Path]:
     return {module_name(p): p for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py")}
 
 
-def _type_checking_only(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
-
-
 def imports_of(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
-    """The project modules `name` imports, anywhere in its body except under
-    `if TYPE_CHECKING:` (annotations only; nothing runs)."""
+    """The project modules `name` imports, anywhere in its body."""
     is_package = path.name == "__init__.py"
     package = name if is_package else name.rpartition(".")[0]
     found: set[str] = set()
@@ -46,10 +40,6 @@ def imports_of(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
 
     def visit(node: ast.AST) -> None:
         for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.If) and _type_checking_only(child):
-                for sub in child.orelse:
-                    visit(sub)
-                continue
             if isinstance(child, ast.Import):
                 for alias in child.names:
                     target(alias.name)
@@ -131,6 +121,8 @@ def test_the_cycle_finder_finds_a_cycle_and_the_graph_has_edges():
     graph = import_graph()
     assert "tui_debugger.commands.registry" in graph["tui_debugger.execute"]
     assert "tui_debugger.session" in graph["tui_debugger.commands.context"]
+    # An import under `if TYPE_CHECKING:` is an edge too.
+    assert "tui_debugger.session" in graph["tui_debugger.commands.registry"]
 
 
 def test_backends_import_no_front_end_library():

@@ -138,6 +138,48 @@ async def test_join_a_headless_session_driven_in_turns_with_the_cli(mcp_env, no_
             wait_gone(host_pid)
 
 
+@pytest.mark.slow
+def test_the_servers_launch_lives_in_a_host_that_outlives_a_killed_server_briefly(
+        mcp_env, monkeypatch, no_leftover_daemons):
+    """The server hosts nothing: its launch lives in a host process of its own,
+    which ends the session once the server is killed outright (-9, no goodbye)
+    and no client has come back within orphan_grace_s."""
+    from backends.process import pid_alive
+    from tui_debugger import paths
+
+    monkeypatch.setenv("TUI_DEBUGGER_ORPHAN_GRACE_S", "1")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tui_debugger", "mcp"], cwd=ROOT, env=dict(os.environ),
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+
+    def request(msg_id: int, method: str, params: dict) -> dict:
+        server.stdin.write(json.dumps({"jsonrpc": "2.0", "id": msg_id, "method": method,
+                                       "params": params}) + "\n")
+        server.stdin.flush()
+        while True:  # notifications (logging, progress) may come first
+            answer = json.loads(server.stdout.readline())
+            if answer.get("id") == msg_id:
+                return answer
+
+    try:
+        request(1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                  "clientInfo": {"name": "test", "version": "0"}})
+        server.stdin.write(json.dumps({"jsonrpc": "2.0",
+                                       "method": "notifications/initialized"}) + "\n")
+        server.stdin.flush()
+        launched = request(2, "tools/call", {"name": "debug_launch", "arguments": {
+            "program": REL_BASIC, "stopOnEntry": True}})["result"]
+        assert not launched.get("isError"), launched
+        name = launched["structuredContent"]["session"]
+        host = next(s.pid for s in paths.live_sessions() if s.name == name)
+        assert host != server.pid and pid_alive(host)
+        assert next(s for s in paths.live_sessions() if s.name == name).started_by == "mcp"
+    finally:
+        server.kill()
+        server.wait(timeout=10)
+    assert wait_gone(host, 20), "the host of the killed server's session kept it"
+
+
 # ============================================================================ MCP Inspector
 
 
@@ -233,6 +275,11 @@ def test_mcp_inspector_cli_lists_and_calls_tools(mcp_env, inspector, no_leftover
     assert "maxFrames" in answer["content"][0]["text"]
 
 
+def server_pid(status) -> int:
+    """The MCP server's pid, from the clients its session lists (`mcp-PID`)."""
+    return int(next(c["id"] for c in status["clients"] if c["origin"] == "mcp").split("-")[1])
+
+
 async def test_sigterm_ends_what_the_server_launched(mcp_env, tmp_path, no_leftover_processes):
     """Clients stop a stdio server with SIGTERM; its programs must not outlive it."""
     import signal
@@ -254,13 +301,16 @@ async def test_sigterm_ends_what_the_server_launched(mcp_env, tmp_path, no_lefto
                 if status["pid"]:
                     break
                 await asyncio.sleep(0.05)
-            pids.update(host=launched["hostPid"], debuggee=status["pid"])
-            assert pid_alive(pids["debuggee"])
-            os.kill(pids["host"], signal.SIGTERM)
-            await asyncio.to_thread(wait_gone, pids["host"])
-    assert set(pids) == {"host", "debuggee"}
+            pids.update(host=launched["hostPid"], debuggee=status["pid"],
+                        server=server_pid(status))
+            assert pid_alive(pids["debuggee"]) and pids["server"] != pids["host"]
+            os.kill(pids["server"], signal.SIGTERM)
+            await asyncio.to_thread(wait_gone, pids["server"])
+    assert set(pids) == {"host", "debuggee", "server"}
     assert time.monotonic() - started < 20, "the server waited for its client to hang up"
-    assert wait_gone(pids["host"], 1) and wait_gone(pids["debuggee"], 1)
+    # The session it launched lived in a host of its own, which it ended on its way out.
+    assert wait_gone(pids["server"], 1) and wait_gone(pids["host"], 10)
+    assert wait_gone(pids["debuggee"], 1)
 
 
 def zombie_children(pid: int) -> list[int]:
@@ -270,23 +320,25 @@ def zombie_children(pid: int) -> list[int]:
 
 
 async def test_the_long_lived_server_reaps_the_programs_it_ran(mcp_env, no_leftover_processes):
-    """Debuggees that end under the server (it adopts them as a subreaper) must
-    not pile up as zombies over a long agent session."""
+    """Neither the hosts it started (each session's daemon) nor debug-script's
+    programs pile up as zombies of the server over a long agent session."""
     from mcp.client import Client
 
     scale_line = line_of(PY_BASIC, "@scale")
     async with Client(stdio_params()) as client:
-        host = (await call(client, "debug_launch", {"program": REL_BASIC, "sessionName": "keep",
-                                                     "stopOnEntry": True}))["hostPid"]
-        for i in range(1):
+        await call(client, "debug_launch", {"program": REL_BASIC, "sessionName": "keep",
+                                            "stopOnEntry": True})
+        server = server_pid(await call(client, "debug_status", {"debugSessionId": "keep"}))
+        for i in range(2):
             script = await client.call_tool("debug-script", {
                 "command": f"python {REL_BASIC}", "breakpoint": {"file": REL_BASIC, "line": scale_line},
                 "expression": "value", "timeout": 15_000})
             assert not script.is_error
-            await call(client, "debug_launch", {"program": REL_BASIC, "sessionName": f"run{i}",
-                                                "stopOnEntry": True})
+            launched = await call(client, "debug_launch", {
+                "program": REL_BASIC, "sessionName": f"run{i}", "stopOnEntry": True})
             await call(client, "debug_terminate", {"debugSessionId": f"run{i}"})
+            assert wait_gone(launched["hostPid"], 10)
         deadline = time.monotonic() + 10
-        while zombie_children(host) and time.monotonic() < deadline:
+        while zombie_children(server) and time.monotonic() < deadline:
             await asyncio.sleep(0.1)
-        assert zombie_children(host) == []
+        assert zombie_children(server) == []

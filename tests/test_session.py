@@ -11,7 +11,8 @@ import pytest
 from backends.errors import DebuggerError, ErrorCode
 from tests.support import marker_line
 from tui_debugger.hub import Hub
-from tui_debugger.router import LocalHandle, join
+from tui_debugger.models import ClientInfo, client_id
+from tui_debugger.router import join
 from tui_debugger.session import SessionState
 
 PROGRAMS = Path(__file__).parent / "programs"
@@ -31,10 +32,21 @@ async def hub():
     await hub.close_all()
 
 
-async def launch(hub: Hub, workdir: Path, program: str, **args) -> LocalHandle:
+class InProcess:
+    """A front end's hold on a session hosted in this test process: its calls
+    run here, and it is one of the session's clients (as a TUI would be)."""
+
+    def __init__(self, hub: Hub, session, origin: str):
+        self.hub, self.session, self.origin = hub, session, origin
+        session.add_client(ClientInfo(id=client_id(origin), origin=origin))
+
+    async def call(self, command: str, args: dict | None = None):
+        return await _call(self.hub, command, args or {}, session=self.session)
+
+
+async def launch(hub: Hub, workdir: Path, program: str, **args) -> InProcess:
     result = await _call(hub, "launch", {"program": str(workdir / program), **args}, cwd=str(workdir))
-    session = hub.sessions[result.session]
-    return LocalHandle(hub, session, "tui")
+    return InProcess(hub, hub.sessions[result.session], "tui")
 
 
 async def _call(hub: Hub, command: str, args: dict, cwd: str | None = None, session=None):
@@ -263,7 +275,7 @@ async def test_a_stops_locals_are_read_once_for_the_tui_and_shared_while_on_thei
         return await real_variables(ref, *args, **kwargs)
 
     backend.variables = counting
-    assert any(c.origin == "tui" for c in session.clients.values())  # the LocalHandle's
+    assert any(c.origin == "tui" for c in session.clients.values())  # the InProcess handle's
     generation = session.run_generation
     await link.call("next", {"waitMs": 0})  # answered at once, with no locals in it
     assert await session.wait_for_stop(10, since_generation=generation + 1)

@@ -99,8 +99,10 @@ def terminals():
         terminal.close()
 
 
-def session_stopped(cwd: Path) -> bool:
-    status = cli("status", "--json", cwd=cwd, timeout=30)
+def session_stopped(cwd: Path, session: str | None = None) -> bool:
+    """The session (default: the one of `cwd`'s project) is stopped."""
+    status = cli("status", "--json", *(["--session", session] if session else []), cwd=cwd,
+                 timeout=30)
     return status.returncode == 0 and '"state": "stopped"' in status.stdout
 
 
@@ -169,7 +171,7 @@ def test_a_signal_quits_the_tui_and_ends_what_it_started(tmp_path, terminals, si
     assert joined.returncode == 0, joined.stderr
     tui = terminals("run", "--session", "signalled", str(prog), cwd=tmp_path)
     wait_for(lambda: any(s.name == "signalled" for s in paths.live_sessions())
-             and session_stopped(tmp_path), 30, "the TUI's session")
+             and session_stopped(tmp_path, "signalled"), 30, "the TUI's session")
     host = host_pid("signalled")
     tui.proc.send_signal(sig)
     # SIGTERM quits as `q` does; SIGHUP (no terminal left to restore) leaves at once.

@@ -26,7 +26,9 @@ ENTRY_POINTS = {"run", "attach", "ui", "start", "mcp", "daemon", "launches", "co
 
 
 def _add_common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--session", metavar="NAME", help="session to use (default: the only live one, else the newest)")
+    parser.add_argument("--session", metavar="NAME",
+                        help="session to use (default: $TUI_DEBUGGER_SESSION, else the one "
+                        "live session of this project)")
     parser.add_argument("--json", action="store_true", help="print the result model as JSON")
 
 
@@ -134,7 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bundle-id", metavar="ID", help="app bundle id in the simulator")
     p.add_argument("--headless", action="store_true", help="no TUI: serve the session in the background")
     p.add_argument("--json", action="store_true")
-    p = sub.add_parser("ui", help="open the TUI on a live session")
+    p = sub.add_parser("ui", help="open the TUI on a live session (default: this project's)")
     p.add_argument("--session", metavar="NAME")
     p = sub.add_parser("serve", help="serve a live session's TUI to web browsers (each tab "
                        "one more client of it; loopback and a token by default)")
@@ -155,7 +157,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--all", action="store_true", help="attach to every paused task")
     p.add_argument("--ui", action="store_true", help="attach, then open the TUI on the first")
     p.add_argument("--json", action="store_true")
-    p = sub.add_parser("mcp", help="serve the debugger as MCP tools (joins a live session when there is one)")
+    p = sub.add_parser("mcp", help="serve the debugger as MCP tools (joins the live session of "
+                       "its project when there is one)")
     p.add_argument("--session", metavar="NAME")
     p.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     p.add_argument("--host", default="127.0.0.1")
@@ -254,13 +257,18 @@ def launch_args_from(ns: argparse.Namespace) -> dict[str, Any]:
 # ============================================================================ output
 
 
-def emit_result(result: Any, as_json: bool) -> None:
+def emit_result(result: Any, as_json: bool, session: str | None = None) -> None:
+    """Print a result; `session`: the session it came from, named in the answer
+    (when several are live, so nobody mistakes one for another)."""
     if as_json:
-        print(json.dumps(result.model_dump(mode="json", by_alias=True), indent=2))
+        data = result.model_dump(mode="json", by_alias=True)
+        if session is not None:
+            data.setdefault("session", session)
+        print(json.dumps(data, indent=2))
     else:
         text = render(result)
         if text:
-            print(text)
+            print(f"[session {session}] {text}" if session is not None else text)
 
 
 def emit_error(exc: DebuggerError, as_json: bool) -> int:
@@ -273,7 +281,8 @@ def emit_error(exc: DebuggerError, as_json: bool) -> int:
 # ============================================================================ client commands
 
 
-async def _call(cmd: Command, args: dict[str, Any], session: str | None) -> Any:
+async def _call(cmd: Command, args: dict[str, Any], session: str | None) -> tuple[Any, str | None]:
+    """The result, and the name of the session it came from."""
     from .router import RemoteHandle, Router
 
     router = Router("cli", session=session, register=False)
@@ -282,7 +291,6 @@ async def _call(cmd: Command, args: dict[str, Any], session: str | None) -> Any:
         result = await router.call(cmd, args, session=session, cwd=os.getcwd())
     finally:
         await router.close()
-        await router.hub.close_all()
     if cmd.id in ("terminate", "detach") and isinstance(handle, RemoteHandle) and handle.host_pid:
         # A headless host exits right after answering; return once it has, so the
         # next command never finds a session that is about to vanish.
@@ -293,7 +301,7 @@ async def _call(cmd: Command, args: dict[str, Any], session: str | None) -> Any:
             if handle.host_pid == os.getpid():
                 break
             await asyncio.sleep(0.05)
-    return result
+    return result, handle.name if handle is not None else None
 
 
 async def _follow_output(ns: argparse.Namespace, args: dict[str, Any]) -> int:
@@ -326,12 +334,14 @@ def run_client_command(ns: argparse.Namespace) -> int:
         args = cli_args(cmd, ns.cli_spec, ns)
         if cmd.id == "output" and getattr(ns, "follow", False):
             return asyncio.run(_follow_output(ns, args))
-        result = asyncio.run(_call(cmd, args, ns.session))
+        result, acted_on = asyncio.run(_call(cmd, args, ns.session))
     except DebuggerError as exc:
         return emit_error(exc, as_json)
     except KeyboardInterrupt:
         return 130
-    emit_result(result, as_json)
+    from .paths import several_live
+
+    emit_result(result, as_json, acted_on if acted_on and several_live() else None)
     return 0
 
 
@@ -470,14 +480,25 @@ def _run_tui(mode: str, args: dict[str, Any], session: str | None) -> int:
 def cmd_daemon(ns: argparse.Namespace) -> int:
     from .daemon import read_spec, run_daemon
 
-    return run_daemon(read_spec())
+    spec = read_spec()
+    return run_daemon(spec) if spec is not None else 0
+
+
+def _pinned() -> str | None:
+    from .paths import pinned_session
+
+    return pinned_session()
 
 
 def cmd_mcp(ns: argparse.Namespace) -> int:
     from .mcp_server import run_mcp
 
     tools = [t for t in (ns.tools or "").split(",") if t.strip()] or None
-    return run_mcp(session=ns.session, transport=ns.transport, host=ns.host, port=ns.port,
+    try:
+        pinned = ns.session or _pinned()
+    except DebuggerError as exc:
+        return emit_error(exc, False)
+    return run_mcp(session=pinned, transport=ns.transport, host=ns.host, port=ns.port,
                    tools=tools)
 
 
@@ -548,7 +569,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if entry == "core":
             return cmd_core(ns)
         if entry == "ui":
-            return _run_tui(mode="join", args={}, session=ns.session)
+            try:
+                session = ns.session or _pinned()
+            except DebuggerError as exc:
+                return emit_error(exc, False)
+            return _run_tui(mode="join", args={}, session=session)
         if entry == "mcp":
             return cmd_mcp(ns)
         if entry == "ray":

@@ -142,15 +142,25 @@ def run_daemon(spec: dict[str, Any]) -> int:
     return asyncio.run(serve(spec))
 
 
-def read_spec() -> dict[str, Any]:
+def read_spec(preload: bool = False) -> dict[str, Any] | None:
     """The spec host.py writes to our stdin (never on the command line, where
     `ps` shows a program's environment to every user); stdin then reads the
-    null device, so nothing started here inherits the pipe."""
+    null device, so nothing started here inherits the pipe. A spare host
+    (host.SpareHost, `preload`) first imports every backend while nobody waits;
+    None when its starter let it go instead of sending a spec."""
+    if preload:
+        from backends.adapters import ADAPTERS
+
+        for entry in ADAPTERS.values():
+            with contextlib.suppress(Exception):  # one that cannot load says so at launch
+                entry.backend_class()
     data = sys.stdin.buffer.read()
     with contextlib.suppress(OSError):
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
         os.close(null)
+    if not data.strip():
+        return None
     spec = json.loads(data)
     if not isinstance(spec, dict):
         raise ValueError("the daemon's spec is not a JSON object")
@@ -158,10 +168,12 @@ def read_spec() -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -P -m tui_debugger.daemon`, its spec on stdin: what host.py
-    starts. It skips the CLI's parser, which a host does not need, so a session
-    starts sooner."""
-    return run_daemon(read_spec())
+    """`python -P -m tui_debugger.daemon [--spare]`, its spec on stdin: what
+    host.py starts. It skips the CLI's parser, which a host does not need, so a
+    session starts sooner."""
+    spare = "--spare" in (sys.argv[1:] if argv is None else argv)
+    spec = read_spec(preload=spare)
+    return run_daemon(spec) if spec is not None else 0
 
 
 if __name__ == "__main__":

@@ -7,19 +7,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import ValidationError
 
 from backends.errors import DebuggerError, InternalError, InvalidInput
 
 from .commands import registry
-from .commands.registry import Args, Command, CommandContext, Result
+from .commands.registry import Args, Command, CommandContext, Result, SessionHost
 from .models import CURRENT_CLIENT, client_id
 from .session import Session
 
-if TYPE_CHECKING:
-    from .hub import Hub
 
 
 #: The most text one call's arguments may hold (an expression, a command, a
@@ -64,7 +62,7 @@ def validate_args(cmd: Command, raw: Any, *, strict: bool = False) -> Args:
 
 
 async def execute(
-    hub: Hub, command: str | Command, raw_args: Any, *, origin: str,
+    hub: SessionHost | None, command: str | Command, raw_args: Any, *, origin: str,
     session: Session | None = None, client_cwd: str | None = None,
     session_name: str | None = None, client: str | None = None,
 ) -> Result:
@@ -72,7 +70,8 @@ async def execute(
     handler, log the activity, attach next steps. Raises DebuggerError only.
     A caller that has looked the command up and validated its arguments passes
     the Command and the argument model; neither is done twice. `client`: the
-    front end's id (default: the origin in this process)."""
+    front end's id (default: the origin in this process). `hub`: the sessions
+    this process hosts (None in a front end, which hosts none)."""
     client = client or client_id(origin)
     token = CURRENT_CLIENT.set(client)
     try:
@@ -83,13 +82,16 @@ async def execute(
 
 
 async def _execute(
-    hub: Hub, command: str | Command, raw_args: Any, *, origin: str, session: Session | None,
+    hub: SessionHost | None, command: str | Command, raw_args: Any, *, origin: str, session: Session | None,
     client_cwd: str | None, session_name: str | None, client: str,
 ) -> Result:
     cmd = command if isinstance(command, Command) else registry.get(command)
     args = validate_args(cmd, raw_args)
+    if cmd.creates_session and hub is None:
+        raise InternalError(f"{cmd.id} creates a session, which only a host process runs "
+                            "(router.py starts one). Please report this.")
     if cmd.needs_session and session is None:
-        session = hub.local(session_name)
+        session = hub.local(session_name) if hub is not None else None
         if session is None:
             raise InvalidInput(
                 "No live session. Start one: `tui-debugger start PROGRAM` (MCP: debug_launch)."

@@ -1,8 +1,9 @@
-"""Starting a host process for a new session: `tui-debugger start`, and every
-session the TUI runs or attaches, live in a daemon (daemon.py) that serves it
-on its socket. The daemon runs the launch or attach command, writes one JSON
-line with the result to the pipe read here, and keeps serving; the caller then
-joins the session like any other client.
+"""Starting a host process for a new session: every session lives in a daemon
+(daemon.py) that serves it on its socket, whoever asked for it (`tui-debugger
+start`, the TUI's run and attach, an MCP server's debug_launch). The daemon
+runs the launch or attach command, writes one JSON line with the result to
+the pipe read here, and keeps serving; the caller then joins the session like
+any other client.
 
 A host that is not ready yet belongs to whoever started it: cancelling the
 start (the TUI's attach dialog closed while it waits for an app) ends it.
@@ -17,7 +18,9 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
+from pathlib import Path
 from typing import Any
 
 from backends.errors import DebuggerError, ErrorCode
@@ -33,52 +36,96 @@ def no_first_stop_wait(command: str, args: dict[str, Any]) -> dict[str, Any]:
     return {**args, "wait_ms": 0}
 
 
-def daemon_argv() -> list[str]:
+def daemon_argv(spare: bool = False) -> list[str]:
     """`-P`: the daemon starts in the caller's directory, and `-m` would put that
     directory first on sys.path, so an `argparse.py` or `signal.py` lying there
     would run inside the daemon."""
-    return [sys.executable, "-P", "-m", "tui_debugger.daemon"]
+    return [sys.executable, "-P", "-m", "tui_debugger.daemon", *(["--spare"] if spare else [])]
+
+
+def _spawn(cwd: str, spare: bool = False) -> tuple[subprocess.Popen[bytes], Path]:
+    """A daemon process, waiting for its spec on stdin, and its log."""
+    log = paths.runtime_dir() / f"daemon-starting-{os.getpid()}-{int(time.time() * 1000)}.log"
+    # Appending, so that the clean-up can cut a log that grew too large under its writer.
+    with open(log, "ab") as log_file:
+        proc = subprocess.Popen(
+            daemon_argv(spare), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log_file,
+            start_new_session=True, cwd=cwd,
+        )
+    # Named after the daemon, so the clean-up can tell whose log is still written.
+    named = paths.runtime_dir() / f"daemon-{proc.pid}.log"
+    with contextlib.suppress(OSError):
+        os.replace(log, named)
+        log = named
+    paths.clean_daemon_logs()
+    return proc, log
+
+
+def _send_spec(proc: subprocess.Popen[bytes], spec: dict[str, Any]) -> None:
+    """The spec (the program's environment included) goes through the daemon's
+    stdin: on its command line every local user would read it with `ps`."""
+    assert proc.stdin is not None
+    with contextlib.suppress(OSError):  # a daemon that died meanwhile: ready() says so
+        proc.stdin.write(json.dumps(spec).encode())
+    with contextlib.suppress(OSError):
+        proc.stdin.close()
+
+
+class SpareHost:
+    """A host process started before anyone needs it: it imports what a host
+    runs (the commands, every backend), then waits on its stdin for the spec of
+    the session it is to host. An MCP server keeps one, so a debug_launch does
+    not wait for a Python process to start and import (2.5-3 s on a loaded
+    2-core machine, about 0.5 s idle; docs/performance.md)."""
+
+    def __init__(self, cwd: str | None = None) -> None:
+        self.proc, self.log = _spawn(cwd or os.getcwd(), spare=True)
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def hand_over(self, spec: dict[str, Any]) -> None:
+        _send_spec(self.proc, spec)
+
+    def discard(self) -> None:
+        """Not needed after all: it ends at once (it has started nothing)."""
+        with contextlib.suppress(OSError):
+            self.proc.terminate()
+        with contextlib.suppress(OSError):
+            if self.proc.stdin is not None:
+                self.proc.stdin.close()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=5)
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
 
 
 class PendingHost:
     """A host process started for a new session and not known to be ready yet.
     Starting it early (before the TUI has even imported Textual) lets its own
-    start-up overlap the caller's."""
+    start-up overlap the caller's; a `spare` host that is already up is used
+    instead of a new one."""
 
     def __init__(self, command: str, args: dict[str, Any], *, cwd: str | None = None,
-                 origin: str = "cli") -> None:
+                 origin: str = "cli", spare: SpareHost | None = None) -> None:
         cwd = cwd or os.getcwd()
         spec = {"command": command, "args": args, "cwd": cwd, "origin": origin}
-        if origin == "tui":
-            # The TUI that starts a session owns it: killed outright (-9), it says
-            # no goodbye, and the host ends the session once no client is left.
+        if origin in ("tui", "mcp"):
+            # The TUI or MCP server that starts a session owns it: killed outright
+            # (-9), it says no goodbye, and the host ends the session once no
+            # client is left. A `start` from the shell is meant to outlive it.
             spec["owner"] = os.getpid()
         name = args.get("session_name") or args.get("sessionName")
         if name is not None:
             # Refused here, before a daemon starts or a log is written.
             paths.validate_name(str(name))
         self.name_hint = name or "daemon"
-        log = paths.runtime_dir() / f"daemon-starting-{os.getpid()}-{int(time.time() * 1000)}.log"
-        # Appending, so that the clean-up can cut a log that grew too large under its writer.
-        with open(log, "ab") as log_file:
-            self.proc = subprocess.Popen(
-                daemon_argv(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log_file,
-                start_new_session=True, cwd=cwd,
-            )
-        # The spec (the program's environment included) goes through the daemon's
-        # stdin: on its command line every local user would read it with `ps`.
-        assert self.proc.stdin is not None
-        with contextlib.suppress(OSError):  # a daemon that died at once: ready() says so
-            self.proc.stdin.write(json.dumps(spec).encode())
-        with contextlib.suppress(OSError):
-            self.proc.stdin.close()
-        # Named after the daemon, so the clean-up can tell whose log is still written.
-        named = paths.runtime_dir() / f"daemon-{self.proc.pid}.log"
-        with contextlib.suppress(OSError):
-            os.replace(log, named)
-            log = named
-        self.log = log
-        paths.clean_daemon_logs()
+        if spare is not None and spare.alive():
+            self.proc, self.log = spare.proc, spare.log
+            spare.hand_over(spec)
+        else:
+            self.proc, self.log = _spawn(cwd)
+            _send_spec(self.proc, spec)
 
     async def ready(self, timeout: float = 90.0) -> dict[str, Any]:
         """The command's result by alias once the session is up (or the command's
@@ -122,6 +169,9 @@ class PendingHost:
                 code = ErrorCode.internal_error
             raise DebuggerError(err.get("message", "start failed"), code,
                                 **(err.get("details") or {}))
+        # Whoever started it waits for its end, whenever that comes, so a
+        # long-lived starter (an MCP server, a TUI) collects no zombies.
+        threading.Thread(target=proc.wait, name=f"host-{proc.pid}", daemon=True).start()
         result = message["result"]
         result["_log"] = str(log)
         return result
@@ -143,7 +193,9 @@ class PendingHost:
 
 
 async def start_host(command: str, args: dict[str, Any], *, cwd: str | None = None,
-                     origin: str = "cli", timeout: float = 90.0) -> dict[str, Any]:
-    """Start a daemon hosting a new session with `command` (launch, attach or
-    attach_sim); answer its result once the session is up."""
-    return await PendingHost(command, args, cwd=cwd, origin=origin).ready(timeout)
+                     origin: str = "cli", timeout: float = 90.0,
+                     spare: SpareHost | None = None) -> dict[str, Any]:
+    """Start a daemon (or hand the `spare` one its spec) hosting a new session
+    with `command` (launch, attach or attach_sim); answer its result once the
+    session is up."""
+    return await PendingHost(command, args, cwd=cwd, origin=origin, spare=spare).ready(timeout)

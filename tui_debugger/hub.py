@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import time
 
 from backends.errors import DebuggerError, ErrorCode, InvalidInput
 
@@ -28,13 +27,21 @@ class Hub:
         self.sessions: dict[str, Session] = {}
         self.servers: dict[str, SessionServer] = {}
         self.current: str | None = None
+        #: what <name>.json says of each session beyond its state: the project it
+        #: was started from and who started it (tui / cli / mcp)
+        self.origins: dict[str, dict[str, str]] = {}
         self._on_session_created: list = []
 
     def on_session_created(self, callback) -> None:
         self._on_session_created.append(callback)
 
     async def create_session(self, name: str | None, hint: str = "session",
-                             parent: Session | None = None) -> Session:
+                             parent: Session | None = None, *,
+                             cwd: str | None = None, origin: str | None = None) -> Session:
+        """A new session, served on its socket. `cwd`: the directory the client
+        that asked for it works in, whose project (paths.project_of) the
+        session belongs to; `origin`: who asked; `parent`: the session of the
+        process that started this one's (a child process's)."""
         if name:
             paths.validate_name(name)
             if name in self.sessions and self.sessions[name].state != SessionState.terminated:
@@ -59,17 +66,17 @@ class Hub:
         watch(self, session)
         if parent is not None:
             session.parent = parent.name  # a child process's: the root stays current
+            # It belongs to its parent's project, and to whoever started the tree.
+            self.origins[name] = dict(self.origins.get(parent.name, {}))
         else:
             self.current = name
+            self.origins[name] = {"project": paths.project_of(cwd), "started_by": origin or "cli"}
         if self.serve:
             server = SessionServer(self, session)
             self.servers[name] = server
             try:
                 await server.start()
-                paths.write_meta(name, {
-                    "pid": os.getpid(), "created_at": time.time(), "program": None,
-                    "adapter": None, "parent": session.parent,
-                })
+                self.update_meta(session)
             except BaseException as exc:
                 # Not served (a full disk): no session left behind that nobody can reach.
                 with contextlib.suppress(Exception):
@@ -97,6 +104,7 @@ class Hub:
                 "state": session.state.value,
                 "program_pid": backend.debuggee_pid if backend is not None else None,
                 "parent": session.parent,
+                **self.origins.get(session.name, {}),
             })
 
     async def close_session(self, name: str) -> None:
@@ -106,6 +114,7 @@ class Hub:
                 await self.close_session(child)
         session = self.sessions.pop(name, None)
         server = self.servers.pop(name, None)
+        self.origins.pop(name, None)
         if session is not None:
             await session.close()
         if server is not None:

@@ -17,12 +17,15 @@ Which session a tool acts on:
 - `debugSessionId`, when the call names one;
 - else the server's current session: the one named by `--session`, or the one
   this server last launched or attached;
-- else the live session a person or the CLI started (the only one, else the
-  newest), joined through its socket.
+- else the live session a person or the CLI started from this server's
+  project (the git top level of its working directory, else the directory),
+  joined through its socket; none there, or several, is an error that lists
+  the live sessions. Never another project's session by accident.
 
-Sessions launched here are served on their own socket (Hub(serve=True)), so a
-person can open them with `tui-debugger ui`; everything the agent does shows
-up there as origin `mcp`.
+The server hosts no session: a debug_launch (or attach) starts a host
+process for it, as `tui-debugger start` does, and joins it, so a person can
+open it with `tui-debugger ui`; everything the agent does shows up there as
+origin `mcp`. The sessions it started end when it exits.
 """
 
 from __future__ import annotations
@@ -48,20 +51,11 @@ from mcp.types import (
 )
 
 from backends.errors import DebuggerError, ErrorCode, InternalError, InvalidInput
-from backends.process import (
-    become_subreaper,
-    end_descendants,
-    reap_orphans_forever,
-    start_orphan_watchdog,
-    stop_orphan_watchdog,
-)
 
 from . import __version__, paths, wire
 from .commands import registry
 from .commands.registry import Command, Result
 from .execute import validate_args
-from .hub import Hub
-from .models import ClientInfo, client_id
 from .router import Router
 
 SERVER_NAME = "tui-debugger"
@@ -348,24 +342,21 @@ def _script_error(exc: DebuggerError) -> CallToolResult:
 
 
 class McpFrontEnd:
-    """The MCP server, the hub of the sessions it hosts, and the router that
-    takes each call to a session hosted here or to a live one elsewhere.
+    """The MCP server and the router that takes each call to the host of its
+    session (starting one for a launch or an attach).
 
     Built on the SDK's low-level `Server`: tools/list answers the tools made
     from the registry (`tool_definition`), tools/call hands the arguments
     untouched to `call`, so the command layer validates them and answers with
     its own typed, actionable errors."""
 
-    def __init__(self, session: str | None = None, *, serve_sessions: bool = True,
+    def __init__(self, session: str | None = None, *, keep_spare: bool = False,
                  tools: list[str] | None = None):
+        session = session or paths.pinned_session()
         if session is not None:
             paths.validate_name(session)
         self.session_name = session
-        self.hub = Hub(serve=serve_sessions)
-        self.router = Router("mcp", hub=self.hub, session=session)
-        # The agent is a client of the sessions it launches, as of those it joins.
-        self.hub.on_session_created(lambda created: created.add_client(
-            ClientInfo(id=client_id("mcp"), origin="mcp")))
+        self.router = Router("mcp", session=session, keep_spare=keep_spare)
         self.commands: dict[str, Command] = {
             cmd.mcp: cmd for cmd in registry.all_commands() if cmd.mcp
         }
@@ -446,9 +437,9 @@ class McpFrontEnd:
             if is_script:
                 result = await self.router.call(cmd, validated, cwd=os.getcwd())
             else:
-                structured, text = await self.router.call_for_agent(
+                structured, text = await self.router.call(
                     cmd, validated, session=target if cmd.needs_session else None,
-                    cwd=os.getcwd())
+                    cwd=os.getcwd(), for_agent=True)
         except DebuggerError as exc:
             return _script_error(exc) if is_script else error_result(exc)
         except (asyncio.CancelledError, KeyboardInterrupt):
@@ -462,29 +453,26 @@ class McpFrontEnd:
         """With --session NAME, the first launch or attach creates that session."""
         name = self.session_name
         if (name is None or getattr(validated, "session_name", "absent") is not None
-                or name in self.hub.sessions or any(s.name == name for s in paths.live_sessions())):
+                or any(s.name == name for s in paths.live_sessions())):
             return validated
         return validated.model_copy(update={"session_name": name})
 
     async def join_live(self) -> str | None:
         """Connect to the live session this server works on, if there is one,
         so the person sees the agent among the session's clients."""
-        live = paths.live_sessions()
-        wanted = self.session_name
-        if wanted is None and len(live) != 1:
-            return None
-        if wanted is not None and not any(s.name == wanted for s in live):
-            return None
         try:
-            joined = await self.router.handle(wanted)
+            joined = await self.router.handle(self.session_name)
         except DebuggerError:
-            return None
+            return None  # none of this project's, or several: the first call says which
         return joined.name
 
     async def aclose(self) -> None:
+        """End the sessions this server started (a launch by terminate, an
+        attach by detach) and let go of the ones it joined."""
+        with contextlib.suppress(Exception):
+            await self.router.end_started()
         with contextlib.suppress(Exception):
             await self.router.close()
-        await self.hub.close_all()
 
     async def __aenter__(self) -> "McpFrontEnd":
         return self
@@ -913,15 +901,19 @@ async def serve_http(front: Any, host: str, port: int) -> None:
 # ============================================================================ entry point
 
 
+#: How long after start-up the MCP server starts its spare host (router.prepare_spare).
+SPARE_DELAY_S = 3.0
+
+
 async def serve(session: str | None, transport: str, host: str, port: int,
                 tools: list[str] | None = None) -> None:
-    # A host of sessions, like the daemon: debuggees whose adapter dies are
-    # adopted here, and whatever is left below this process ends with it.
-    become_subreaper()
-    start_orphan_watchdog()
-    front = create_server(session, tools=tools)
+    # A client only: the sessions it starts live in their own hosts, which end
+    # what they started (and end a session whose starter was killed outright).
+    front = create_server(session, keep_spare=True, tools=tools)
     loop = asyncio.get_running_loop()
-    reaper = loop.create_task(reap_orphans_forever())
+    # The spare host's start-up (a Python process importing the commands) is
+    # left until the client's handshake and first calls are answered.
+    loop.call_later(SPARE_DELAY_S, front.router.prepare_spare)
 
     async def stop_now() -> None:
         # The stdio transport reads stdin in a thread that no cancellation
@@ -929,7 +921,6 @@ async def serve(session: str | None, transport: str, host: str, port: int,
         # server started, then leave.
         with contextlib.suppress(BaseException):
             await asyncio.wait_for(front.aclose(), 20)
-            await end_descendants()
         os._exit(0)
 
     for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
@@ -942,10 +933,7 @@ async def serve(session: str | None, transport: str, host: str, port: int,
         else:
             await serve_http(front, host, port)
     finally:
-        reaper.cancel()
         await asyncio.shield(front.aclose())
-        stop_orphan_watchdog()
-        await end_descendants()
 
 
 def run_mcp(session: str | None = None, transport: str = "stdio", host: str = "127.0.0.1",

@@ -100,6 +100,29 @@ def validate_name(name: str) -> str:
     return name
 
 
+#: Pins every client command of a shell (or an agent's configuration) to one
+#: session, as --session does.
+ENV_SESSION = "TUI_DEBUGGER_SESSION"
+
+
+def pinned_session() -> str | None:
+    """The session TUI_DEBUGGER_SESSION names, if it is set."""
+    name = os.environ.get(ENV_SESSION, "").strip()
+    return validate_name(name) if name else None
+
+
+def project_of(directory: str | os.PathLike[str] | None = None) -> str:
+    """The project a directory belongs to: its git top level (the nearest
+    directory above it holding `.git`, a directory or a worktree's file), else
+    the directory itself. Sessions belong to the project they were started
+    from, and a client without --session reaches only its own project's."""
+    start = Path(os.path.realpath(directory or os.getcwd()))
+    for candidate in (start, *start.parents):
+        if (candidate / ".git").exists():
+            return str(candidate)
+    return str(start)
+
+
 @dataclass
 class LiveSession:
     name: str
@@ -112,12 +135,15 @@ class LiveSession:
     program_pid: int | None = None
     #: the session of the parent process, for a child process's session
     parent: str | None = None
+    project: str | None = None  # where it was started from (project_of)
+    started_by: str | None = None  # tui / cli / mcp
 
     def to_dict(self) -> dict[str, object]:
         return {
             "name": self.name, "pid": self.pid, "socket": str(self.socket),
             "created_at": self.created_at, "program": self.program, "adapter": self.adapter,
             "state": self.state, "program_pid": self.program_pid, "parent": self.parent,
+            "project": self.project, "started_by": self.started_by,
         }
 
 
@@ -198,10 +224,21 @@ def live_sessions(clean_stale: bool = True) -> list[LiveSession]:
         out.append(
             LiveSession(name, pid, sock, float(info.get("created_at", 0)),
                         info.get("program"), info.get("adapter"), info.get("state"),
-                        info.get("program_pid"), info.get("parent"))
+                        info.get("program_pid"), info.get("parent"), info.get("project"),
+                        info.get("started_by"))
         )
     out.sort(key=lambda s: s.created_at)
     return out
+
+
+def several_live() -> bool:
+    """Whether more than one session is (probably) live for this user: two
+    metadata files. A listing, with no socket probed, so every call can ask."""
+    try:
+        return sum(1 for entry in os.scandir(runtime_dir())
+                   if entry.name.endswith(".json")) > 1
+    except OSError:
+        return False
 
 
 def unique_name(base: str, taken: set[str]) -> str:

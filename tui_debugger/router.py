@@ -1,21 +1,25 @@
 """Routing: which session a front end's call addresses, and the one way to
 reach it. The CLI, the MCP server and the TUI all call through a `Router`.
 
-A `SessionHandle` is a front end's hold on one session: `call` a command,
-iterate its `events`, `close` it. `LocalHandle` is a session hosted by this
-process (the MCP server's own launches); `RemoteHandle` one hosted elsewhere,
-reached through its socket. The router resolves a session (hosted here first,
-else a live one, over a connection it keeps open), looks the command up once
-and validates its arguments once; the host validates once more on its side of
-the socket, since it trusts no client.
+Every session lives in a host process of its own (daemon.py), never in a
+front end: a command that creates a session (launch, attach) starts a host
+for it (host.py) exactly as `tui-debugger start` does, and then joins it. So
+there is one kind of handle, `RemoteHandle`: a front end's hold on one
+session through its socket (`call` a command, iterate its `events`, `close`
+it). The router resolves the session a call addresses (the one named, else
+the one this router started or joined, else the one of its project), keeps
+the connection for the next call, looks the command up once and validates its
+arguments once; the host validates once more on its side of the socket, since
+it trusts no client.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
-from typing import TYPE_CHECKING, Any, AsyncIterator
+from typing import Any, AsyncIterator
 
-from backends.errors import InvalidInput
+from backends.errors import DebuggerError, InvalidInput
 
 from . import paths
 from .client import RemoteSession
@@ -23,77 +27,26 @@ from .commands import registry
 from .commands.registry import Command, Result
 from .commands.render import agent_answer
 from .execute import execute, validate_args
-from .hub import Hub
-from .models import ClientInfo, SessionEvent, client_id
+from .models import SessionEvent
 
-if TYPE_CHECKING:
-    from .session import Session
+#: What an agent reads of a result: the lean structured answer and its text.
+AgentAnswer = tuple[dict[str, Any], str]
 
 
 def lookup(command: str | Command) -> Command:
     return command if isinstance(command, Command) else registry.get(command)
 
 
-class SessionHandle:
-    """One session, wherever it lives."""
-
-    name: str
-
-    async def call(self, command: str | Command, args: Any = None, cwd: str | None = None) -> Result:
-        raise NotImplementedError
-
-    async def call_for_agent(self, command: str | Command, args: Any = None,
-                             cwd: str | None = None) -> tuple[dict[str, Any], str]:
-        """What an agent reads of the result: the lean structured answer and its text."""
-        cmd = lookup(command)
-        return agent_answer(cmd.id, await self.call(cmd, args, cwd), cwd=cwd)
-
-    def events(self) -> AsyncIterator[SessionEvent]:
-        """Every SessionEvent from now on, until the session's host goes away."""
-        raise NotImplementedError
-
-    @property
-    def closed(self) -> bool:
-        return False
-
-    async def close(self) -> None:
-        """Let go of the session (it keeps running)."""
+def wire_args(cmd: Command, args: Any) -> dict[str, Any]:
+    """Validated arguments as they cross a socket or a pipe: by alias, only
+    those given."""
+    return validate_args(cmd, args).model_dump(mode="json", by_alias=True, exclude_unset=True)
 
 
-class LocalHandle(SessionHandle):
-    """A session hosted by this process: calls run here, events come from its
-    subscriber queue."""
-
-    def __init__(self, hub: Hub, session: "Session", origin: str):
-        self.hub = hub
-        self.session = session
-        self.origin = origin
-        self.name = session.name
-        # The front end hosting the session is one of its clients too.
-        if client_id(origin) not in session.clients:
-            session.add_client(ClientInfo(id=client_id(origin), origin=origin))
-
-    async def call(self, command: str | Command, args: Any = None, cwd: str | None = None) -> Result:
-        cmd = lookup(command)
-        return await execute(self.hub, cmd, args, origin=self.origin,
-                             session=self.session if cmd.needs_session else None,
-                             client_cwd=cwd)
-
-    async def events(self) -> AsyncIterator[SessionEvent]:
-        subscription = self.session.subscribe()
-        try:
-            async for event in subscription:
-                yield event
-        finally:
-            subscription.close()
-
-    async def close(self) -> None:
-        self.session.remove_client(client_id(self.origin))
-
-
-class RemoteHandle(SessionHandle):
-    """A session hosted by another process, through its socket. Arguments are
-    checked here first, so a mistake is reported without a round trip."""
+class RemoteHandle:
+    """One session, in the host process that serves it on its socket.
+    Arguments are checked here first, so a mistake is reported without a
+    round trip."""
 
     def __init__(self, remote: RemoteSession):
         self.remote = remote
@@ -112,121 +65,213 @@ class RemoteHandle(SessionHandle):
     def closed(self) -> bool:
         return self.remote.closed
 
-    async def call(self, command: str | Command, args: Any = None, cwd: str | None = None) -> Result:
+    async def call(self, command: str | Command, args: Any = None, cwd: str | None = None, *,
+                   for_agent: bool = False) -> Any:
+        """The command's result model; `for_agent`: what an agent reads of it
+        instead (AgentAnswer), made by the host from the result it holds, so it
+        crosses the socket once and is neither validated nor dumped again here."""
         cmd = lookup(command)
-        wire_args = validate_args(cmd, args).model_dump(mode="json", by_alias=True, exclude_unset=True)
-        raw = await self.remote.call(cmd.id, wire_args, cwd=cwd or os.getcwd())
-        return cmd.result.model_validate(raw)
-
-    async def call_for_agent(self, command: str | Command, args: Any = None,
-                             cwd: str | None = None) -> tuple[dict[str, Any], str]:
-        # The host makes the agent's answer from the result it holds, so it
-        # crosses the socket once and is neither validated nor dumped again here.
-        cmd = lookup(command)
-        wire_args = validate_args(cmd, args).model_dump(mode="json", by_alias=True, exclude_unset=True)
-        raw = await self.remote.call(cmd.id, wire_args, cwd=cwd or os.getcwd(), answer="agent")
+        raw = await self.remote.call(cmd.id, wire_args(cmd, args), cwd=cwd or os.getcwd(),
+                                     answer="agent" if for_agent else None)
+        if not for_agent:
+            return cmd.result.model_validate(raw)
         if "structured" in raw and "text" in raw:
             return raw["structured"], raw["text"]
         return agent_answer(cmd.id, cmd.result.model_validate(raw))  # a host of an older version
 
     def events(self) -> AsyncIterator[SessionEvent]:
+        """Every SessionEvent from now on, until the session's host goes away."""
         return self.remote.events()
 
     async def close(self) -> None:
+        """Let go of the session (it keeps running)."""
         await self.remote.close()
 
 
 async def join(name: str | None, origin: str, *, subscribe: bool = True,
-               register: bool = True) -> RemoteHandle:
-    """A handle on a live session hosted by another process (default: the
-    only one, else the newest), receiving its events."""
-    return await RemoteHandle.connect(resolve_live(name), origin, subscribe=subscribe,
-                                      register=register)
+               register: bool = True, cwd: str | None = None) -> RemoteHandle:
+    """A handle on a live session hosted by another process (default: the one
+    of this project, see resolve_live), receiving its events."""
+    return await RemoteHandle.connect(await resolve_live(name, cwd=cwd), origin,
+                                      subscribe=subscribe, register=register)
 
 
-def resolve_live(name: str | None) -> str:
-    """The live session to join: the one named, else the only one, else the newest."""
+HOW_TO_NAME = ("Name one with --session NAME (MCP: debugSessionId; a whole shell: "
+               f"{paths.ENV_SESSION}=NAME).")
+
+
+async def resolve_live(name: str | None, *, cwd: str | None = None) -> str:
+    """The live session a client reaches: the one named, else the one live
+    session started from the client's project (paths.project_of its working
+    directory). None there, or several, is an error that lists the live
+    sessions: never another project's session by accident."""
     live = paths.live_sessions()
     if name is not None:
         if any(s.name == name for s in live):
             return name
         names = ", ".join(s.name for s in live) or "none"
+        pinned = (f" ({paths.ENV_SESSION} names it)"
+                  if name == os.environ.get(paths.ENV_SESSION, "").strip() else "")
         raise InvalidInput(
-            f"No live session named {name!r}. Live sessions: {names}. "
+            f"No live session named {name!r}{pinned}. Live sessions: {names}. "
             "Start one with `tui-debugger start PROGRAM`."
         )
     if not live:
         raise InvalidInput(
             "No live session. Start one: `tui-debugger start PROGRAM` (MCP: debug_launch)."
         )
+    project = paths.project_of(cwd)
     # A child process's session is reached by its name, never by default.
-    roots = [s for s in live if not s.parent] or live
-    return roots[-1].name
+    mine = [s for s in live if s.project == project and not s.parent]
+    if len(mine) == 1:
+        return mine[0].name
+    listed = await describe_live(live)
+    lines = "\n".join(f"  {d['name']}  {d['state']}  {d['program'] or '-'}  project "
+                      f"{d['project'] or '?'}  started by {d['startedBy'] or '?'}" for d in listed)
+    if mine:
+        head = f"{len(mine)} sessions are live in this project ({project}). {HOW_TO_NAME}"
+    else:
+        head = (f"No live session was started from this project ({project}); "
+                f"{'one is' if len(live) == 1 else f'{len(live)} are'} live elsewhere. "
+                f"{HOW_TO_NAME} Or start one here: `tui-debugger start PROGRAM` "
+                "(MCP: debug_launch).")
+    raise InvalidInput(f"{head}\n{lines}", project=project, sessions=listed)
+
+
+async def describe_live(live: list[paths.LiveSession]) -> list[dict[str, Any]]:
+    """Name, project, program, state and who started it, for each live session
+    (its state asked of its host, at once for all)."""
+
+    async def state_of(name: str) -> str:
+        try:
+            remote = await RemoteSession.connect(name, "cli", register=False, timeout=2.0)
+        except DebuggerError:
+            return "not answering"
+        try:
+            return str((await asyncio.wait_for(remote.call("status", {}), 2.0)).get("state"))
+        except (DebuggerError, asyncio.TimeoutError):
+            return "unknown"
+        finally:
+            await remote.close()
+
+    states = await asyncio.gather(*(state_of(s.name) for s in live))
+    return [{"name": s.name, "project": s.project, "program": s.program, "state": state,
+             "startedBy": s.started_by} for s, state in zip(live, states)]
+
+
+def label(text: str, session: str) -> str:
+    """An answer's text, naming the session it acted on."""
+    return f"[session {session}] {text}"
 
 
 class Router:
-    """What a front end calls. A command that needs a session runs where that
-    session lives: hosted here, or behind its socket (the connection is kept
-    for the next call). One that needs none (launch, sessions, doctor) runs in
-    this process's hub, which hosts whatever it creates."""
+    """What a front end calls. A command that needs a session runs in the host
+    of that session, through its socket (the connection is kept for the next
+    call). One that creates a session (launch, attach) starts a host for it,
+    and the new session becomes this router's. One that needs none (sessions,
+    doctor, debug-script's one-shot run) runs here."""
 
-    def __init__(self, origin: str, *, hub: Hub | None = None, session: str | None = None,
-                 register: bool = True):
+    def __init__(self, origin: str, *, session: str | None = None, register: bool = True,
+                 cwd: str | None = None, keep_spare: bool = False):
         self.origin = origin
-        self.hub = hub if hub is not None else Hub(serve=False)
-        self.default_session = session
+        #: a long-lived front end (the MCP server) keeps a host started ahead of
+        #: its next launch, so the launch does not wait for a Python start-up
+        self.keep_spare = keep_spare
+        self._spare: Any = None  # host.SpareHost
+        self.default_session = session or paths.pinned_session()
+        self.cwd = cwd  # its project is this client's (default: the working directory's)
         self.register = register
         self._remotes: dict[str, RemoteHandle] = {}
-        self._default_remote: str | None = None  # the live session `None` resolved to
+        self._current: str | None = None  # the session this router started or joined
+        #: sessions this router started, and how to end them: "terminate" / "detach"
+        self.started: dict[str, str] = {}
 
     async def call(self, command: str | Command, args: Any = None, *, session: str | None = None,
-                   cwd: str | None = None) -> Result:
+                   cwd: str | None = None, for_agent: bool = False) -> Any:
+        """The command's result model, or with `for_agent` what an agent reads
+        of it (AgentAnswer), naming the session when several are live."""
         cmd = lookup(command)
         validated = validate_args(cmd, args)
         name = session or self.default_session
-        if not cmd.needs_session:
-            return await execute(self.hub, cmd, validated, origin=self.origin,
-                                 client_cwd=cwd, session_name=name)
-        handle = await self.handle(name)
-        return await handle.call(cmd, validated, cwd)
+        if cmd.creates_session:
+            result = await self._host(cmd, validated, cwd)
+        elif not cmd.needs_session:
+            result = await execute(None, cmd, validated, origin=self.origin, client_cwd=cwd,
+                                   session_name=name or self._current)
+        else:
+            handle = await self.handle(name)
+            answer = await handle.call(cmd, validated, cwd, for_agent=for_agent)
+            if for_agent and paths.several_live():
+                # With more than one session about, every answer says which it acted on.
+                structured, text = answer
+                structured.setdefault("session", handle.name)
+                return structured, label(text, handle.name)
+            return answer
+        return agent_answer(cmd.id, result, cwd=cwd) if for_agent else result
 
-    async def call_for_agent(self, command: str | Command, args: Any = None, *,
-                             session: str | None = None,
-                             cwd: str | None = None) -> tuple[dict[str, Any], str]:
-        """`call`, answered as an agent reads it (see SessionHandle.call_for_agent)."""
-        cmd = lookup(command)
-        validated = validate_args(cmd, args)
-        name = session or self.default_session
-        if not cmd.needs_session:
-            result = await execute(self.hub, cmd, validated, origin=self.origin,
-                                   client_cwd=cwd, session_name=name)
-            return agent_answer(cmd.id, result, cwd=cwd)
-        handle = await self.handle(name)
-        return await handle.call_for_agent(cmd, validated, cwd)
+    async def _host(self, cmd: Command, validated: Any, cwd: str | None) -> Result:
+        """Start a host process running `cmd` (launch, attach, attach_sim) for a
+        new session, and join it; it becomes this router's session."""
+        from .host import start_host
 
-    async def handle(self, name: str | None = None) -> SessionHandle:
-        """The session `name` (default: this router's, else the current one
-        hosted here, else the only or newest live one)."""
+        spare, self._spare = self._spare, None
+        try:
+            raw = await start_host(cmd.id, wire_args(cmd, validated), cwd=cwd or self.cwd,
+                                   origin=self.origin, spare=spare)
+        finally:
+            self.prepare_spare()
+        raw.pop("_log", None)
+        result = cmd.result.model_validate(raw)
+        name = result.session
+        self.started[name] = "terminate" if cmd.id == "launch" else "detach"
+        handle = await RemoteHandle.connect(name, self.origin, register=self.register)
+        self._remotes[name] = handle
+        if getattr(validated, "make_current", True):
+            self._current = name
+        return result
+
+    def prepare_spare(self) -> None:
+        """With keep_spare, start a host for the next launch (host.SpareHost)."""
+        if self.keep_spare and (self._spare is None or not self._spare.alive()):
+            from .host import SpareHost
+
+            self._spare = SpareHost(self.cwd)
+
+    async def handle(self, name: str | None = None) -> RemoteHandle:
+        """The session `name` (default: this router's, else the one it started
+        or joined, else the one of this client's project)."""
         name = name or self.default_session
-        local = self.hub.local(name)
-        if local is not None:
-            return LocalHandle(self.hub, local, self.origin)
         # An open connection answers for itself: scanning the runtime directory
         # (and probing every socket in it) at each call costs more than the call.
-        key = name if name is not None else self._default_remote
+        key = name if name is not None else self._current
         existing = self._remotes.get(key) if key is not None else None
         if existing is not None and not existing.closed:
             return existing
-        target = resolve_live(name)
+        target = await resolve_live(name, cwd=self.cwd)
         existing = self._remotes.get(target)
         if existing is None or existing.closed:
             existing = await RemoteHandle.connect(target, self.origin, register=self.register)
             self._remotes[target] = existing
         if name is None:
-            self._default_remote = target
+            self._current = target
         return existing
+
+    async def end_started(self) -> None:
+        """End the sessions this router started that are still live: a launch
+        by terminate, an attach by detach (the program goes on)."""
+        live = {s.name for s in paths.live_sessions()}
+        for name, how in list(self.started.items()):
+            if name in live:
+                try:
+                    await self.call(how, session=name)
+                except DebuggerError:
+                    pass
+        self.started.clear()
 
     async def close(self) -> None:
         for remote in self._remotes.values():
             await remote.close()
         self._remotes.clear()
+        spare, self._spare = self._spare, None
+        if spare is not None:
+            await asyncio.to_thread(spare.discard)

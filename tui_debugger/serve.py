@@ -348,7 +348,8 @@ def run_serve(session: str | None, host: str, port: int, extra_hosts: list[str] 
     from .router import resolve_live
 
     try:
-        name = resolve_live(session)
+        # Which session, by the clients' rule: the one named, else the one of this project.
+        name = asyncio.run(resolve_live(session or paths.pinned_session()))
         return asyncio.run(serve(name, host, port, extra_hosts))
     except DebuggerError as exc:
         print(f"error: {exc.message}", file=sys.stderr)

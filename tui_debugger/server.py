@@ -7,24 +7,22 @@ import asyncio
 import contextlib
 import itertools
 import os
-from typing import TYPE_CHECKING
 
 from backends.errors import DebuggerError, InternalError, InvalidInput
 
 from . import paths, wire
+from .commands.registry import SessionHost
 from .commands.render import agent_answer
 from .execute import execute
 from .models import ClientInfo
 from .session import Session
 
-if TYPE_CHECKING:
-    from .hub import Hub
 
 _client_ids = itertools.count(1)
 
 
 class SessionServer:
-    def __init__(self, hub: "Hub", session: Session):
+    def __init__(self, hub: SessionHost, session: Session):
         self.hub = hub
         self.session = session
         self.path = paths.socket_path(session.name)

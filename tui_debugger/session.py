@@ -78,9 +78,6 @@ class Subscription:
                     self._queue.get_nowait()
                     self.lost += 1
 
-    async def get(self) -> SessionEvent | None:
-        return await self._queue.get()
-
     def close(self) -> None:
         self._session._subscribers.discard(self)
         self.push(None)

@@ -257,8 +257,6 @@ async def _trace(ctx: CommandContext, args: TraceArgs) -> TraceResult:
         if bp.id in session.breakpoints:
             await session.remove_breakpoints([bp.id], "session")
     status = session.state.value if session.state.value in ("stopped", "terminated") else "running"
-    if status == "stopped" and not stopped_elsewhere:
-        status = "stopped"
     elsewhere = ""
     if stopped_elsewhere and session.stop is not None:
         # Name the stop that ended the trace: "Stopped (breakpoint #1) in f at a.py:9".

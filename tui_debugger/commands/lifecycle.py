@@ -178,7 +178,8 @@ async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
         path = file if os.path.isabs(file) else os.path.join(caller_base, file)
         spec = BreakpointSpec(path=os.path.normpath(path), line=line, **extra)
         specs = [s for s in specs if not (s.path == spec.path and s.line == spec.line)] + [spec]
-    session = await ctx.hub.create_session(args.session_name, hint=session_hint)
+    session = await ctx.hub.create_session(args.session_name, hint=session_hint,
+                                           cwd=ctx.client_cwd, origin=ctx.origin)
     ctx.session = session
     session.cwd = base
     if interpreter is not None:
@@ -341,7 +342,8 @@ async def _attach(ctx: CommandContext, args: AttachArgs, extra: dict[str, Any] |
         adapter = "lldb-dap"
     hint = args.program or args.wait_for or (
         probe.process_name(args.pid) if args.pid else f"port{args.port}")
-    session = await ctx.hub.create_session(args.session_name, hint=os.path.basename(hint))
+    session = await ctx.hub.create_session(args.session_name, hint=os.path.basename(hint),
+                                            cwd=ctx.client_cwd, origin=ctx.origin)
     ctx.session = session
     session.cwd = ctx.client_cwd or os.getcwd()
     try:
@@ -417,7 +419,8 @@ async def _attach_sim(ctx: CommandContext, args: AttachSimArgs) -> SessionStatus
     if kind not in (None, "lldb-cli", "lldb-dap"):
         raise InvalidInput("Simulator apps are debugged with lldb-cli or lldb-dap.")
     previous = ctx.hub.current
-    session = await ctx.hub.create_session(args.session_name, hint=args.bundle_id or "simulator")
+    session = await ctx.hub.create_session(args.session_name, hint=args.bundle_id or "simulator",
+                                            cwd=ctx.client_cwd, origin=ctx.origin)
     ctx.session = session
     try:
         backend, request = await prepare_sim_attach(
@@ -527,27 +530,37 @@ register(Command(
 
 
 async def _sessions(ctx: CommandContext, args: NoArgs) -> SessionList:
+    project = paths.project_of(ctx.client_cwd)
     entries: list[SessionListEntry] = []
     seen: set[str] = set()
-    for name, session in ctx.hub.sessions.items():
+    hub = ctx.hub
+    for name, session in (hub.sessions.items() if hub is not None else ()):
         seen.add(name)
         backend = session.backend
+        origin = hub.origins.get(name, {})
         entries.append(SessionListEntry(
             name=name, pid=os.getpid(), program=session.program, adapter=session.adapter,
-            created_at=session.created_at, current=name == ctx.hub.current,
+            created_at=session.created_at, current=name == hub.current,
             parent=session.parent, state=session.state.value,
             program_pid=backend.debuggee_pid if backend is not None else None,
+            project=origin.get("project"), started_by=origin.get("started_by"),
         ))
-    live = paths.live_sessions()
-    for s in live:
+    for s in paths.live_sessions():
         if s.name not in seen:
             entries.append(SessionListEntry(name=s.name, pid=s.pid, program=s.program,
                                             adapter=s.adapter, created_at=s.created_at,
                                             state=s.state, program_pid=s.program_pid,
-                                            parent=s.parent))
-    roots = [e for e in entries if not e.parent] or entries
-    if roots and not any(e.current for e in entries):
-        max(roots, key=lambda e: e.created_at).current = True
+                                             parent=s.parent, project=s.project,
+                                             started_by=s.started_by))
+    for entry in entries:
+        entry.this_project = entry.project == project
+    if not any(e.current for e in entries):
+        # The one a call without a session name reaches: the one this client
+        # works on, else the only one of its project (never a child process's).
+        named = [e for e in entries if e.name == ctx.session_name]
+        mine = [e for e in entries if e.this_project and not e.parent]
+        for entry in named or (mine if len(mine) == 1 else []):
+            entry.current = True
     return SessionList(sessions=_as_tree(entries))
 
 
@@ -570,9 +583,9 @@ def _as_tree(entries: list[SessionListEntry]) -> list[SessionListEntry]:
 
 register(Command(
     id="sessions", help="List live sessions.",
-    description="List live debug sessions (name, program, adapter), each followed by its "
-    "child processes' sessions (parent). Pass a name as debugSessionId to any tool to "
-    "address one.",
+    description="List live debug sessions (name, program, adapter, project, who started it), "
+    "each followed by its child processes' sessions (parent), marking those of this project "
+    "and the current one. Pass a name as debugSessionId to any tool to address one.",
     args=NoArgs, result=SessionList, handler=_sessions, read_only=True, needs_session=False,
     mcp="debug_sessions", cli=[CliSpec(("sessions",))],
 ))

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 if TYPE_CHECKING:
-    from ..hub import Hub
     from ..session import Session
 
 
@@ -48,9 +47,28 @@ class ActionResult(Result):
         description="tools that usually follow (MCP names), only where the next step is not obvious")
 
 
+class SessionHost(Protocol):
+    """What a command may ask of the process that hosts its session: hub.Hub,
+    in a daemon. Declared here, so the commands need not import the hosting
+    layer above them (which imports them)."""
+
+    sessions: "dict[str, Session]"
+    current: str | None
+    origins: dict[str, dict[str, str]]
+
+    async def create_session(self, name: str | None, hint: str = "session", *,
+                             cwd: str | None = None, origin: str | None = None) -> "Session": ...
+
+    async def close_session(self, name: str) -> None: ...
+
+    def update_meta(self, session: "Session") -> None: ...
+
+    def local(self, name: str | None) -> "Session | None": ...
+
+
 @dataclass
 class CommandContext:
-    hub: "Hub"
+    hub: SessionHost | None  # the sessions this process hosts; None in a front end
     origin: str  # tui / cli / mcp
     session: "Session | None" = None
     client_cwd: str | None = None  # where relative paths from this client are rooted
@@ -112,23 +130,6 @@ def register(command: Command) -> Command:
     return command
 
 
-def command(
-    id: str,
-    *,
-    help: str,
-    args: type[Args] = NoArgs,
-    result: type[Result],
-    **options: Any,
-) -> Callable[[Handler], Handler]:
-    """Decorator form of `register` for handlers."""
-
-    def wrap(handler: Handler) -> Handler:
-        register(Command(id=id, help=help, args=args, result=result, handler=handler, **options))
-        return handler
-
-    return wrap
-
-
 def get(command_id: str) -> Command:
     try:
         return REGISTRY[command_id]
@@ -142,13 +143,6 @@ def get(command_id: str) -> Command:
 
 def all_commands() -> list[Command]:
     return list(REGISTRY.values())
-
-
-def by_mcp_name(name: str) -> Command | None:
-    for cmd in all_commands():
-        if cmd.mcp == name:
-            return cmd
-    return None
 
 
 def next_step_models(cmd: Command, result: Any) -> list[str]:

@@ -218,7 +218,9 @@ def _sessions(result: Any) -> str:
         lines.append(
             f"{'*' if s.current else ' '} {indent}{s.name}  {s.state or '-'}  {s.adapter or '-'}  "
             f"{s.program or '-'}  {program_pid(s)}  host {s.pid}  "
-            f"started {time.strftime('%H:%M:%S', time.localtime(s.created_at))}")
+            f"started {time.strftime('%H:%M:%S', time.localtime(s.created_at))}"
+            f"{' by ' + s.started_by if s.started_by else ''}  "
+            f"{'this project' if s.this_project else 'project ' + (s.project or '?')}")
     return "\n".join(lines)
 
 

@@ -75,9 +75,12 @@ class SessionListEntry(Result):
     state: str | None = None
     program_pid: int | None = None  # the program's, while it runs or is stopped
     created_at: float
-    current: bool = False
+    current: bool = False  # the one this client reaches without naming one
     parent: str | None = Field(None, description="the session of the parent process (a child "
                                "process's session)")
+    project: str | None = None  # the project it was started from
+    this_project: bool = False  # started from the asking client's project
+    started_by: str | None = None  # tui / cli / mcp
 
 
 class SessionList(Result):

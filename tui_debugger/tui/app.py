@@ -62,6 +62,7 @@ from .widgets.exception_pane import ExceptionPane
 from .widgets.value_dialog import ValueDialog
 from .widgets.open_file_dialog import OpenFileDialog, program_files, project_files
 from .widgets.quit_dialog import QuitDialog
+from .widgets.session_picker import SessionPicker
 from .widgets.source_prompt import SourcePrompt
 from .widgets.source_view import GutterMark, SourceView
 from .widgets.stack_pane import StackPane
@@ -263,7 +264,18 @@ class DebuggerApp(App[int]):
                     self.status.message = "no session: attach or launch (Ctrl+A)"
                     self.open_start_dialog("launch", note="No live session to join.")
                     return
-                link = await join(self.session_arg, self.origin)
+                try:
+                    link = await join(self.session_arg, self.origin, cwd=self.cwd)
+                except DebuggerError as exc:
+                    if self.session_arg is not None or not exc.details.get("sessions"):
+                        raise
+                    # None of this project's, or several: offer them, never pick one.
+                    self.state = "idle"
+                    self.status.message = "no session of this project: pick one, or Ctrl+A"
+                    self.push_screen(SessionPicker(exc.details["sessions"],
+                                                   exc.message.splitlines()[0]),
+                                     self._session_picked)
+                    return
             else:
                 link = await self._host(MODES[self.mode], self.start_args)
         except DebuggerError as exc:
@@ -353,6 +365,12 @@ class DebuggerApp(App[int]):
         self.exit(1, return_code=1)
 
     # ================================================================== more sessions
+
+    def _session_picked(self, name: str | None) -> None:
+        if name is None:
+            self.open_start_dialog("launch")
+        else:
+            self.run_worker(self.switch_session(name), group="start-session", exclusive=True)
 
     def action_attach_dialog(self) -> None:
         self.open_start_dialog()
@@ -1358,7 +1376,7 @@ def create_app(mode: str, args: dict[str, Any] | None = None, session: str | Non
                **options: Any) -> DebuggerApp:
     """The app for `tui-debugger run/attach/ui`: mode is launch, attach, attach_sim
     (args are that command's arguments) or join (session is a live session's name,
-    or None for the newest)."""
+    or None for the one of this project)."""
     return DebuggerApp(mode, args, session, **options)
 
 
