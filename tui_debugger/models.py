@@ -44,6 +44,12 @@ class StopInfo(BaseModel):
     return_type: str | None = None
     #: the function that returned it
     returned_from: str | None = None
+    #: other threads held at a breakpoint when this stop was read, not yet shown:
+    #: the next continue shows the first of them instead of resuming
+    held_threads: list[int] = Field(default_factory=list)
+    #: threads that reached a breakpoint while the program was being continued and
+    #: went on with it, since the previous stop (counted in the breakpoints' hits)
+    passed_threads: list[int] = Field(default_factory=list)
     at: float = Field(default_factory=time.time)
 
 

@@ -52,6 +52,18 @@ def with_nodelay(pythonpath: str | None) -> str:
 # =============================================================================== debugpy
 
 
+#: Each thread stops at its own breakpoint and says so; a step moves one thread.
+#: In its default mode (stop every thread at each stop, one notification) pydevd
+#: answers `continue` only once a held thread has left its wait loop, which it
+#: polls every 0.2 s; a breakpoint hit by another thread in that window holds
+#: them all again, the answer never comes, and debugpy's adapter, which handles
+#: a client's requests one at a time, answers nothing more (debugpy issue 2048).
+#: The same mode lets a held thread reach a breakpoint line without a stop
+#: (pydevd skips breakpoints of a thread marked suspended), so its hit is lost.
+#: See docs/backends.md and docs/architecture.md ("Threads at a breakpoint").
+THREAD_OPTIONS = {"stopAllThreadsOnSuspend": False, "steppingResumesAllThreads": False}
+
+
 class DebugpyProfile(AdapterProfile):
     name = "debugpy"
     adapter_id = "debugpy"
@@ -74,6 +86,7 @@ class DebugpyProfile(AdapterProfile):
     # per wake-up and clears its wake-up event after waking: a second request that
     # arrives while it wakes waits out its 0.2 s poll (docs/backends/dap.md).
     inspect_one_at_a_time = True
+    per_thread_stops = True  # THREAD_OPTIONS
     # For a launched program debugpy answers a detach only once the program has
     # ended (or after its own 5 s grace, when it ends it): do not wait for that.
     detach_answer_timeout = 0.5
@@ -168,6 +181,7 @@ class DebugpyProfile(AdapterProfile):
             "showReturnValue": True,
             # sys.exit(n) is how a program means to end, not a crash to stop at.
             "breakOnSystemExit": [],
+            **THREAD_OPTIONS,
         }
         if "module" in extra or "code" in extra:
             arguments.pop("program")
@@ -190,6 +204,7 @@ class DebugpyProfile(AdapterProfile):
     def attach_arguments(self, request: AttachRequest) -> dict[str, Any]:
         arguments: dict[str, Any] = {
             "type": "python", "request": "attach", "justMyCode": True, "subProcess": False,
+            **THREAD_OPTIONS,
         }
         if request.pid is not None:
             arguments["processId"] = request.pid
@@ -213,6 +228,7 @@ class DebugpyBackend(DapBackend):
 
     def __init__(self, emit, *, nodelay: bool | None = None, **options: Any) -> None:
         super().__init__(emit, **options)
+        self.steps_keep_others_held = True  # steppingResumesAllThreads: false
         if nodelay is not None and isinstance(self.profile, DebugpyProfile):
             self.profile.nodelay = nodelay
 

@@ -20,6 +20,7 @@ import contextlib
 import logging
 import os
 import re
+import time
 from typing import Any
 
 from ..base import Backend, Configure, EventSink
@@ -66,6 +67,9 @@ from .client import DapClient, Message
 log = logging.getLogger("backends.dap")
 
 RUNNING_MESSAGE = "The program is running; pause it or wait for it to stop."
+#: how long after a continue's answer a thread it let go may still say it stopped
+#: (pydevd's stopped threads poll for the go-ahead every 0.2 s)
+DOUBT_S = 0.35
 
 
 def user_error(message: str) -> str:
@@ -127,6 +131,9 @@ class AdapterProfile:
     def child_attach(self, arguments: dict[str, Any]) -> "AttachRequest | None":
         """The attach request for a child announced by `startDebugging`."""
         return None
+    #: threads stop one at a time, each with its own stopped event, and a continue
+    #: lets every stopped thread go (debugpy without stopAllThreadsOnSuspend)
+    per_thread_stops = False
 
     def __init__(self, backend: "DapBackend") -> None:
         self.backend = backend
@@ -215,6 +222,17 @@ class DapBackend(Backend):
         self._orphan_killer: asyncio.Task[None] | None = None
         self._stop_generation = 0
         self._last_stopped_thread: int | None = None
+        # Which threads are stopped, for adapters that stop threads one at a time
+        # (debugpy without stopAllThreadsOnSuspend): a late `continued` of one
+        # thread must not make the program look running while another is stopped.
+        self._stopped_threads: set[int] = set()
+        self._all_threads_stopped = False
+        #: a continue or step has been sent and not answered (see disconnect)
+        self._resume_unanswered = 0
+        self._continue_unanswered = 0
+        self._continue_answered_at = 0.0
+        # Stops read while a continue was on its way (see _doubtful_stop)
+        self._doubtful: dict[int, Message] = {}
         self._exception_filters_sent = False
         self._disposed = False
         self._terminated_emitted = False
@@ -428,6 +446,10 @@ class DapBackend(Backend):
         if not terminate and self.adapter_capabilities.get("supportSuspendDebuggee"):
             arguments["suspendDebuggee"] = False
         wait = 5.0 if terminate else self.profile.detach_answer_timeout
+        if self._resume_unanswered:
+            # An adapter that has not answered a continue answers nothing after it
+            # (debugpy handles a client's requests one at a time): end it now.
+            wait = 0.5
         with contextlib.suppress(DebuggerError):
             await client.request("disconnect", arguments, timeout=wait)
         if terminate:
@@ -461,21 +483,40 @@ class DapBackend(Backend):
 
     # ================================================================ events
 
-    def _on_event(self, message: Message) -> None:
+    def _on_event(self, message: Message, released: bool = False) -> None:
         """Runs on the reader, in stream order: keep the run state exact here,
         translate later on the consumer."""
         event = message.get("event")
         body = message.get("body") or {}
+        if event == "stopped" and self._doubtful_stop(message, release=released):
+            return
+        if (event == "continued" and body.get("threadId") in self._doubtful
+                and not body.get("allThreadsContinued", True)):
+            # The continue let it go: not a stop to show, but a hit to tell of.
+            stopped = self._doubtful.pop(body["threadId"])
+            stopped = {**stopped, "body": {**(stopped.get("body") or {}), "letGo": True}}
+            self._events.put_nowait(stopped)
+            return
         if event == "stopped":
             self._stop_generation += 1
             self._state = "stopped"
             if body.get("threadId") is not None:
                 self._last_stopped_thread = body["threadId"]
+                self._stopped_threads.add(body["threadId"])
+            if body.get("allThreadsStopped", True):
+                self._all_threads_stopped = True
             self._frame_ips.clear()
             if self._stepping and body.get("reason") not in ("step", "goto"):
                 self._step_interrupted = True  # a breakpoint (say) came first
             self._stepping = False
         elif event == "continued":
+            if body.get("allThreadsContinued", True) or body.get("threadId") is None:
+                self._stopped_threads.clear()
+                self._all_threads_stopped = False
+            else:
+                self._stopped_threads.discard(body["threadId"])
+                if self._all_threads_stopped or self._stopped_threads:
+                    return  # one thread went on; the program is still stopped
             if self._state == "stopped":
                 self._state = "running"
         elif event in ("exited", "terminated"):
@@ -490,6 +531,34 @@ class DapBackend(Backend):
                     self.child_pids.append(pid)
                 self._note_adapter_children()
         self._events.put_nowait(message)
+
+    def _doubtful_stop(self, message: Message, *, release: bool = False) -> bool:
+        """A thread's stop read while a continue is on its way, or just after its
+        answer, may name a thread the continue then let go: with per-thread stops
+        the adapter resumes every stopped thread, and tells each one's `continued`
+        only once that thread wakes (pydevd polls every 0.2 s). Such a stop waits
+        until that `continued` drops it or DOUBT_S passes."""
+        thread = (message.get("body") or {}).get("threadId")
+        if release or not self.profile.per_thread_stops or not isinstance(thread, int):
+            return False
+        in_window = self._continue_unanswered or (
+            time.monotonic() < self._continue_answered_at + DOUBT_S)
+        if not in_window:
+            return False
+        self._doubtful[thread] = message
+        asyncio.get_running_loop().create_task(self._settle_doubt(thread, message))
+        return True
+
+    async def _settle_doubt(self, thread: int, message: Message) -> None:
+        arrived = time.monotonic()
+        while self._doubtful.get(thread) is message:
+            settled = not self._continue_unanswered and (
+                time.monotonic() >= self._continue_answered_at + DOUBT_S)
+            if settled or time.monotonic() > arrived + 2 * DOUBT_S + 0.5:
+                del self._doubtful[thread]
+                self._on_event(message, released=True)
+                return
+            await asyncio.sleep(0.05)
 
     def _on_adapter_closed(self, error: BackendDied) -> None:
         self._state = "ended"
@@ -581,6 +650,7 @@ class DapBackend(Backend):
                 traceback=traceback,
                 all_threads_stopped=bool(body.get("allThreadsStopped", True)),
                 hit_breakpoint_ids=list(body.get("hitBreakpointIds") or []),
+                let_go=bool(body.get("letGo")),
             )
         if event == "continued":
             return ContinuedEvent(
@@ -758,9 +828,20 @@ class DapBackend(Backend):
                                          self.profile.request_timeout)
         self._stepping = command in ("next", "stepIn", "stepOut")
         generation = self._stop_generation
-        body = await self._request(command, arguments)
+        continuing = command == "continue"
+        self._resume_unanswered += 1
+        self._continue_unanswered += continuing
+        try:
+            body = await self._request(command, arguments)
+        finally:
+            self._resume_unanswered -= 1
+            if continuing:
+                self._continue_unanswered -= 1
+                self._continue_answered_at = time.monotonic()
         if self._stop_generation != generation or self._state == "ended":
             return  # it already stopped again, or ended; that was reported
+        self._stopped_threads.clear()
+        self._all_threads_stopped = False
         if self._state == "stopped":
             self._state = "running"
         self._events.put_nowait(
@@ -783,11 +864,17 @@ class DapBackend(Backend):
     async def threads(self) -> list[Thread]:
         self._require_session()
         body = await self._request("threads")
-        return [
+        threads = [
             Thread(id=t["id"], name=str(t.get("name") or ""))
             for t in body.get("threads") or []
             if isinstance(t.get("id"), int)
         ]
+        for thread in threads:
+            if self._state == "running":
+                thread.stopped = False
+            elif self._state == "stopped":
+                thread.stopped = self._all_threads_stopped or thread.id in self._stopped_threads
+        return threads
 
     async def stack_trace(
         self, thread_id: int, start: int = 0, levels: int = 20

@@ -505,6 +505,9 @@ class DebuggerApp(App[int]):
                         title="Session over")
         elif kind == "threads":
             self._threads_stale = True
+            if self.state == "stopped" and self._threads_shown():
+                # Threads stop beside the shown one (held at a breakpoint): keep current.
+                self.run_worker(self._refresh_threads(), group="threads", exclusive=True)
         elif kind == "values":
             # Someone changed a value: every pane that shows values reads them again.
             self.run_worker(self._refresh_values(), group="refresh-values", exclusive=True)

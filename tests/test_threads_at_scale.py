@@ -1,0 +1,99 @@
+"""Threads at one breakpoint (issue: hits lost, a continue that never answers):
+every hit is shown, each thread's state and place is listed, and no run call
+waits past its bound. Real debugpy, lldb-dap and delve."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.support import marker_line
+from tests.support.mcp import call, in_process_client
+
+PROGRAMS = Path(__file__).parent / "programs"
+
+
+@pytest.fixture
+def hits_program(tmp_path):
+    target = tmp_path / "py_thread_hits.py"
+    shutil.copy(PROGRAMS / "py_thread_hits.py", target)
+    return target
+
+
+async def count_hits_mcp(client, program: Path, mode: str, count: int, **launch) -> list:
+    """Launch with a breakpoint on the hit line and continue until the end;
+    answers the (thread, line) of each stop. Every continue must answer within
+    its waitMs (plus the machine's slack)."""
+    line = marker_line(program, "@hit")
+    launched = await call(client, "debug_launch", {
+        "program": str(program), "args": [mode, str(count)], "breakpoints": [f"{program}:{line}"],
+        **launch})
+    stops = []
+    answer = launched
+    for _ in range(count + 5):
+        status = answer.get("status") or answer.get("state")
+        if status == "stopped":
+            stop = answer["stop"]
+            stops.append((stop["thread_id"], stop.get("breakpoint_ids")))
+            # Threads that hit while a continue was on its way went on with it:
+            # told with the next stop, as hits of breakpoint 1.
+            stops += [(thread, "passed") for thread in stop.get("passed_threads") or []]
+        elif status == "running":
+            answer = await call(client, "debug_wait", {"timeoutMs": 20000})
+            continue
+        else:
+            told = re.search(r"went on: ([\d, ]+)", answer.get("message") or "")
+            stops += [(int(t), "passed") for t in told.group(1).split(",")] if told else []
+            break
+        started = time.monotonic()
+        answer = await call(client, "debug_continue", {"waitMs": 5000})
+        assert time.monotonic() - started < 8, "debug_continue outlived its waitMs"
+    return stops
+
+
+@pytest.mark.slow
+async def test_ten_threads_fifty_ms_apart_give_ten_hits_mcp(no_leftover_processes, hits_program):
+    async with in_process_client() as client:
+        stops = await count_hits_mcp(client, hits_program, "stagger", 10)
+        listed = await call(client, "debug_breakpoint_list")
+        await call(client, "debug_terminate")
+    assert listed["breakpoints"][0]["hits"] == 10, listed
+    assert len(stops) == 10, stops
+    assert len({thread for thread, _ in stops}) == 10
+    assert any(ids == [1] for _, ids in stops), stops
+
+
+@pytest.mark.slow
+async def test_hundred_threads_at_a_barrier_give_hundred_hits_mcp(no_leftover_processes, hits_program):
+    async with in_process_client() as client:
+        stops = await count_hits_mcp(client, hits_program, "barrier", 100)
+        listed = await call(client, "debug_breakpoint_list")
+        await call(client, "debug_terminate")
+    assert listed["breakpoints"][0]["hits"] == 100, listed
+    assert len({thread for thread, _ in stops}) == 100
+
+
+@pytest.mark.slow
+async def test_threads_list_each_state_and_place_mcp(no_leftover_processes, hits_program):
+    line = marker_line(hits_program, "@hit")
+    async with in_process_client() as client:
+        await call(client, "debug_launch", {
+            "program": str(hits_program), "args": ["barrier", "4"],
+            "breakpoints": [f"{hits_program}:{line}"]})
+        for _ in range(100):  # the other three reach the line moments later
+            listed = (await call(client, "debug_threads"))["threads"]
+            if sum(bool(t.get("held")) for t in listed) == 3:
+                break
+        await call(client, "debug_terminate")
+    workers = [t for t in listed if t["name"].startswith("worker")]
+    assert len(workers) == 4
+    for thread in workers:
+        assert thread["stopped"] and thread["reason"] == "breakpoint", thread
+        assert thread["function"] == "work" and thread["location"]["line"] == line, thread
+    assert sum(bool(t.get("held")) for t in workers) == 3
+    main = next(t for t in listed if t["name"] == "MainThread")
+    assert main["stopped"] is False  # it waits in join, running
