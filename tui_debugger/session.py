@@ -490,7 +490,8 @@ class Session:
             return False
         if current is None or event.thread_id == current:
             return False
-        self._thread_stops[event.thread_id] = event.reason
+        # Paused with the rest of the program: stopped, with no reason of its own.
+        self._thread_stops[event.thread_id] = "" if event.reason == "pause" else event.reason
         if event.reason not in ("pause", "entry", "step", "goto"):
             self._held.append(event)
         self.publish("threads", {"thread_id": event.thread_id, "reason": "held"})
@@ -835,7 +836,7 @@ class Session:
             if thread.id == self.stop.thread_id:
                 why = self.stop.reason
             if why is not None:
-                thread.stopped, thread.reason = True, why
+                thread.stopped, thread.reason = True, why or None
             elif thread.stopped is None and self._all_threads_stopped:
                 thread.stopped = True
             thread.held = thread.id in held

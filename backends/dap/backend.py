@@ -233,6 +233,11 @@ class DapBackend(Backend):
         self._continue_answered_at = 0.0
         # Stops read while a continue was on its way (see _doubtful_stop)
         self._doubtful: dict[int, Message] = {}
+        #: path -> {line: backend id} of breakpoints without condition or log message
+        self._plain_breakpoints: dict[str, dict[int, int | str]] = {}
+        # All-stop over per-thread stops: the others are paused once per stop
+        self._others_paused = False
+        self._pause_asked = False  # someone asked for a pause (not our all-stop)
         self._exception_filters_sent = False
         self._disposed = False
         self._terminated_emitted = False
@@ -500,6 +505,12 @@ class DapBackend(Backend):
         if event == "stopped":
             self._stop_generation += 1
             self._state = "stopped"
+            self._pause_asked = False
+            if self.profile.per_thread_stops and not self._others_paused:
+                # All-stop, as a person expects: the other threads are paused
+                # (their own `pause` stops follow and are shown beside this one).
+                self._others_paused = True
+                asyncio.get_running_loop().create_task(self._pause_others())
             if body.get("threadId") is not None:
                 self._last_stopped_thread = body["threadId"]
                 self._stopped_threads.add(body["threadId"])
@@ -549,6 +560,12 @@ class DapBackend(Backend):
         asyncio.get_running_loop().create_task(self._settle_doubt(thread, message))
         return True
 
+    async def _pause_others(self) -> None:
+        with contextlib.suppress(DebuggerError):
+            # debugpy's adapter pauses every thread whatever the id; a thread
+            # already stopped stays as it is.
+            await self._request("pause", {"threadId": self._last_stopped_thread or 0})
+
     async def _settle_doubt(self, thread: int, message: Message) -> None:
         arrived = time.monotonic()
         while self._doubtful.get(thread) is message:
@@ -556,6 +573,9 @@ class DapBackend(Backend):
                 time.monotonic() >= self._continue_answered_at + DOUBT_S)
             if settled or time.monotonic() > arrived + 2 * DOUBT_S + 0.5:
                 del self._doubtful[thread]
+                reason = (message.get("body") or {}).get("reason")
+                if reason == "pause" and not self._pause_asked:
+                    return  # our all-stop's pause, overtaken by the continue
                 self._on_event(message, released=True)
                 return
             await asyncio.sleep(0.05)
@@ -642,6 +662,15 @@ class DapBackend(Backend):
             if reason == "exception":
                 found, traceback = await self._exception_info(body)
                 text = found or text
+            hit_ids = list(body.get("hitBreakpointIds") or [])
+            if reason == "pause" and self._plain_breakpoints and body.get("threadId") is not None \
+                    and not body.get("letGo"):
+                held_at = await self._plain_breakpoint_at(body["threadId"])
+                if held_at is not None:
+                    # Paused on a breakpoint's line before it ran it: pydevd skips
+                    # the breakpoints of a thread marked suspended, so this is a
+                    # hit it would have had, and is reported as one.
+                    reason, hit_ids = "breakpoint", [held_at]
             return StoppedEvent(
                 reason=reason,
                 thread_id=body.get("threadId"),
@@ -649,7 +678,7 @@ class DapBackend(Backend):
                 text=text,
                 traceback=traceback,
                 all_threads_stopped=bool(body.get("allThreadsStopped", True)),
-                hit_breakpoint_ids=list(body.get("hitBreakpointIds") or []),
+                hit_breakpoint_ids=hit_ids,
                 let_go=bool(body.get("letGo")),
             )
         if event == "continued":
@@ -682,6 +711,16 @@ class DapBackend(Backend):
             if reason in ("started", "exited") and isinstance(body.get("threadId"), int):
                 return ThreadEvent(thread_id=body["threadId"], reason=reason)
         return None
+
+    async def _plain_breakpoint_at(self, thread_id: int) -> int | str | None:
+        try:
+            frames, _ = await self.stack_trace(thread_id, 0, 1)
+        except DebuggerError:
+            return None
+        if not frames or frames[0].location is None or not frames[0].location.path:
+            return None
+        lines = self._plain_breakpoints.get(os.path.abspath(frames[0].location.path)) or {}
+        return lines.get(frames[0].location.line)
 
     async def _exception_info(self, stopped: Message) -> tuple[str | None, str | None]:
         """What was thrown (one line) and its traceback, when the adapter says."""
@@ -732,7 +771,15 @@ class DapBackend(Backend):
                 "sourceModified": False,
             },
         )
-        return _merge_states(states, body.get("breakpoints") or [])
+        merged = _merge_states(states, body.get("breakpoints") or [])
+        # Plain breakpoints (no condition, hit count or log message), by line: a
+        # thread paused on one of those lines was held before it could hit it.
+        self._plain_breakpoints[path] = {
+            state.line or spec.line: state.backend_id
+            for spec, state in zip(specs, merged)
+            if state.verified and state.backend_id is not None and spec.enabled
+            and not (spec.condition or spec.hit_condition or spec.log_message)}
+        return merged
 
     async def set_function_breakpoints(self, specs: list[BreakpointSpec]) -> list[BreakpointState]:
         if not specs and not self.capabilities.function_breakpoints:
@@ -814,6 +861,7 @@ class DapBackend(Backend):
         if self._state == "stopped":
             return
         thread = thread_id if thread_id is not None else await self._default_thread()
+        self._pause_asked = True
         await self._request("pause", {"threadId": thread})
 
     async def _resume(self, command: str, arguments: dict[str, Any], thread_id: int) -> None:
@@ -842,6 +890,8 @@ class DapBackend(Backend):
             return  # it already stopped again, or ended; that was reported
         self._stopped_threads.clear()
         self._all_threads_stopped = False
+        if continuing:
+            self._others_paused = False
         if self._state == "stopped":
             self._state = "running"
         self._events.put_nowait(
