@@ -794,7 +794,8 @@ class Session:
                 "to run it, start the program itself (`tui-debugger start PROGRAM`)."
             )
 
-    async def pause(self, origin: Origin, thread_id: int | None = None) -> None:
+    async def pause(self, origin: Origin, thread_id: int | None = None,
+                    answer_timeout: float | None = None) -> None:
         # A stop already on its way (the entry stop) is the pause asked for.
         await self.settle()
         backend = self._live_backend("pause")
@@ -805,8 +806,14 @@ class Session:
         self._resumed_by = origin
         self._stop_expected = True
         self._pause_requested = True
+        request = asyncio.get_running_loop().create_task(backend.pause(thread_id))
+        request.add_done_callback(lambda task: task.cancelled() or task.exception())
+        # Bounded like a continue: an adapter stuck on an earlier request answers late.
+        done, _ = await asyncio.wait({request}, timeout=answer_timeout)
+        if request not in done:
+            return
         try:
-            await backend.pause(thread_id)
+            request.result()
         except BaseException:
             self._stop_expected = self._pause_requested = False
             raise

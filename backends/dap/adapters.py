@@ -199,7 +199,13 @@ class DebugpyProfile(AdapterProfile):
             # copy of the stdlib's calendar.py would run to its end without a word.
             arguments["justMyCode"] = False
         arguments.update(extra)
+        self._note_thread_mode(arguments)
         return arguments
+
+    def _note_thread_mode(self, arguments: dict[str, Any]) -> None:
+        """A launch configuration may ask for debugpy's own all-stop mode back."""
+        self.per_thread_stops = arguments.get("stopAllThreadsOnSuspend") is False
+        self.backend.steps_keep_others_held = arguments.get("steppingResumesAllThreads") is False
 
     def attach_arguments(self, request: AttachRequest) -> dict[str, Any]:
         arguments: dict[str, Any] = {
@@ -219,6 +225,7 @@ class DebugpyProfile(AdapterProfile):
                 for remote, local in request.path_map.items()
             ]
         arguments.update(request.extra)
+        self._note_thread_mode(arguments)
         return arguments
 
 
@@ -228,7 +235,6 @@ class DebugpyBackend(DapBackend):
 
     def __init__(self, emit, *, nodelay: bool | None = None, **options: Any) -> None:
         super().__init__(emit, **options)
-        self.steps_keep_others_held = True  # steppingResumesAllThreads: false
         if nodelay is not None and isinstance(self.profile, DebugpyProfile):
             self.profile.nodelay = nodelay
 

@@ -130,8 +130,11 @@ async def _pause(ctx: CommandContext, args: RunArgs) -> RunResult:
     session = session_of(ctx)
     started = time.monotonic()
     generation = session.run_generation
-    await session.pause(ctx.origin, args.thread_id)
-    await session.wait_for_stop((args.wait_ms if args.wait_ms is not None else 5000) / 1000, generation)
+    wait_ms = args.wait_ms if args.wait_ms is not None else 5000
+    await session.pause(ctx.origin, args.thread_id,
+                        answer_timeout=max(wait_ms, ANSWER_FLOOR_MS) / 1000)
+    remaining = wait_ms / 1000 - (time.monotonic() - started)
+    await session.wait_for_stop(max(remaining, 0), generation)
     return await run_result(session, "pause", started, ctx.origin)
 
 
