@@ -139,3 +139,55 @@ async def test_continue_answers_within_its_bound_when_debugpy_does_not(no_leftov
         await call(client, "debug_terminate")
         assert time.monotonic() - started < 3, "debug_terminate waited on the adapter"
     print("continues debugpy left unanswered:", unanswered)
+
+
+def hit_line(source: Path) -> int:
+    return next(n for n, text in enumerate(source.read_text().splitlines(), 1) if "@hit" in text)
+
+
+async def native_hits(program: Path, source: Path, adapter: str, mode: str, count: int):
+    async with in_process_client() as client:
+        line = hit_line(source)
+        launched = await call(client, "debug_launch", {
+            "program": str(program), "args": [mode, str(count)], "adapter": adapter,
+            "breakpoints": [f"{source}:{line}"]})
+        stops, answer = [], launched
+        for _ in range(count + 5):
+            status = answer.get("status") or answer.get("state")
+            if status == "running":
+                answer = await call(client, "debug_wait", {"timeoutMs": 20000})
+                continue
+            if status != "stopped":
+                break
+            stops.append(answer["stop"]["thread_id"])
+            if len(stops) == 1:
+                first_threads = (await call(client, "debug_threads"))["threads"]
+            started = time.monotonic()
+            answer = await call(client, "debug_continue", {"waitMs": 5000})
+            assert time.monotonic() - started < 8, "debug_continue outlived its waitMs"
+        listed = await call(client, "debug_breakpoint_list")
+        await call(client, "debug_terminate")
+    return stops, listed["breakpoints"][0]["hits"], first_threads
+
+
+@pytest.mark.slow
+async def test_lldb_dap_pthreads_every_hit_shown_mcp(no_leftover_processes):
+    from tests.support.native_build import c_program
+
+    program = c_program("native_thread_hits")
+    source = PROGRAMS / "native_thread_hits.c"
+    stops, hits, threads = await native_hits(program, source, "lldb-dap", "barrier", 10)
+    assert len(set(stops)) == 10 and hits >= 7, (stops, hits)  # see docs/backends.md
+    at_line = [t for t in threads if t.get("location") and t["location"]["line"] == hit_line(source)]
+    assert at_line and all(t["stopped"] for t in at_line), threads
+
+
+@pytest.mark.slow
+async def test_delve_goroutines_every_hit_shown_mcp(no_leftover_processes):
+    from tests.support.native_build import go_program
+
+    program = go_program("go_thread_hits")
+    source = PROGRAMS / "go_thread_hits.go"
+    stops, hits, threads = await native_hits(program, source, "dlv", "stagger", 10)
+    assert len(set(stops)) == 10 and hits == 10, (stops, hits)
+    assert any(t.get("function") and "work" in t["function"] for t in threads), threads
