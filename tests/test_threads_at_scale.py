@@ -191,3 +191,66 @@ async def test_delve_goroutines_every_hit_shown_mcp(no_leftover_processes):
     stops, hits, threads = await native_hits(program, source, "dlv", "stagger", 10)
     assert len(set(stops)) == 10 and hits == 10, (stops, hits)
     assert any(t.get("function") and "work" in t["function"] for t in threads), threads
+
+
+@pytest.mark.slow
+def test_cli_threads_show_state_and_place_and_continue_shows_each_hit(no_leftover_daemons, hits_program):
+    import subprocess
+    import sys
+
+    def tdb(*args: str) -> str:
+        done = subprocess.run([sys.executable, "-m", "tui_debugger", *args], cwd=hits_program.parent,
+                              capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout
+
+    line = marker_line(hits_program, "@hit")
+    tdb("start", "--break", f"{hits_program.name}:{line}", hits_program.name, "barrier", "5")
+    tdb("await")
+    threads = ""
+    for _ in range(50):  # the other four reach the line moments later
+        threads = tdb("threads")
+        if threads.count("held: breakpoint") == 4:
+            break
+    assert threads.count("held: breakpoint (next continue)") == 4, threads
+    assert threads.count(f"work {hits_program.name}:{line}") == 5, threads
+    seen = set()
+    for _ in range(4):
+        answer = tdb("continue")
+        assert "Stopped (breakpoint #1)" in answer, answer
+        seen.add(re.search(r"thread (\d+)", answer).group(1))
+    assert len(seen) == 4
+    assert "The program ended" in tdb("continue")
+    tdb("stop")
+
+
+@pytest.mark.slow
+async def test_tui_threads_pane_shows_each_thread_state_and_place(hits_program):
+    from tests.support.tui import wait_until
+    from tui_debugger.tui.app import create_app
+    from tui_debugger.tui.widgets.threads_pane import ThreadsPane
+
+    line = marker_line(hits_program, "@hit")
+    app = create_app("launch", {"program": str(hits_program), "args": ["barrier", "4"],
+                                "breakpoints": [f"{hits_program}:{line}"]},
+                     cwd=str(hits_program.parent))
+    async with app.run_test(size=(160, 45)) as pilot:
+        await wait_until(pilot, lambda: app.state == "stopped" and app.source.location_line == line,
+                         what="the first hit")
+        await pilot.press("alt+h")
+        threads = app.query_one(ThreadsPane)
+
+        def rows():
+            return [[str(cell) for cell in threads.get_row_at(r)] for r in range(threads.row_count)]
+
+        # Kept current: the other three arrive held while the first stop is shown.
+        await wait_until(pilot, lambda: sum(r[2].startswith("held") for r in rows()) == 3,
+                         what="three threads held at the breakpoint")
+        workers = [r for r in rows() if r[1].startswith("worker")]
+        assert all(r[3].startswith("work ") and r[3].endswith(f"{hits_program.name}:{line}")
+                   for r in workers), workers
+        first = app.stop_info.thread_id
+        await pilot.press("f5")  # shows the next held hit: nothing runs
+        await wait_until(pilot, lambda: app.state == "stopped" and app.stop_info is not None
+                         and app.stop_info.thread_id != first, what="the next held hit")
+        await app.action_quit()
