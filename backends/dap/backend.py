@@ -230,6 +230,7 @@ class DapBackend(Backend):
         #: a continue or step has been sent and not answered (see disconnect)
         self._resume_unanswered = 0
         self._continue_unanswered = 0
+        self._stopped_when_continued: set[int] = set()
         self._continue_answered_at = 0.0
         # Stops read while a continue was on its way (see _doubtful_stop)
         self._doubtful: dict[int, Message] = {}
@@ -554,7 +555,9 @@ class DapBackend(Backend):
             return False
         in_window = self._continue_unanswered or (
             time.monotonic() < self._continue_answered_at + DOUBT_S)
-        if not in_window:
+        # A thread whose stop we had before the continue went out can only be
+        # stopping again: that stop is new (a loop's breakpoint, every round).
+        if not in_window or thread in self._stopped_when_continued:
             return False
         self._doubtful[thread] = message
         asyncio.get_running_loop().create_task(self._settle_doubt(thread, message))
@@ -877,6 +880,8 @@ class DapBackend(Backend):
         self._stepping = command in ("next", "stepIn", "stepOut")
         generation = self._stop_generation
         continuing = command == "continue"
+        if continuing:
+            self._stopped_when_continued = set(self._stopped_threads)
         self._resume_unanswered += 1
         self._continue_unanswered += continuing
         try:
