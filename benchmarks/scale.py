@@ -268,8 +268,8 @@ def memory_of_a_stopped_session() -> None:
     example = ROOT / "examples" / "inventory.py"
     line = next(n for n, t in enumerate(example.read_text().splitlines(), 1) if "restock(item" in t)
     env = dict(os.environ)
-    started = subprocess.run([sys.executable, "-m", "tui_debugger", "start", "--session", "scale-mem",
-                              "--break", f"{example}:{line}", str(example), "--json"],
+    started = subprocess.run([sys.executable, "-m", "tui_debugger", "start", "--json", "--session", "scale-mem",
+                              "--break", f"{example}:{line}", str(example)],
                              capture_output=True, text=True, env=env, timeout=120)
     import json
 
