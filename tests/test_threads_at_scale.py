@@ -289,3 +289,16 @@ def test_nothing_heavy_is_imported_where_unused(tmp_path):
     # The host of a session loads its debugger's backend when it starts one, never the TUI.
     assert imported("import tui_debugger.daemon") <= {"backends.dap", "backends.cdp",
                                                       "backends.lldb_cli", "backends.simctl"}
+
+
+@pytest.mark.slow
+async def test_a_launch_that_waits_long_for_its_first_stop_says_so(no_leftover_processes, tmp_path):
+    program = tmp_path / "late.py"
+    program.write_text("import time\ntime.sleep(8)\nx = 1  # @late\n")
+    async with in_process_client() as client:
+        answer = await call(client, "debug_launch", {
+            "program": str(program), "waitMs": 6000,
+            "breakpoints": [f"{program}:{marker_line(program, '@late')}"]})
+        assert answer["state"] == "running", answer
+        assert "No stop yet after 5 s" in answer["message"] and "3.12" in answer["message"]
+        await call(client, "debug_terminate")

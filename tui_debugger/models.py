@@ -112,13 +112,14 @@ class SessionEvent(BaseModel):
     selection {thread_id, frame_index}, exited {exit_code}, terminated {reason},
     clients {clients: [ClientInfo]}, values {name, value} (a variable was changed),
     exception_filters {filters}, process {session, parent, pid, event: started | stopped |
-    ended, ...} (a child process of the session's tree, tree.py)."""
+    ended, ...} (a child process of the session's tree, tree.py), notice {text}
+    (something a person should be told: a launch waiting long for its first stop)."""
 
     seq: int
     kind: Literal[
         "state", "stopped", "continued", "output", "breakpoints", "threads", "activity",
         "selection", "exited", "terminated", "clients", "watches", "values",
-        "exception_filters", "process",
+        "exception_filters", "process", "notice",
     ]
     origin: Origin = "session"
     data: dict[str, Any] = Field(default_factory=dict)

@@ -170,6 +170,8 @@ class Session:
         self._passed_hits: list[int] = []
         #: a continue or step the adapter has not answered yet (see resume)
         self.resume_unanswered: str | None = None
+        #: said when a launch waited long for its first stop
+        self.first_stop_notice: str | None = None
         self._bp_lock = asyncio.Lock()
         self._last_activity = time.monotonic()
         # Events from a backend this session has let go of (restart) are ignored.
@@ -299,7 +301,24 @@ class Session:
         self.cwd = request.cwd or os.getcwd()
         self._stop_expected = (request.stop_on_entry or self.entry_breakpoint_id is not None
                                or bool(request.core_file))  # a core opens stopped where it died
+        if self.breakpoints or self._stop_expected:
+            asyncio.get_running_loop().create_task(self._notice_slow_first_stop())
         await self._start(lambda b: b.launch(request, self._configure), adapter, origin)
+
+    async def _notice_slow_first_stop(self) -> None:
+        """Say so when a launch waits long for its first stop, rather than
+        leave the person or agent looking at silence."""
+        await asyncio.sleep(SLOW_FIRST_STOP_S)
+        if self.last_stop is not None or self.state not in (SessionState.starting,
+                                                            SessionState.running):
+            return
+        text = f"No stop yet after {SLOW_FIRST_STOP_S:.0f} s; the program runs."
+        if self.adapter == "debugpy":
+            text += (" Before Python 3.12 debugpy traces every line it runs, so reaching a "
+                     "breakpoint late in a long module takes long (100,000 lines: about "
+                     "2 minutes on 3.11); Python 3.12 and later are fast there.")
+        self.first_stop_notice = text
+        self.publish("notice", {"text": text})
 
     async def attach(self, request: AttachRequest, adapter: str, origin: Origin = "user",
                      backend: Backend | None = None) -> None:
@@ -1429,6 +1448,11 @@ def _children_of(pid: int) -> list[int]:
         except (OSError, ValueError):
             continue
     return found
+
+
+#: how long a launch waits for its first stop before it says so
+SLOW_FIRST_STOP_S = 5.0
+
 #: threads whose top frame `threads` reads (one request each)
 MAX_THREAD_FRAMES = 256
 

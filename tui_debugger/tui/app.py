@@ -503,6 +503,8 @@ class DebuggerApp(App[int]):
             code = data.get("exit_code")
             self.notify("The program ended" + (f" with exit code {code}." if code is not None else "."),
                         title="Session over")
+        elif kind == "notice":
+            self.notify(str(data.get("text") or ""), title="Waiting for the first stop", timeout=15)
         elif kind == "threads":
             self._threads_stale = True
             if self.state == "stopped" and self._threads_shown():
