@@ -62,6 +62,10 @@ class Backend(abc.ABC):
         self.debuggee_pid: int | None = None
         #: a core dump is open: everything reads, nothing runs
         self.post_mortem = False
+        #: a step resumes only the stepping thread, so threads held at a breakpoint
+        #: stay there through it (debugpy with steppingResumesAllThreads off);
+        #: otherwise a step lets them run past their hit
+        self.steps_keep_others_held = False
 
     def emit(self, event: BackendEvent) -> None:
         self._emit(event)

@@ -106,6 +106,14 @@ class Thread(Model):
     id: int
     name: str = ""
     stopped: bool | None = None  # None when the backend does not say
+    #: why it is stopped (breakpoint, step, pause...), when it stopped on its own
+    reason: str | None = None
+    #: held at a breakpoint it reached while another thread's stop was shown; the
+    #: next continue shows it
+    held: bool = False
+    #: its innermost frame with a source line (function, file:line), when stopped
+    function: str | None = None
+    location: SourceLocation | None = None
 
 
 class Frame(Model):
@@ -294,6 +302,9 @@ class StoppedEvent(Model):
     traceback: str | None = None
     all_threads_stopped: bool = True
     hit_breakpoint_ids: list[int | str] = Field(default_factory=list)  # backend ids
+    #: the thread stopped, but a continue on its way let it go on at once (debugpy
+    #: resumes every stopped thread): a hit to report, not a stop to show
+    let_go: bool = False
 
 
 class ContinuedEvent(Model):

@@ -44,6 +44,12 @@ class StopInfo(BaseModel):
     return_type: str | None = None
     #: the function that returned it
     returned_from: str | None = None
+    #: other threads held at a breakpoint when this stop was read, not yet shown:
+    #: the next continue shows the first of them instead of resuming
+    held_threads: list[int] = Field(default_factory=list)
+    #: threads that reached a breakpoint while the program was being continued and
+    #: went on with it, since the previous stop (counted in the breakpoints' hits)
+    passed_threads: list[int] = Field(default_factory=list)
     at: float = Field(default_factory=time.time)
 
 
@@ -106,13 +112,14 @@ class SessionEvent(BaseModel):
     selection {thread_id, frame_index}, exited {exit_code}, terminated {reason},
     clients {clients: [ClientInfo]}, values {name, value} (a variable was changed),
     exception_filters {filters}, process {session, parent, pid, event: started | stopped |
-    ended, ...} (a child process of the session's tree, tree.py)."""
+    ended, ...} (a child process of the session's tree, tree.py), notice {text}
+    (something a person should be told: a launch waiting long for its first stop)."""
 
     seq: int
     kind: Literal[
         "state", "stopped", "continued", "output", "breakpoints", "threads", "activity",
         "selection", "exited", "terminated", "clients", "watches", "values",
-        "exception_filters", "process",
+        "exception_filters", "process", "notice",
     ]
     origin: Origin = "session"
     data: dict[str, Any] = Field(default_factory=dict)

@@ -159,6 +159,20 @@ class Session:
         self._scopes: dict[int, asyncio.Future[list[Scope]]] = {}
         self._variables: dict[int, asyncio.Future[list[Variable]]] = {}
         self._stop_task: asyncio.Task[None] | None = None
+        self._stop_task_thread: int | None = None  # the thread whose stop is being read
+        # Threads that stopped at a breakpoint while another thread's stop was shown
+        # (or being read): each is shown by a later continue, as gdb's all-stop
+        # mode reports pending hits, instead of being let go past its hit.
+        self._held: deque[StoppedEvent] = deque()
+        #: thread id -> why it stopped, for threads stopped beside the shown stop
+        self._thread_stops: dict[int, str] = {}
+        #: threads that reached a breakpoint while a continue was on its way and
+        #: were let go with it; the next stop lists them
+        self._passed_hits: list[int] = []
+        #: a continue or step the adapter has not answered yet (see resume)
+        self.resume_unanswered: str | None = None
+        #: said when a launch waited long for its first stop
+        self.first_stop_notice: str | None = None
         self._bp_lock = asyncio.Lock()
         self._last_activity = time.monotonic()
         # Events from a backend this session has let go of (restart) are ignored.
@@ -288,7 +302,24 @@ class Session:
         self.cwd = request.cwd or os.getcwd()
         self._stop_expected = (request.stop_on_entry or self.entry_breakpoint_id is not None
                                or bool(request.core_file))  # a core opens stopped where it died
+        if self.breakpoints or self._stop_expected:
+            asyncio.get_running_loop().create_task(self._notice_slow_first_stop())
         await self._start(lambda b: b.launch(request, self._configure), adapter, origin)
+
+    async def _notice_slow_first_stop(self) -> None:
+        """Say so when a launch waits long for its first stop, rather than
+        leave the person or agent looking at silence."""
+        await asyncio.sleep(SLOW_FIRST_STOP_S)
+        if self.last_stop is not None or self.state not in (SessionState.starting,
+                                                            SessionState.running):
+            return
+        text = f"No stop yet after {SLOW_FIRST_STOP_S:.0f} s; the program runs."
+        if self.adapter == "debugpy":
+            text += (" Before Python 3.12 debugpy traces every line it runs, so reaching a "
+                     "breakpoint late in a long module takes long (100,000 lines: about "
+                     "2 minutes on 3.11); Python 3.12 and later are fast there.")
+        self.first_stop_notice = text
+        self.publish("notice", {"text": text})
 
     async def attach(self, request: AttachRequest, adapter: str, origin: Origin = "user",
                      backend: Backend | None = None) -> None:
@@ -399,9 +430,15 @@ class Session:
             seq = self.output.append(event.category, event.text)
             self.publish("output", {"seq": seq, "category": event.category, "text": event.text})
         elif isinstance(event, StoppedEvent):
+            if event.let_go:
+                self._report_let_go(event)
+                return
+            if self._beside_current_stop(event):
+                return
             self._invalidate_caches()
             if self._stop_task and not self._stop_task.done():
                 self._stop_task.cancel()
+            self._stop_task_thread = event.thread_id
             self._stop_task = asyncio.get_running_loop().create_task(self._handle_stop(event))
         elif isinstance(event, ContinuedEvent):
             # A core dump never runs, whatever the adapter says while it loads one.
@@ -429,10 +466,56 @@ class Session:
         elif isinstance(event, BreakpointChangedEvent):
             self._apply_breakpoint_change(event)
         elif isinstance(event, ThreadEvent):
+            if event.reason == "exited":
+                self._thread_stops.pop(event.thread_id, None)
+                self._held = deque(e for e in self._held if e.thread_id != event.thread_id)
             self.publish("threads", {"thread_id": event.thread_id, "reason": event.reason})
         elif isinstance(event, ChildProcessEvent):
             if self.on_child is not None:
                 self.on_child(self, event)
+
+    def _report_let_go(self, event: StoppedEvent) -> None:
+        """A thread reached a breakpoint while a continue was on its way, and the
+        continue let it go on (debugpy resumes every stopped thread): counted as
+        a hit and listed with the next stop, never silently lost."""
+        bp_ids = self._session_ids_for(event.hit_breakpoint_ids)
+        for bp_id in bp_ids:
+            self.breakpoints[bp_id].hits += 1
+        if event.thread_id is not None:
+            self._passed_hits.append(event.thread_id)
+        where = ", ".join(f"#{i}" for i in bp_ids) or event.reason
+        self.record_activity("session", "hit passed",
+                             f"thread {event.thread_id} reached breakpoint {where} while the "
+                             "program was being continued, and went on")
+        if bp_ids:
+            self._publish_breakpoints()
+
+    def take_passed_hits(self) -> list[int]:
+        """The threads let go past a breakpoint since the last stop (once)."""
+        passed, self._passed_hits = self._passed_hits, []
+        return passed
+
+    def _beside_current_stop(self, event: StoppedEvent) -> bool:
+        """A stop of another thread while one is shown (or being read): kept
+        beside it rather than replacing it. A breakpoint (or exception) hit is held
+        for the next continue; a thread that stopped because the program was
+        paused is only noted as stopped."""
+        if event.thread_id is None:
+            return False
+        if self.state == SessionState.stopped and self.stop is not None:
+            current = self.stop.thread_id
+        elif self._stop_task is not None and not self._stop_task.done():
+            current = self._stop_task_thread
+        else:
+            return False
+        if current is None or event.thread_id == current:
+            return False
+        # Paused with the rest of the program: stopped, with no reason of its own.
+        self._thread_stops[event.thread_id] = "" if event.reason == "pause" else event.reason
+        if event.reason not in ("pause", "entry", "step", "goto"):
+            self._held.append(event)
+        self.publish("threads", {"thread_id": event.thread_id, "reason": "held"})
+        return True
 
     async def _handle_stop(self, event: StoppedEvent) -> None:
         thread_id = event.thread_id
@@ -473,7 +556,10 @@ class Session:
             traceback=event.traceback,
             breakpoint_ids=session_bp_ids,
             caused_by=self._resumed_by,
+            held_threads=[e.thread_id for e in self._held if e.thread_id is not None],
         )
+        if thread_id is not None:
+            self._thread_stops[thread_id] = reason
         self.selected_thread_id = thread_id
         self.selected_frame_index = 0
         if thread_id is not None and self.backend is not None:
@@ -511,6 +597,8 @@ class Session:
                                     f"changed from {first.old} to {first.new}")
             if info.watch_changes:
                 self._publish_watches()
+        info.held_threads = [e.thread_id for e in self._held if e.thread_id is not None]
+        info.passed_threads, self._passed_hits = self._passed_hits, []
         self.stop = info
         self.last_stop = info
         self.last_stop_generation = self._run_generation
@@ -632,10 +720,15 @@ class Session:
     # ================================================================= run control
 
     async def resume(self, how: str, origin: Origin, thread_id: int | None = None,
-                     target: tuple[str, int] | None = None) -> int:
+                     target: tuple[str, int] | None = None,
+                     answer_timeout: float | None = None) -> int:
         """Resume with continue / next / step_in / step_out, or goto `target`
         (path, line: the next statement moved there). Returns the run generation
-        to pass to wait_for_stop."""
+        to pass to wait_for_stop.
+
+        `answer_timeout` bounds the wait for the adapter's answer: past it the
+        program is taken as running (`resume_unanswered` says which request is
+        unanswered) and the answer, or its failure, is handled when it comes."""
         await self.settle()
         backend = self._live_backend(how)
         self._refuse_post_mortem(how)
@@ -643,6 +736,8 @@ class Session:
         tid = thread_id or self.selected_thread_id
         if how != "continue" and tid is None:
             raise InvalidInput("No thread is selected; pass a thread id (see `threads`).")
+        if how == "continue" and self._held and thread_id is None:
+            return self._show_next_held(origin)
         self._run_generation += 1
         generation = self._run_generation
         self._resumed_by = origin
@@ -655,8 +750,26 @@ class Session:
         self.state = SessionState.running
         self._stop_expected = how != "continue"
         self._last_how = how
+        if how == "continue" or not backend.steps_keep_others_held:
+            # Everything runs: what was held goes on past its hit (it was listed).
+            self._held.clear()
+            self._thread_stops.clear()
+        elif tid is not None:
+            self._thread_stops.pop(tid, None)
         self.publish("continued", {"thread_id": tid, "how": how}, origin=origin)
         self.publish("state", {"state": "running"}, origin=origin)
+        request = asyncio.get_running_loop().create_task(
+            self._send_resume(backend, how, tid, previous_stop, origin, target))
+        request.add_done_callback(lambda task: task.cancelled() or task.exception())
+        self.resume_unanswered = how
+        done, _ = await asyncio.wait({request}, timeout=answer_timeout)
+        if request in done:
+            request.result()  # a refusal raises here, with the stop put back
+        return generation
+
+    async def _send_resume(self, backend: Backend, how: str, tid: int | None,
+                           previous_stop: StopInfo | None, origin: Origin,
+                           target: tuple[str, int] | None = None) -> None:
         try:
             if how == "continue":
                 await backend.continue_(tid)
@@ -681,7 +794,23 @@ class Session:
                 self.state = SessionState.stopped
                 self.publish("state", {"state": "stopped"}, origin=origin)
             raise
-        return generation
+        finally:
+            self.resume_unanswered = None
+
+    def _show_next_held(self, origin: Origin) -> int:
+        """Continue while other threads are held at a breakpoint: nothing runs;
+        the next held thread's hit becomes the stop (gdb's all-stop way)."""
+        event = self._held.popleft()
+        self._run_generation += 1
+        self._resumed_by = origin
+        self.stop = None
+        self.state = SessionState.running
+        self._stop_expected = True
+        self.publish("continued", {"thread_id": event.thread_id, "how": "continue"}, origin=origin)
+        self.publish("state", {"state": "running"}, origin=origin)
+        self._stop_task_thread = event.thread_id
+        self._stop_task = asyncio.get_running_loop().create_task(self._handle_stop(event))
+        return self._run_generation
 
     def _refuse_post_mortem(self, what: str) -> None:
         if self.backend is not None and self.backend.post_mortem:
@@ -691,7 +820,8 @@ class Session:
                 "to run it, start the program itself (`tui-debugger start PROGRAM`)."
             )
 
-    async def pause(self, origin: Origin, thread_id: int | None = None) -> None:
+    async def pause(self, origin: Origin, thread_id: int | None = None,
+                    answer_timeout: float | None = None) -> None:
         # A stop already on its way (the entry stop) is the pause asked for.
         await self.settle()
         backend = self._live_backend("pause")
@@ -702,8 +832,14 @@ class Session:
         self._resumed_by = origin
         self._stop_expected = True
         self._pause_requested = True
+        request = asyncio.get_running_loop().create_task(backend.pause(thread_id))
+        request.add_done_callback(lambda task: task.cancelled() or task.exception())
+        # Bounded like a continue: an adapter stuck on an earlier request answers late.
+        done, _ = await asyncio.wait({request}, timeout=answer_timeout)
+        if request not in done:
+            return
         try:
-            await backend.pause(thread_id)
+            request.result()
         except BaseException:
             self._stop_expected = self._pause_requested = False
             raise
@@ -714,16 +850,40 @@ class Session:
 
     # ================================================================= inspection
 
-    async def threads(self) -> list[Thread]:
+    async def threads(self, with_frames: bool = False) -> list[Thread]:
+        """The program's threads, each with its state: running, or stopped and
+        why (the shown stop, a hit held for the next continue, or stopped with
+        the rest of the program); with `with_frames`, each stopped thread's
+        innermost frame with a source line (one stackTrace each, cached until
+        the next resume)."""
         await self.settle()
         backend = self._live_backend("list threads")
         threads = await backend.threads()
-        if self.state == SessionState.stopped and self.stop is not None:
-            # DAP's threads carry no state; the stop says which stopped, or that all did.
-            for thread in threads:
-                if thread.stopped is None and (self._all_threads_stopped
-                                               or thread.id == self.stop.thread_id):
-                    thread.stopped = True
+        stopped = self.state == SessionState.stopped and self.stop is not None
+        held = {e.thread_id for e in self._held}
+        for thread in threads:
+            if not stopped:
+                thread.stopped = False if self.state == SessionState.running else thread.stopped
+                continue
+            why = self._thread_stops.get(thread.id)
+            if thread.id == self.stop.thread_id:
+                why = self.stop.reason
+            if why is not None:
+                thread.stopped, thread.reason = True, why or None
+            elif thread.stopped is None and self._all_threads_stopped:
+                thread.stopped = True
+            thread.held = thread.id in held
+        if with_frames and stopped:
+            for thread in threads[:MAX_THREAD_FRAMES]:
+                if not thread.stopped:
+                    continue  # a running thread has no frame to read
+                try:
+                    frames, _ = await self._frames_for(thread.id)
+                except DebuggerError:
+                    continue
+                top = _first_with_source(frames) or (frames[0] if frames else None)
+                if top is not None:
+                    thread.function, thread.location = top.name, top.location
         return threads
 
     async def _frames_for(self, thread_id: int) -> tuple[list[Frame], int | None]:
@@ -1295,6 +1455,13 @@ def _children_of(pid: int) -> list[int]:
         except (OSError, ValueError):
             continue
     return found
+
+
+#: how long a launch waits for its first stop before it says so
+SLOW_FIRST_STOP_S = 5.0
+
+#: threads whose top frame `threads` reads (one request each)
+MAX_THREAD_FRAMES = 256
 
 
 async def _shared(cache: dict[int, "asyncio.Future[Any]"], key: int, read) -> Any:

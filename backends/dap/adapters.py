@@ -52,6 +52,18 @@ def with_nodelay(pythonpath: str | None) -> str:
 # =============================================================================== debugpy
 
 
+#: Each thread stops at its own breakpoint and says so; a step moves one thread.
+#: In its default mode (stop every thread at each stop, one notification) pydevd
+#: answers `continue` only once a held thread has left its wait loop, which it
+#: polls every 0.2 s; a breakpoint hit by another thread in that window holds
+#: them all again, the answer never comes, and debugpy's adapter, which handles
+#: a client's requests one at a time, answers nothing more (debugpy issue 2048).
+#: The same mode lets a held thread reach a breakpoint line without a stop
+#: (pydevd skips breakpoints of a thread marked suspended), so its hit is lost.
+#: See docs/backends.md and docs/architecture.md ("Threads at a breakpoint").
+THREAD_OPTIONS = {"stopAllThreadsOnSuspend": False, "steppingResumesAllThreads": False}
+
+
 class DebugpyProfile(AdapterProfile):
     name = "debugpy"
     adapter_id = "debugpy"
@@ -74,6 +86,7 @@ class DebugpyProfile(AdapterProfile):
     # per wake-up and clears its wake-up event after waking: a second request that
     # arrives while it wakes waits out its 0.2 s poll (docs/backends/dap.md).
     inspect_one_at_a_time = True
+    per_thread_stops = True  # THREAD_OPTIONS
     # For a launched program debugpy answers a detach only once the program has
     # ended (or after its own 5 s grace, when it ends it): do not wait for that.
     detach_answer_timeout = 0.5
@@ -169,16 +182,19 @@ class DebugpyProfile(AdapterProfile):
             # sys.exit(n) is how a program means to end, not a crash to stop at.
             "breakOnSystemExit": [],
             "variablePresentation": VARIABLE_PRESENTATION,
+            **THREAD_OPTIONS,
         }
         if "module" in extra or "code" in extra:
             arguments.pop("program")
-        if request.stdin == STDIN_PIPE:
-            # Its input is ours to give only if we start it (runInTerminal); its
-            # output then comes through the pipes we read, not as output events.
+        if "console" not in extra:
+            # We start the program (runInTerminal), so its output comes through
+            # pipes we read in 64 KiB chunks rather than as one DAP output event
+            # per write (2,000,000 printed lines: 42 s through events, against
+            # 4.6 s for the program alone), and its input is ours to give.
             arguments["console"] = "integratedTerminal"
             arguments["redirectOutput"] = False
-            # Its output is a pipe now, not a terminal: unbuffered, so a prompt it
-            # prints before reading shows at once.
+            # Its output is a pipe, not a terminal: unbuffered, so what it printed
+            # before a stop (or a prompt before it reads) shows at once.
             arguments["env"] = {"PYTHONUNBUFFERED": "1", **arguments["env"]}
         if "justMyCode" not in extra and extra.get("module") != "pytest" and _is_library_code(
                 extra.get("module"), program, arguments["python"][0], arguments["cwd"]):
@@ -186,12 +202,19 @@ class DebugpyProfile(AdapterProfile):
             # copy of the stdlib's calendar.py would run to its end without a word.
             arguments["justMyCode"] = False
         arguments.update(extra)
+        self._note_thread_mode(arguments)
         return arguments
+
+    def _note_thread_mode(self, arguments: dict[str, Any]) -> None:
+        """A launch configuration may ask for debugpy's own all-stop mode back."""
+        self.per_thread_stops = arguments.get("stopAllThreadsOnSuspend") is False
+        self.backend.steps_keep_others_held = arguments.get("steppingResumesAllThreads") is False
 
     def attach_arguments(self, request: AttachRequest) -> dict[str, Any]:
         arguments: dict[str, Any] = {
             "type": "python", "request": "attach", "justMyCode": True, "subProcess": False,
             "variablePresentation": VARIABLE_PRESENTATION,
+            **THREAD_OPTIONS,
         }
         if request.pid is not None:
             arguments["processId"] = request.pid
@@ -206,6 +229,7 @@ class DebugpyProfile(AdapterProfile):
                 for remote, local in request.path_map.items()
             ]
         arguments.update(request.extra)
+        self._note_thread_mode(arguments)
         return arguments
 
 

@@ -20,6 +20,7 @@ import contextlib
 import logging
 import os
 import re
+import time
 from typing import Any
 
 from ..base import Backend, Configure, EventSink
@@ -66,6 +67,9 @@ from .client import DapClient, Message
 log = logging.getLogger("backends.dap")
 
 RUNNING_MESSAGE = "The program is running; pause it or wait for it to stop."
+#: how long after a continue's answer a thread it let go may still say it stopped
+#: (pydevd's stopped threads poll for the go-ahead every 0.2 s)
+DOUBT_S = 0.35
 
 
 def user_error(message: str) -> str:
@@ -127,6 +131,9 @@ class AdapterProfile:
     def child_attach(self, arguments: dict[str, Any]) -> "AttachRequest | None":
         """The attach request for a child announced by `startDebugging`."""
         return None
+    #: threads stop one at a time, each with its own stopped event, and a continue
+    #: lets every stopped thread go (debugpy without stopAllThreadsOnSuspend)
+    per_thread_stops = False
 
     def __init__(self, backend: "DapBackend") -> None:
         self.backend = backend
@@ -215,6 +222,23 @@ class DapBackend(Backend):
         self._orphan_killer: asyncio.Task[None] | None = None
         self._stop_generation = 0
         self._last_stopped_thread: int | None = None
+        # Which threads are stopped, for adapters that stop threads one at a time
+        # (debugpy without stopAllThreadsOnSuspend): a late `continued` of one
+        # thread must not make the program look running while another is stopped.
+        self._stopped_threads: set[int] = set()
+        self._all_threads_stopped = False
+        #: a continue or step has been sent and not answered (see disconnect)
+        self._resume_unanswered = 0
+        self._continue_unanswered = 0
+        self._stopped_when_continued: set[int] = set()
+        self._continue_answered_at = 0.0
+        # Stops read while a continue was on its way (see _doubtful_stop)
+        self._doubtful: dict[int, Message] = {}
+        #: path -> {line: backend id} of breakpoints without condition or log message
+        self._plain_breakpoints: dict[str, dict[int, int | str]] = {}
+        # All-stop over per-thread stops: the others are paused once per stop
+        self._others_paused = False
+        self._pause_asked = False  # someone asked for a pause (not our all-stop)
         self._exception_filters_sent = False
         self._disposed = False
         self._terminated_emitted = False
@@ -428,6 +452,10 @@ class DapBackend(Backend):
         if not terminate and self.adapter_capabilities.get("supportSuspendDebuggee"):
             arguments["suspendDebuggee"] = False
         wait = 5.0 if terminate else self.profile.detach_answer_timeout
+        if self._resume_unanswered:
+            # An adapter that has not answered a continue answers nothing after it
+            # (debugpy handles a client's requests one at a time): end it now.
+            wait = 0.5
         with contextlib.suppress(DebuggerError):
             await client.request("disconnect", arguments, timeout=wait)
         if terminate:
@@ -461,21 +489,46 @@ class DapBackend(Backend):
 
     # ================================================================ events
 
-    def _on_event(self, message: Message) -> None:
+    def _on_event(self, message: Message, released: bool = False) -> None:
         """Runs on the reader, in stream order: keep the run state exact here,
         translate later on the consumer."""
         event = message.get("event")
         body = message.get("body") or {}
+        if event == "stopped" and self._doubtful_stop(message, release=released):
+            return
+        if (event == "continued" and body.get("threadId") in self._doubtful
+                and not body.get("allThreadsContinued", True)):
+            # The continue let it go: not a stop to show, but a hit to tell of.
+            stopped = self._doubtful.pop(body["threadId"])
+            stopped = {**stopped, "body": {**(stopped.get("body") or {}), "letGo": True}}
+            self._events.put_nowait(stopped)
+            return
         if event == "stopped":
             self._stop_generation += 1
             self._state = "stopped"
+            self._pause_asked = False
+            if self.profile.per_thread_stops and not self._others_paused:
+                # All-stop, as a person expects: the other threads are paused
+                # (their own `pause` stops follow and are shown beside this one).
+                self._others_paused = True
+                asyncio.get_running_loop().create_task(self._pause_others())
             if body.get("threadId") is not None:
                 self._last_stopped_thread = body["threadId"]
+                self._stopped_threads.add(body["threadId"])
+            if body.get("allThreadsStopped", True):
+                self._all_threads_stopped = True
             self._frame_ips.clear()
             if self._stepping and body.get("reason") not in ("step", "goto"):
                 self._step_interrupted = True  # a breakpoint (say) came first
             self._stepping = False
         elif event == "continued":
+            if body.get("allThreadsContinued", True) or body.get("threadId") is None:
+                self._stopped_threads.clear()
+                self._all_threads_stopped = False
+            else:
+                self._stopped_threads.discard(body["threadId"])
+                if self._all_threads_stopped or self._stopped_threads:
+                    return  # one thread went on; the program is still stopped
             if self._state == "stopped":
                 self._state = "running"
         elif event in ("exited", "terminated"):
@@ -490,6 +543,45 @@ class DapBackend(Backend):
                     self.child_pids.append(pid)
                 self._note_adapter_children()
         self._events.put_nowait(message)
+
+    def _doubtful_stop(self, message: Message, *, release: bool = False) -> bool:
+        """A thread's stop read while a continue is on its way, or just after its
+        answer, may name a thread the continue then let go: with per-thread stops
+        the adapter resumes every stopped thread, and tells each one's `continued`
+        only once that thread wakes (pydevd polls every 0.2 s). Such a stop waits
+        until that `continued` drops it or DOUBT_S passes."""
+        thread = (message.get("body") or {}).get("threadId")
+        if release or not self.profile.per_thread_stops or not isinstance(thread, int):
+            return False
+        in_window = self._continue_unanswered or (
+            time.monotonic() < self._continue_answered_at + DOUBT_S)
+        # A thread whose stop we had before the continue went out can only be
+        # stopping again: that stop is new (a loop's breakpoint, every round).
+        if not in_window or thread in self._stopped_when_continued:
+            return False
+        self._doubtful[thread] = message
+        asyncio.get_running_loop().create_task(self._settle_doubt(thread, message))
+        return True
+
+    async def _pause_others(self) -> None:
+        with contextlib.suppress(DebuggerError):
+            # debugpy's adapter pauses every thread whatever the id; a thread
+            # already stopped stays as it is.
+            await self._request("pause", {"threadId": self._last_stopped_thread or 0})
+
+    async def _settle_doubt(self, thread: int, message: Message) -> None:
+        arrived = time.monotonic()
+        while self._doubtful.get(thread) is message:
+            settled = not self._continue_unanswered and (
+                time.monotonic() >= self._continue_answered_at + DOUBT_S)
+            if settled or time.monotonic() > arrived + 2 * DOUBT_S + 0.5:
+                del self._doubtful[thread]
+                reason = (message.get("body") or {}).get("reason")
+                if reason == "pause" and not self._pause_asked:
+                    return  # our all-stop's pause, overtaken by the continue
+                self._on_event(message, released=True)
+                return
+            await asyncio.sleep(0.05)
 
     def _on_adapter_closed(self, error: BackendDied) -> None:
         self._state = "ended"
@@ -573,6 +665,15 @@ class DapBackend(Backend):
             if reason == "exception":
                 found, traceback = await self._exception_info(body)
                 text = found or text
+            hit_ids = list(body.get("hitBreakpointIds") or [])
+            if reason == "pause" and self._plain_breakpoints and body.get("threadId") is not None \
+                    and not body.get("letGo"):
+                held_at = await self._plain_breakpoint_at(body["threadId"])
+                if held_at is not None:
+                    # Paused on a breakpoint's line before it ran it: pydevd skips
+                    # the breakpoints of a thread marked suspended, so this is a
+                    # hit it would have had, and is reported as one.
+                    reason, hit_ids = "breakpoint", [held_at]
             return StoppedEvent(
                 reason=reason,
                 thread_id=body.get("threadId"),
@@ -580,7 +681,8 @@ class DapBackend(Backend):
                 text=text,
                 traceback=traceback,
                 all_threads_stopped=bool(body.get("allThreadsStopped", True)),
-                hit_breakpoint_ids=list(body.get("hitBreakpointIds") or []),
+                hit_breakpoint_ids=hit_ids,
+                let_go=bool(body.get("letGo")),
             )
         if event == "continued":
             return ContinuedEvent(
@@ -612,6 +714,16 @@ class DapBackend(Backend):
             if reason in ("started", "exited") and isinstance(body.get("threadId"), int):
                 return ThreadEvent(thread_id=body["threadId"], reason=reason)
         return None
+
+    async def _plain_breakpoint_at(self, thread_id: int) -> int | str | None:
+        try:
+            frames, _ = await self.stack_trace(thread_id, 0, 1)
+        except DebuggerError:
+            return None
+        if not frames or frames[0].location is None or not frames[0].location.path:
+            return None
+        lines = self._plain_breakpoints.get(os.path.abspath(frames[0].location.path)) or {}
+        return lines.get(frames[0].location.line)
 
     async def _exception_info(self, stopped: Message) -> tuple[str | None, str | None]:
         """What was thrown (one line) and its traceback, when the adapter says."""
@@ -662,7 +774,15 @@ class DapBackend(Backend):
                 "sourceModified": False,
             },
         )
-        return _merge_states(states, body.get("breakpoints") or [])
+        merged = _merge_states(states, body.get("breakpoints") or [])
+        # Plain breakpoints (no condition, hit count or log message), by line: a
+        # thread paused on one of those lines was held before it could hit it.
+        self._plain_breakpoints[path] = {
+            state.line or spec.line: state.backend_id
+            for spec, state in zip(specs, merged)
+            if state.verified and state.backend_id is not None and spec.enabled
+            and not (spec.condition or spec.hit_condition or spec.log_message)}
+        return merged
 
     async def set_function_breakpoints(self, specs: list[BreakpointSpec]) -> list[BreakpointState]:
         if not specs and not self.capabilities.function_breakpoints:
@@ -744,6 +864,7 @@ class DapBackend(Backend):
         if self._state == "stopped":
             return
         thread = thread_id if thread_id is not None else await self._default_thread()
+        self._pause_asked = True
         await self._request("pause", {"threadId": thread})
 
     async def _resume(self, command: str, arguments: dict[str, Any], thread_id: int) -> None:
@@ -758,9 +879,24 @@ class DapBackend(Backend):
                                          self.profile.request_timeout)
         self._stepping = command in ("next", "stepIn", "stepOut")
         generation = self._stop_generation
-        body = await self._request(command, arguments)
+        continuing = command == "continue"
+        if continuing:
+            self._stopped_when_continued = set(self._stopped_threads)
+        self._resume_unanswered += 1
+        self._continue_unanswered += continuing
+        try:
+            body = await self._request(command, arguments)
+        finally:
+            self._resume_unanswered -= 1
+            if continuing:
+                self._continue_unanswered -= 1
+                self._continue_answered_at = time.monotonic()
         if self._stop_generation != generation or self._state == "ended":
             return  # it already stopped again, or ended; that was reported
+        self._stopped_threads.clear()
+        self._all_threads_stopped = False
+        if continuing:
+            self._others_paused = False
         if self._state == "stopped":
             self._state = "running"
         self._events.put_nowait(
@@ -783,11 +919,17 @@ class DapBackend(Backend):
     async def threads(self) -> list[Thread]:
         self._require_session()
         body = await self._request("threads")
-        return [
+        threads = [
             Thread(id=t["id"], name=str(t.get("name") or ""))
             for t in body.get("threads") or []
             if isinstance(t.get("id"), int)
         ]
+        for thread in threads:
+            if self._state == "running":
+                thread.stopped = False
+            elif self._state == "stopped":
+                thread.stopped = self._all_threads_stopped or thread.id in self._stopped_threads
+        return threads
 
     async def stack_trace(
         self, thread_id: int, start: int = 0, levels: int = 20

@@ -371,6 +371,15 @@ class DapClient:
                 stdin=subprocess.PIPE if source == "pipe" else (stdin_file or subprocess.DEVNULL),
                 what="program (runInTerminal)",
             )
+        except (OSError, DebuggerError) as exc:
+            # debugpy does not read this answer: it waits a minute for the launcher
+            # to connect. The launch it is part of fails now instead.
+            message = getattr(exc, "message", None) or str(exc)
+            for command, future in list(self._pending.values()):
+                if command == "launch" and not future.done():
+                    future.set_exception(CommandFailed(
+                        f"The adapter could not launch the program: {message}"))
+            raise ReverseRequestRefused(f"Cannot start {argv[0]}: {message}") from exc
         finally:
             if stdin_file is not None:
                 stdin_file.close()

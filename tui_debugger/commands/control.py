@@ -44,9 +44,19 @@ async def _run(ctx: CommandContext, how: str, args: RunArgs, label: str) -> RunR
     default_wait = settings().continue_wait_ms if how == "continue" else settings().step_wait_ms
     wait_ms = default_wait if args.wait_ms is None else args.wait_ms
     started = time.monotonic()
-    generation = await session.resume(how, ctx.origin, args.thread_id)
-    await session.wait_for_stop(wait_ms / 1000, generation)
+    # The adapter's answer counts against the same bound as the stop: an adapter
+    # that never answers a continue (debugpy issue 2048) must not hold the call.
+    # A floor, so a refusal (a step where none is possible) still reaches a
+    # caller that waits 0 ms, as the TUI does.
+    generation = await session.resume(how, ctx.origin, args.thread_id,
+                                      answer_timeout=max(wait_ms, ANSWER_FLOOR_MS) / 1000)
+    remaining = wait_ms / 1000 - (time.monotonic() - started)
+    await session.wait_for_stop(max(remaining, 0), generation)
     return await run_result(session, label, started, ctx.origin, generation)
+
+
+#: the least time a run command waits for the adapter to accept it
+ANSWER_FLOOR_MS = 250
 
 
 async def run_result(session: Session, label: str, started: float,
@@ -72,13 +82,20 @@ async def run_result(session: Session, label: str, started: float,
             f"{session.adapter_died.strip()[:300]}. The program was ended with it; start the "
             "session again (debug_launch / tui-debugger start).", adapter=session.adapter)
     if session.state == SessionState.terminated:
+        passed = session.take_passed_hits()
+        told = (f" Before it ended, {len(passed)} thread(s) reached a breakpoint while it was "
+                f"being continued and went on: {', '.join(map(str, passed))}." if passed else "")
         return RunResult(status="terminated", command=label, waited_ms=waited,
                          exit_code=session.exit_code, others=others,
                          message="The program ended: " + ending(session.exit_code,
-                                                                 session.terminated_reason) + ".")
+                                                                 session.terminated_reason) + "."
+                         + told)
+    unanswered = (f"; the adapter has not answered {session.resume_unanswered}"
+                  if session.resume_unanswered else "")
     return RunResult(status="running", command=label, waited_ms=waited, others=others,
-                     message=f"Still running after {waited} ms. Call debug_wait (`tui-debugger await`) "
-                     "for the next stop, or debug_pause (`tui-debugger pause`).")
+                     message=f"Still running after {waited} ms{unanswered}. Call debug_wait "
+                     "(`tui-debugger await`) for the next stop, or debug_pause "
+                     "(`tui-debugger pause`).")
 
 
 def _run_command(id: str, how: str, cli: str, mcp: str, help: str, keys: tuple[str, ...],
@@ -113,8 +130,11 @@ async def _pause(ctx: CommandContext, args: RunArgs) -> RunResult:
     session = session_of(ctx)
     started = time.monotonic()
     generation = session.run_generation
-    await session.pause(ctx.origin, args.thread_id)
-    await session.wait_for_stop((args.wait_ms if args.wait_ms is not None else 5000) / 1000, generation)
+    wait_ms = args.wait_ms if args.wait_ms is not None else 5000
+    await session.pause(ctx.origin, args.thread_id,
+                        answer_timeout=max(wait_ms, ANSWER_FLOOR_MS) / 1000)
+    remaining = wait_ms / 1000 - (time.monotonic() - started)
+    await session.wait_for_stop(max(remaining, 0), generation)
     return await run_result(session, "pause", started, ctx.origin)
 
 

@@ -491,16 +491,20 @@ register(Command(
 
 async def _threads(ctx: CommandContext, args: NoArgs) -> ThreadsResult:
     session = session_of(ctx)
-    threads = await session.threads()
+    threads = await session.threads(with_frames=True)
     return ThreadsResult(threads=[
-        ThreadView(id=t.id, name=t.name, selected=t.id == session.selected_thread_id, stopped=t.stopped)
+        ThreadView(id=t.id, name=t.name, selected=t.id == session.selected_thread_id,
+                   stopped=t.stopped, reason=t.reason, held=t.held, function=t.function,
+                   location=t.location)
         for t in threads
     ])
 
 
 register(Command(
     id="threads", help="List threads.",
-    description="The program's threads (goroutines for Go), marking the selected one.",
+    description="The program's threads (goroutines for Go), marking the selected one: each "
+    "one's state (running, or stopped and why; `held`: stopped at a breakpoint, shown by the "
+    "next continue) and, while stopped, its innermost frame (function, file:line).",
     args=NoArgs, result=ThreadsResult, handler=_threads, read_only=True, mcp="debug_threads",
     cli=[CliSpec(("threads",))],
 ))

@@ -254,6 +254,8 @@ async def launch_status(session: Session, restored: list[Any], origin: str) -> S
     elif session.state == SessionState.running:
         status.message = ("Running; no stop yet. debug_wait waits for the first stop; "
                           "debug_pause interrupts.")
+        if session.first_stop_notice and session.last_stop is None:
+            status.message += " " + session.first_stop_notice
     return status
 
 

@@ -45,6 +45,15 @@ def stop_line(stop: Any) -> str:
     text = f"Stopped ({reason}){func}{where}"
     if stop.thread_id is not None:
         text += f", thread {stop.thread_id}"
+    held = getattr(stop, "held_threads", None) or []
+    if held:
+        text += (f"\n  {len(held)} more thread(s) held at a breakpoint "
+                 f"({', '.join(str(t) for t in held[:10])}{'…' if len(held) > 10 else ''}): "
+                 "continue shows the next")
+    passed = getattr(stop, "passed_threads", None) or []
+    if passed:
+        text += (f"\n  {len(passed)} thread(s) reached a breakpoint while the program was being "
+                 f"continued and went on: {', '.join(str(t) for t in passed[:10])}")
     if stop.text:
         text += f"\n  {stop.text}"
     elif stop.description and stop.reason == "exception":
@@ -264,9 +273,26 @@ def _evaluate(result: Any) -> str:
     return "\n".join([f"{result.value}{typ}", *variable_lines(result.children)])
 
 
+def thread_state(thread: Any) -> str:
+    if thread.held:
+        return f"held: {thread.reason or 'breakpoint'} (next continue)"
+    if thread.stopped:
+        return f"stopped: {thread.reason}" if thread.reason else "stopped"
+    return {None: "", False: "running"}.get(thread.stopped, "")
+
+
+def thread_place(thread: Any) -> str:
+    place = thread.function or ""
+    if thread.location is not None and thread.location.path:
+        place += f" {_short(thread.location.path)}:{thread.location.line}"
+    return place.strip()
+
+
 def _threads(result: Any) -> str:
     return "\n".join(
-        f"{'*' if t.selected else ' '} {t.id}  {t.name}" for t in result.threads
+        "  ".join(part for part in (f"{'*' if t.selected else ' '} {t.id}", t.name,
+                                    thread_state(t), thread_place(t)) if part)
+        for t in result.threads
     ) or "No threads."
 
 

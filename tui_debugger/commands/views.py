@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from backends.models import Breakpoint
+from backends.models import Breakpoint, SourceLocation
 
 from ..output import OutputLine
 from ..models import ActivityEntry, ClientInfo, StopInfo, Watch
@@ -182,6 +182,13 @@ class ThreadView(Result):
     name: str
     selected: bool = False
     stopped: bool | None = None
+    #: why it stopped (breakpoint, step, pause...), when it stopped on its own
+    reason: str | None = None
+    #: held at a breakpoint, not yet shown: the next continue stops there
+    held: bool = False
+    #: its innermost frame with a source line, while stopped
+    function: str | None = None
+    location: SourceLocation | None = None
 
 
 class ThreadsResult(Result):

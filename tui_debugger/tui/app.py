@@ -521,8 +521,13 @@ class DebuggerApp(App[int]):
             code = data.get("exit_code")
             self.notify("The program ended" + (f" with exit code {code}." if code is not None else "."),
                         title="Session over")
+        elif kind == "notice":
+            self.notify(str(data.get("text") or ""), title="Waiting for the first stop", timeout=15)
         elif kind == "threads":
             self._threads_stale = True
+            if self.state == "stopped" and self._threads_shown():
+                # Threads stop beside the shown one (held at a breakpoint): keep current.
+                self.run_worker(self._refresh_threads(), group="threads", exclusive=True)
         elif kind == "values":
             # Someone changed a value: every pane that shows values reads them again.
             self.run_worker(self._refresh_values(), group="refresh-values", exclusive=True)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from textual.widgets import DataTable
 
+from ...commands.render import thread_place, thread_state
 from ...commands.views import ThreadView
 from ..messages import RunCommand
 from .tables import refill
 
-HEADERS = ["id", "name", "state"]
+HEADERS = ["id", "name", "state", "where"]
 
 
 class ThreadsPane(DataTable):
@@ -29,9 +30,9 @@ class ThreadsPane(DataTable):
             if stopped is not None and thread.id == stopped[0]:
                 state = f"stopped: {stopped[1]}"
             else:
-                state = {None: "", True: "stopped", False: "running"}[thread.stopped]
+                state = thread_state(thread)
             rows.append((str(thread.id), [("▶" if thread.selected else " ") + str(thread.id),
-                                          thread.name, state]))
+                                          thread.name, state, thread_place(thread)]))
         refill(self, HEADERS, rows)
         if threads and self.cursor_row != selected_row:
             self.move_cursor(row=selected_row, animate=False)

@@ -1,0 +1,350 @@
+"""The program under the debugger grown along one dimension at a time: every row
+of the scale table (docs/performance.md, "At scale") in one run, beside the
+program alone and a bare DAP client talking to debugpy directly (the floor).
+
+  output      N lines printed, launch to end
+  breakpoints 100 breakpoints added one at a time, one file
+  continues   100 continues, breakpoint to breakpoint
+  stack       a stack 3,002 frames deep: 20 frames, then maxFrames 1000
+  module      a breakpoint at line 99,995 of a 100,000-line module (each Python given)
+  threads     10 threads pass one breakpoint 50 ms apart; 100 threads at a barrier
+  memory      resident size of each process of a stopped session (with pudb's, if installed)
+
+Run:  python benchmarks/scale.py [--lines N] [--python PATH ...] [--only ROW ...]
+
+tui-debugger is driven the way an agent drives it: the MCP server's tools, in
+process (the session lives in this process, as in `tui-debugger mcp`). Wall
+times, on whatever machine this runs: read the ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from backends.dap.adapters import with_nodelay  # noqa: E402
+from backends.dap.client import DapClient  # noqa: E402
+
+WORK = Path(tempfile.mkdtemp(prefix="tdb-scale-"))
+
+FLOOD = "import sys\nn = int(sys.argv[1])\nfor i in range(n):\n    print('line', i)\n"
+LINES = "total = 0\n" + "".join(f"total += {i}  # line {i + 2}\n" for i in range(150)) + "print(total)\n"
+LOOP = "total = 0\nfor i in range(1000):\n    total += i  # @loop\nprint(total)\n"
+DEEP = ("import sys\nsys.setrecursionlimit(10000)\n"
+        "def down(n):\n    if n == 0:\n        return 0  # @bottom\n    return down(n - 1) + 1\n"
+        "down(3000)\n")
+
+
+def write(name: str, text: str) -> Path:
+    path = WORK / name
+    path.write_text(text)
+    return path
+
+
+def big_module() -> tuple[Path, int]:
+    lines = ["x = 0"] + [f"x += {i % 7}" for i in range(1, 99_994)] + ["y = x  # @late"]
+    lines += ["z = y"] * (100_000 - len(lines))
+    path = write("big.py", "\n".join(lines) + "\n")
+    return path, 99_995
+
+
+def row(case: str, *cells: str) -> None:
+    print(f"| {case} | " + " | ".join(cells) + " |", flush=True)
+
+
+def alone(argv: list[str]) -> float:
+    t0 = time.perf_counter()
+    subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - t0
+
+
+# --------------------------------------------------------------- bare debugpy
+
+async def bare_debugpy(program: Path, args: list[str], breakpoints: list[int],
+                       python: str = sys.executable, on_stop=None) -> float:
+    """A bare DAP client on debugpy's adapter, debugpy's defaults (output as DAP
+    events): launch to end, in seconds. `on_stop(client, message)` decides what
+    each stop does (default: continue)."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = with_nodelay(env.get("PYTHONPATH"))
+    client = await DapClient.start_stdio([python, "-m", "debugpy.adapter"], name="debugpy", env=env)
+    stopped: asyncio.Queue = asyncio.Queue()
+    ended = asyncio.Event()
+    initialized = asyncio.Event()
+    client.on("stopped", lambda m: stopped.put_nowait(m))
+    client.on("terminated", lambda m: ended.set())
+    client.on("initialized", lambda m: initialized.set())
+    t0 = time.perf_counter()
+    try:
+        await client.request("initialize", {"adapterID": "debugpy", "linesStartAt1": True,
+                                            "columnsStartAt1": True, "pathFormat": "path"})
+        launch = asyncio.ensure_future(client.request("launch", {
+            "type": "python", "request": "launch", "program": str(program), "args": args,
+            "console": "internalConsole", "python": [python], "justMyCode": True,
+            "env": {"PYTHONPATH": with_nodelay(None)}}, timeout=600))
+        await asyncio.wait_for(initialized.wait(), 60)
+        if breakpoints:
+            await client.request("setBreakpoints", {"source": {"path": str(program)},
+                                                    "breakpoints": [{"line": n} for n in breakpoints]})
+        await client.request("configurationDone", {})
+        await launch
+        while not ended.is_set():
+            waiter = asyncio.ensure_future(stopped.get())
+            ender = asyncio.ensure_future(ended.wait())
+            done, _ = await asyncio.wait({waiter, ender}, timeout=600,
+                                         return_when=asyncio.FIRST_COMPLETED)
+            if waiter not in done:
+                waiter.cancel()
+                break
+            message = waiter.result()
+            ender.cancel()
+            if on_stop is not None and await on_stop(client, message, t0):
+                return time.perf_counter() - t0
+            await client.request("continue", {"threadId": message["body"]["threadId"]}, timeout=30)
+        return time.perf_counter() - t0
+    finally:
+        with contextlib.suppress(Exception):
+            await client.request("disconnect", {"terminateDebuggee": True}, timeout=3)
+        await client.close()
+
+
+async def bare_breakpoints(program: Path, count: int) -> list[float]:
+    times: list[float] = []
+
+    async def add_them(client, message, t0):
+        for n in range(1, count + 1):
+            t = time.perf_counter()
+            await client.request("setBreakpoints", {"source": {"path": str(program)},
+                                                    "breakpoints": [{"line": 2 + i} for i in range(n)]})
+            times.append(time.perf_counter() - t)
+        return True
+
+    await bare_debugpy(program, [], [1], on_stop=add_them)
+    return times
+
+
+# --------------------------------------------------------------- tui-debugger
+
+@contextlib.asynccontextmanager
+async def mcp():
+    from tests.support.mcp import in_process_client
+
+    async with in_process_client() as client:
+        yield client
+
+
+async def tool(client, name: str, arguments: dict | None = None) -> dict:
+    result = await client.call_tool(name, arguments or {})
+    data = result.structured_content or {}
+    if result.is_error:
+        raise RuntimeError(f"{name}: {data}")
+    return data
+
+
+async def until_end(client) -> dict:
+    while True:
+        answer = await tool(client, "debug_wait", {"timeoutMs": 600_000})
+        if answer["status"] == "terminated":
+            return answer
+        if answer["status"] == "stopped":
+            await tool(client, "debug_continue", {"waitMs": 0})
+
+
+async def ours_output(program: Path, lines: int) -> float:
+    async with mcp() as client:
+        t0 = time.perf_counter()
+        await tool(client, "debug_launch", {"program": str(program), "args": [str(lines)]})
+        await until_end(client)
+        return time.perf_counter() - t0
+
+
+async def ours_breakpoints(program: Path, count: int) -> list[float]:
+    async with mcp() as client:
+        await tool(client, "debug_launch", {"program": str(program), "stopOnEntry": True})
+        times = []
+        for i in range(count):
+            t = time.perf_counter()
+            await tool(client, "debug_breakpoint_add", {"file": str(program), "line": 2 + i})
+            times.append(time.perf_counter() - t)
+        await tool(client, "debug_terminate")
+        return times
+
+
+async def ours_continues(program: Path, count: int) -> list[float]:
+    line = next(n for n, t in enumerate(program.read_text().splitlines(), 1) if "@loop" in t)
+    async with mcp() as client:
+        await tool(client, "debug_launch", {"program": str(program),
+                                            "breakpoints": [f"{program}:{line}"]})
+        times = []
+        for _ in range(count):
+            t = time.perf_counter()
+            answer = await tool(client, "debug_continue", {"waitMs": 30_000})
+            assert answer["status"] == "stopped", answer
+            times.append(time.perf_counter() - t)
+        await tool(client, "debug_terminate")
+        return times
+
+
+async def ours_stack(program: Path) -> list[tuple[float, int, int]]:
+    import json
+
+    line = next(n for n, t in enumerate(program.read_text().splitlines(), 1) if "@bottom" in t)
+    async with mcp() as client:
+        await tool(client, "debug_launch", {"program": str(program),
+                                            "breakpoints": [f"{program}:{line}"]})
+        out = []
+        for frames in (20, 1000):
+            t = time.perf_counter()
+            answer = await tool(client, "debug_stack", {"maxFrames": frames})
+            out.append((time.perf_counter() - t, len(json.dumps(answer)), len(answer.get("frames", []))))
+        await tool(client, "debug_terminate")
+        return out
+
+
+async def ours_first_stop(program: Path, line: int) -> tuple[float, str]:
+    async with mcp() as client:
+        t0 = time.perf_counter()
+        answer = await tool(client, "debug_launch", {"program": str(program),
+                                                     "breakpoints": [f"{program}:{line}"]})
+        status = answer.get("state")
+        if status != "stopped":
+            status = (await tool(client, "debug_wait", {"timeoutMs": 600_000}))["status"]
+        spent = time.perf_counter() - t0
+        await tool(client, "debug_terminate")
+        return spent, status
+
+
+async def ours_threads(program: Path, mode: str, count: int) -> tuple[int, int, float]:
+    line = next(n for n, t in enumerate(program.read_text().splitlines(), 1) if "@hit" in t)
+    async with mcp() as client:
+        t0 = time.perf_counter()
+        answer = await tool(client, "debug_launch", {
+            "program": str(program), "args": [mode, str(count)],
+            "breakpoints": [f"{program}:{line}"]})
+        shown, told = 0, 0
+        status = answer.get("state")
+        while status != "terminated":
+            if status == "running":
+                answer = await tool(client, "debug_wait", {"timeoutMs": 30_000})
+                status = answer["status"]
+                continue
+            shown += 1
+            told += len(answer["stop"].get("passed_threads") or [])
+            answer = await tool(client, "debug_continue", {"waitMs": 5000})
+            status = answer["status"]
+        message = answer.get("message") or ""
+        if "went on:" in message:
+            told += len(message.split("went on:")[1].split(","))
+        return shown, told, time.perf_counter() - t0
+
+
+def rss_tree(root: int) -> list[tuple[int, str, int]]:
+    """(pid, command, resident KiB) of root and its descendants."""
+    out = subprocess.run(["ps", "-eo", "pid=,ppid=,rss=,args="], capture_output=True, text=True).stdout
+    procs = {}
+    for line in out.splitlines():
+        pid, ppid, rss, args = line.split(None, 3)
+        procs[int(pid)] = (int(ppid), int(rss), args)
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        if pid in procs:
+            found.append((pid, procs[pid][2][:70], procs[pid][1]))
+            todo += [p for p, (pp, _, _) in procs.items() if pp == pid]
+    return found
+
+
+def memory_of_a_stopped_session() -> None:
+    example = ROOT / "examples" / "inventory.py"
+    line = next(n for n, t in enumerate(example.read_text().splitlines(), 1) if "restock(item" in t)
+    env = dict(os.environ)
+    started = subprocess.run([sys.executable, "-m", "tui_debugger", "start", "--json", "--session", "scale-mem",
+                              "--break", f"{example}:{line}", str(example)],
+                             capture_output=True, text=True, env=env, timeout=120)
+    import json
+
+    try:
+        info = json.loads(started.stdout)
+        host = info.get("hostPid")
+        for pid, command, kib in rss_tree(host):
+            row("memory, stopped session", command, f"{kib / 1024:.0f} MB")
+        total = sum(k for _, _, k in rss_tree(host))
+        row("memory, stopped session", "all but the TUI", f"{total / 1024:.0f} MB")
+    finally:
+        subprocess.run([sys.executable, "-m", "tui_debugger", "stop", "--session", "scale-mem"],
+                       capture_output=True, timeout=60)
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lines", type=int, default=2_000_000)
+    parser.add_argument("--python", action="append", default=[],
+                        help="another interpreter for the module row (debugpy on its path)")
+    parser.add_argument("--only", action="append", default=[])
+    args = parser.parse_args()
+    want = set(args.only) or {"output", "breakpoints", "continues", "stack", "module", "threads",
+                              "memory"}
+    os.environ.setdefault("TUI_DEBUGGER_REDACT", "0")
+    print("| case | program alone | bare debugpy | tui-debugger |")
+    print("|---|---|---|---|")
+    if "output" in want:
+        flood = write("flood.py", FLOOD)
+        base = alone([sys.executable, str(flood), str(args.lines)])
+        bare = await bare_debugpy(flood, [str(args.lines)], [])
+        ours = await ours_output(flood, args.lines)
+        row(f"{args.lines:,} lines printed, launch to end", f"{base:.1f} s", f"{bare:.1f} s",
+            f"{ours:.1f} s ({ours / base:.1f}x alone)")
+    if "breakpoints" in want:
+        program = write("lines.py", LINES)
+        bare = await bare_breakpoints(program, 100)
+        ours = await ours_breakpoints(program, 100)
+        row("100 breakpoints added one at a time", "—",
+            f"{sum(bare):.1f} s ({bare[0] * 1000:.0f} → {bare[-1] * 1000:.0f} ms each)",
+            f"{sum(ours):.1f} s ({ours[0] * 1000:.0f} → {ours[-1] * 1000:.0f} ms each)")
+    if "continues" in want:
+        times = await ours_continues(write("loop.py", LOOP), 100)
+        times.sort()
+        row("100 continues, breakpoint to breakpoint", "—", "—",
+            f"{times[len(times) // 2] * 1000:.0f} ms median, p90 {times[89] * 1000:.0f} ms")
+    if "stack" in want:
+        (t20, b20, n20), (t1000, b1000, n1000) = await ours_stack(write("deep.py", DEEP))
+        row("stack 3,002 deep: 20 frames / maxFrames 1000", "—", "—",
+            f"{t20 * 1000:.0f} ms, {b20 / 1024:.1f} KB / {t1000 * 1000:.0f} ms, "
+            f"{b1000 / 1024:.1f} KB ({n1000} frames)")
+    if "module" in want:
+        program, line = big_module()
+        for python in [sys.executable, *args.python]:
+            version = subprocess.run([python, "-c", "import sys; print(sys.version.split()[0])"],
+                                     capture_output=True, text=True).stdout.strip()
+            base = alone([python, str(program)])
+            bare = await bare_debugpy(program, [], [line], python=python,
+                                      on_stop=lambda c, m, t0: asyncio.sleep(0, True))
+            ours = "(interpreter choice: --python)"
+            if python == sys.executable:
+                spent, status = await ours_first_stop(program, line)
+                ours = f"{spent:.1f} s ({status})"
+            row(f"breakpoint at line 99,995 of 100,000 (Python {version})", f"{base:.2f} s",
+                f"{bare:.1f} s", ours)
+    if "threads" in want:
+        hits = ROOT / "tests" / "programs" / "py_thread_hits.py"
+        for mode, count, label in (("stagger", 10, "10 threads pass one breakpoint 50 ms apart"),
+                                   ("barrier", 100, "100 threads released by a barrier")):
+            shown, told, spent = await ours_threads(hits, mode, count)
+            row(label, "—", "—", f"{shown} hits shown, {told} told as passed, of {count} "
+                f"({spent:.1f} s)")
+    if "memory" in want:
+        memory_of_a_stopped_session()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
