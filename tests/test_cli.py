@@ -42,6 +42,7 @@ def tdb_json(workdir: Path, *args: str) -> dict:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(180)  # some thirty CLI processes, each a Python start-up: ~55 s on busy cores
 def test_walkthrough(no_leftover_daemons, workdir):
     program = workdir / "py_basic.py"
     loop = marker_line(program, "@loop-body")

@@ -150,8 +150,8 @@ register(Command(
 class UntilArgs(RunArgs):
     file: str = Field(description="Source file.")
     line: int = Field(description="Line to run to.")
-    jump: bool = Field(False, description="Jump there instead: the line becomes the next statement, "
-                       "the code between is not run (set next statement; debugpy, lldb-dap).")
+    jump: bool = Field(False, description="Make that line the next statement instead; the code "
+                       "between is not run.")
 
 
 async def _until(ctx: CommandContext, args: UntilArgs) -> RunResult:
@@ -180,8 +180,7 @@ def _location_cli(parser: argparse.ArgumentParser) -> None:
 register(Command(
     id="until", help="Run to a line (run to cursor), or jump there (set next statement).",
     description="Continue until the program reaches file:line (a one-shot breakpoint), or stops "
-    "elsewhere first. With jump: true, move the next statement to file:line without running "
-    "the code between (debugpy, lldb-dap).",
+    "elsewhere first; with jump, set the next statement there (debugpy, lldb-dap).",
     args=UntilArgs, result=RunResult, handler=_until, mcp="debug_run_to",
     cli=[CliSpec(("until",), build=_location_cli,
                  adapt=lambda ns: dict(zip(("file", "line"), parse_location(ns.location)))),
@@ -227,8 +226,8 @@ class TraceArgs(Args):
     file: str
     line: int = Field(ge=1)
     expression: str
-    max_hits: int = Field(10, ge=1, le=1000, description="Stop tracing after this many hits.")
-    timeout_ms: int = Field(10_000, ge=1, le=600_000, description="Stop tracing after this long.")
+    max_hits: int = Field(10, ge=1, le=1000, description="At most this many hits.")
+    timeout_ms: int = Field(10_000, ge=1, le=600_000, description="At most this long.")
 
 
 async def _trace(ctx: CommandContext, args: TraceArgs) -> TraceResult:
@@ -303,7 +302,7 @@ def _trace_cli(parser: argparse.ArgumentParser) -> None:
 register(Command(
     id="trace", help="Collect an expression's value at each hit of FILE:LINE, without stopping.",
     description="Read `expression` each time file:line runs (up to maxHits or timeoutMs), the "
-    "program running on after each read; answers the typed values, and any other stop.",
+    "program running on after each; answers the values. Another breakpoint ends it there.",
     args=TraceArgs, result=TraceResult, handler=_trace, mcp="debug_trace",
     cli=[CliSpec(("trace",), build=_trace_cli, adapt=lambda ns: {
         "file": parse_location(ns.location)[0], "line": parse_location(ns.location)[1],

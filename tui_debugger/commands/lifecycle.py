@@ -38,8 +38,8 @@ class LaunchBreakpoint(Args):
 
 
 class LaunchArgs(Args):
-    program: str = Field("", description="A .py, .js/.mjs/.cjs, native or Go program, or a "
-                         ".go/.c/.cpp/.rs source (built first); with launchConfig: its ${file}.")
+    program: str = Field("", description="A .py, .js, native or Go program, or a .c/.cpp/.rs/.go "
+                         "source; with launchConfig: its ${file}.")
     args: list[str] = Field(default_factory=list, description="Arguments for the program.")
     cwd: str | None = Field(None)
     env: dict[str, str] = Field(default_factory=dict)
@@ -57,8 +57,8 @@ class LaunchArgs(Args):
                                   "post-mortem (native, Go).")
     module: str | None = Field(None, description="Python module to run (-m).")
     stdin: str | None = Field(None, description="Input: a file, or 'pipe' (debug_send_input).")
-    python: str | None = Field(None, description="A Python program's interpreter (default: "
-                               "$VIRTUAL_ENV, a .venv above it, python3).")
+    python: str | None = Field(None, description="The Python that runs it (default: a venv's, "
+                               "else python3).")
 
 
 async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
