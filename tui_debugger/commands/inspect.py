@@ -267,12 +267,18 @@ _POINTER = re.compile(r"0x[0-9a-fA-F]+")
 _DESCRIPTION = re.compile(r"\(.*?\) \$\d+ = (.*)", re.DOTALL)
 
 
+#: Children read to show a value's fields: more than the answer's budget shows.
+FIELDS_READ = 64
+
+
 async def _fields(session: Session, ref: int, depth: int, budget: int) -> str:
     """`{name = value, …}` of a value's children, `depth` levels deep, in about
     `budget` characters; byte buffers short, deeper structs as `{…}`."""
     parts: list[str] = []
     used = 0
-    kids = await session.variables(ref)
+    # A window, not every child: an array of a million ints has a million (and
+    # reading them all took lldb-cli 30 s); a struct has far fewer than this.
+    kids = await session.variables(ref, 0, FIELDS_READ)
     for kid in kids:
         value = c_data_value(kid.value, kid.type)
         if kid.ref > 0 and (_ADDRESS_ONLY.fullmatch(kid.value) or not kid.value):
@@ -282,10 +288,14 @@ async def _fields(session: Session, ref: int, depth: int, budget: int) -> str:
             value = value[:80] + "…"
         part = f"{kid.name} = {value}"
         if parts and used + len(part) > budget:
-            parts.append(f"… {len(kids) - len(parts)} more")
+            more = len(kids) - len(parts)
+            parts.append(f"… {more}{'+' if len(kids) >= FIELDS_READ else ''} more")
             break
         parts.append(part)
         used += len(part) + 2
+    else:
+        if len(kids) >= FIELDS_READ:
+            parts.append("… more")
     return "{" + ", ".join(parts) + "}"
 
 
