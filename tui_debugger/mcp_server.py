@@ -947,6 +947,10 @@ def run_mcp(session: str | None = None, transport: str = "stdio", host: str = "1
             paths.validate_name(session)
         if tools:
             resolve_tool_names(tools, {c.mcp: c for c in registry.all_commands() if c.mcp})
+        # A client only, but every session it starts or joins is found in the
+        # runtime directory: one that is unsafe (another user's link or file,
+        # open to others) is refused now, with what to do, as `sessions` does.
+        paths.runtime_dir()
         asyncio.run(serve(session, transport, host, port, tools))
     except DebuggerError as exc:
         print(f"error: {exc.message}", file=sys.stderr)
