@@ -62,4 +62,6 @@ async def test_stdin_is_end_of_file_or_the_chosen_file(adapter, tmp_path, mcp_en
             ended = await call(client, "debug_wait", {"timeoutMs": 20_000})
             assert ended["status"] == "terminated", (adapter, stdin, ended.text)
             output = await call(client, "debug_output", {})
-            assert expected in output.text, (adapter, stdin, output.text)
+            # The answer's data (structuredContent) holds the output; its text is one line.
+            shown = "".join(e["text"] for e in output["entries"])
+            assert expected in shown, (adapter, stdin, output.data)
