@@ -772,7 +772,9 @@ async def _activity(ctx: CommandContext, args: ActivityArgs) -> ActivityResult:
     # The TUI's pane shows the log as it was (its last 100) unless told.
     last = 100 if ctx.origin in ("tui", "web") and "last" not in args.model_fields_set else args.last
     shown = entries[-last:]
-    if ctx.origin not in ("tui", "web"):
+    if ctx.origin not in ("tui", "web") and "last" not in args.model_fields_set:
+        # The default answer is kept small; `last`, asked for, is honoured
+        # (the note below sends the reader to it).
         size = 0
         kept: list = []
         for entry in reversed(shown):
