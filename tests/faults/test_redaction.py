@@ -37,7 +37,8 @@ async def test_secrets_are_redacted_everywhere(tmp_path, mcp_env, no_leftover_pr
             seen = answer.text + json.dumps(answer.data)
             for secret in SECRETS:
                 assert secret not in seen, (secret, seen[:500])
-        assert "admin:[REDACTED]@db.example" in answers[-1].text
+        # MCP answers are lean: the output is in structuredContent, the text one line.
+        assert "admin:[REDACTED]@db.example" in json.dumps(answers[-1].data)
         await call(client, "debug_terminate", {})
 
 

@@ -17,7 +17,7 @@ from ..config import settings
 from ..models import CURRENT_CLIENT, SessionState
 from ..redact import redact, redact_named
 from ..session import Session
-from .cvalues import c_data_value
+from .cvalues import c_data_value, is_byte_data
 from .registry import CommandContext
 from .views import ContextResult, FrameView, SessionStatus, SourceLineView, VariableView
 
@@ -109,7 +109,11 @@ def variable_view(session: Session, var: Variable, path: str, limit: int | None 
                   short_bytes: bool = True) -> VariableView:
     limit = limit or settings().max_value_chars
     # A byte buffer: its first bytes with C escapes, and its length.
-    rendered = c_data_value(var.value, var.type) if short_bytes else var.value
+    rendered = var.value
+    if short_bytes and is_byte_data(var.type):
+        # Redacted whole before it is cut to its first bytes: a secret the cut
+        # splits (`"db_password\":\"hu…`) would no longer be recognised.
+        rendered = c_data_value(redact_value(var.name, rendered), var.type)
     shown = rendered
     if len(shown) > limit + REDACT_MARGIN:
         # Redacting a 64 KB rendering to show 1,000 characters cost ~10 ms a stop.

@@ -94,6 +94,14 @@ def _quoted_span(value: str) -> tuple[int, int, bool] | None:
     return start, end, cut
 
 
+def is_byte_data(type_name: str | None) -> bool:
+    """Whether a value of this type is shown by `c_data_value` (a byte buffer)."""
+    if not type_name:
+        return False
+    name = type_name.strip()
+    return BYTE_ARRAY.fullmatch(name) is not None or BYTE_POINTER.fullmatch(name) is not None
+
+
 def c_data_value(value: str, type_name: str | None, max_bytes: int | None = SHORT_BYTES) -> str:
     """A byte array's or byte pointer's value with C escapes, cut at `max_bytes`
     (None: as much as LLDB rendered), and an array's length in bytes:

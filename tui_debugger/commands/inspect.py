@@ -17,7 +17,7 @@ from backends.models import Completion
 from ..config import settings
 from ..models import SessionState
 from ..session import Session
-from .cvalues import c_data_value
+from .cvalues import BYTE_POINTER, c_data_value, is_byte_data
 from .context import (
     true_length,
     STOPPED,
@@ -280,11 +280,13 @@ async def _fields(session: Session, ref: int, depth: int, budget: int) -> str:
     # reading them all took lldb-cli 30 s); a struct has far fewer than this.
     kids = await session.variables(ref, 0, FIELDS_READ)
     for kid in kids:
-        value = c_data_value(kid.value, kid.type)
+        # Redacted by the field's name (`password = 0x… "x"`) and whole, before
+        # a byte buffer is cut short; the answer's text is redacted again.
+        value = c_data_value(redact_value(kid.name, kid.value), kid.type)
         if kid.ref > 0 and (_ADDRESS_ONLY.fullmatch(kid.value) or not kid.value):
             value = (await _fields(session, kid.ref, depth - 1, max(budget - used, 40))
                      if depth > 1 else "{…}")
-        elif value is kid.value and len(value) > 80:  # (a byte buffer is short already)
+        elif not is_byte_data(kid.type) and len(value) > 80:  # (a byte buffer is short already)
             value = value[:80] + "…"
         part = f"{kid.name} = {value}"
         if parts and used + len(part) > budget:
@@ -311,6 +313,10 @@ async def _with_fields(session: Session, result: Any, depth: int, budget: int) -
         if _ADDRESS_ONLY.fullmatch(plain) or (described and plain[:1] in "({"):
             return await _fields(session, result.ref, depth, budget)
         address = _POINTER.match(plain)
+        # A char * is its string (`0x… "{\"key\": …}"`), not its first char.
+        if address and BYTE_POINTER.fullmatch((result.type or "").strip()) \
+                and '"' in plain[address.end():]:
+            return None
         if address and (result.type or "").rstrip().endswith("*"):
             kids = await session.variables(result.ref)
             # LLDB lists a struct's fields under a pointer to it, and `*p` under
