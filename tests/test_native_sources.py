@@ -51,7 +51,7 @@ async def test_a_c_source_is_built_then_debugged(mcp_env, lldb_dap):
         assert launched["adapter"] == "lldb-dap" and launched["state"] == "stopped"
         assert f"inventory.c:{line}" in launched.text
         output = await call(client, "debug_output", {})
-        assert "built: cc -g -O0 -o" in output.text
+        assert "built: cc -g -O0 -o" in "".join(e["text"] for e in output["entries"]), output
         await call(client, "debug_terminate", {})
 
         # A source that does not compile: the compiler's message, nothing left running.
@@ -71,7 +71,7 @@ async def test_a_stripped_binary_says_so_and_stops_on_entry(mcp_env, lldb_dap, t
         launched = await call(client, "debug_launch", {"program": str(binary), "stopOnEntry": True})
         assert launched["state"] == "stopped", launched.text
         output = await call(client, "debug_output", {})
-        assert "has no debug information and no symbols (stripped)" in output.text
+        assert "has no debug information and no symbols (stripped)" in "".join(e["text"] for e in output["entries"]), output
         await call(client, "debug_terminate", {})
 
 
