@@ -47,9 +47,18 @@ def project_venv(version: str) -> Path:
         # --without-pip, then our pip installs into it: ensurepip alone costs ~15 s.
         subprocess.run([python, "-m", "venv", "--without-pip", str(venv)], check=True,
                        capture_output=True, timeout=120)
+        # Our pip writes the wheel straight into the venv's site-packages, running
+        # under our Python only. `pip --python VENV` would run our pip under the venv's
+        # Python instead, and an older pip (Debian's 23.0 in a fresh scripts/test venv)
+        # dies there under 3.12+ (pkgutil.ImpImporter is gone).
+        site = subprocess.run(
+            [str(venv / "bin" / "python"), "-c",
+             "import sysconfig; print(sysconfig.get_path('purelib'))"],
+            check=True, capture_output=True, text=True, timeout=60).stdout.strip()
         done = subprocess.run(
-            [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install",
-             "-q", "--disable-pip-version-check", PACKAGE],
+            [sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check",
+             "--target", site, "--python-version", version, "--only-binary=:all:",
+             PACKAGE],
             capture_output=True, text=True, timeout=300)
         if done.returncode != 0:
             shutil.rmtree(venv, ignore_errors=True)
