@@ -172,7 +172,9 @@ def test_cli_lists_attaches_steps_and_continues_paused_tasks(cluster):
         assert "y (int) = " in cluster.tui("locals", "--session", name).stdout
         stepped = cluster.tui("next", "--session", name).stdout
         assert "driver.py:12" in stepped, stepped
-        assert cluster.tui("print", "y", "--session", name).stdout.split()[0] in ("1", "4")
+        # (with several sessions live, an answer first names the one it acted on)
+        printed = cluster.tui("print", "y", "--session", name).stdout
+        assert printed.removeprefix(f"[session {name}] ").split()[0] in ("1", "4"), printed
         cluster.tui("continue", "--session", name, "--wait-ms", "0")
     stop = sessions[failed]["stop"]
     assert stop["reason"] == "exception" and "bad 7" in json.dumps(stop), stop
@@ -237,8 +239,10 @@ def test_mcp_attaches_with_ray_and_the_tui_opens_the_rest(cluster, tmp_path):
         answer = rpc(2, "tools/call", {"name": "debug_attach", "arguments": {"ray": ""}})["result"]
         text = answer["content"][0]["text"]
         assert not answer.get("isError"), text
-        assert "driver.py:11" in text or "ValueError" in text, text
-        assert "2 more paused" in text, text
+        # The answer's data is its structuredContent; the text is one line.
+        said = text + json.dumps(answer["structuredContent"])
+        assert "driver.py:11" in said or "ValueError" in said, said
+        assert "2 more paused" in said, said
         session = answer["structuredContent"]["session"]
         answer = rpc(3, "tools/call", {"name": "debug_continue", "arguments": {}})["result"]
         assert not answer.get("isError"), answer
