@@ -50,6 +50,10 @@ class StopInfo(BaseModel):
     #: threads that reached a breakpoint while the program was being continued and
     #: went on with it, since the previous stop (counted in the breakpoints' hits)
     passed_threads: list[int] = Field(default_factory=list)
+    #: the adapter told of threads and this stop's is the only one alive: an
+    #: agent's answer leaves its thread_id out (every tool defaults to it);
+    #: with several threads it says which one stopped
+    only_thread: bool = False
     at: float = Field(default_factory=time.time)
 
 

@@ -166,6 +166,8 @@ class Session:
         self._held: deque[StoppedEvent] = deque()
         #: thread id -> why it stopped, for threads stopped beside the shown stop
         self._thread_stops: dict[int, str] = {}
+        #: threads the adapter said started and not yet exited (None: it tells none)
+        self._live_threads: set[int] | None = None
         #: threads that reached a breakpoint while a continue was on its way and
         #: were let go with it; the next stop lists them
         self._passed_hits: list[int] = []
@@ -466,6 +468,12 @@ class Session:
         elif isinstance(event, BreakpointChangedEvent):
             self._apply_breakpoint_change(event)
         elif isinstance(event, ThreadEvent):
+            if self._live_threads is None:
+                self._live_threads = set()
+            if event.reason == "started":
+                self._live_threads.add(event.thread_id)
+            else:
+                self._live_threads.discard(event.thread_id)
             if event.reason == "exited":
                 self._thread_stops.pop(event.thread_id, None)
                 self._held = deque(e for e in self._held if e.thread_id != event.thread_id)
@@ -599,6 +607,9 @@ class Session:
                 self._publish_watches()
         info.held_threads = [e.thread_id for e in self._held if e.thread_id is not None]
         info.passed_threads, self._passed_hits = self._passed_hits, []
+        info.only_thread = (thread_id is not None and self._live_threads is not None
+                            and self._live_threads == {thread_id} and not info.held_threads
+                            and not info.passed_threads)
         self.stop = info
         self.last_stop = info
         self.last_stop_generation = self._run_generation

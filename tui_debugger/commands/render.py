@@ -477,11 +477,17 @@ def _agent_lean(structured: dict[str, Any], command_id: str) -> dict[str, Any]:
     stop = structured.get("stop")
     if isinstance(stop, dict):
         stop.pop("caused_by", None)  # the agent's own step, or told in `others`
-        stop.pop("thread_id", None)  # the selected thread, which every tool defaults to
+        if stop.pop("only_thread", False):
+            # the selected thread, which every tool defaults to; with several
+            # threads the stop says which one (each hit of a busy breakpoint)
+            stop.pop("thread_id", None)
         if stop.get("reason") not in ("exception", "signal"):
             stop.pop("description", None)  # "Paused on breakpoint": the reason again
         if isinstance(stop.get("location"), dict):
             stop["location"].pop("name", None)  # the file's name: the path says it
+    inner = structured.get("context")
+    if isinstance(inner, dict) and isinstance(inner.get("stop"), dict):
+        inner["stop"].pop("only_thread", None)  # the flag is for the answer's own stop
     if structured.get("frameIndex") == 0:
         structured.pop("frameIndex")
     if structured.get("total") == len(structured.get("variables") or []) and not structured.get(
