@@ -91,9 +91,12 @@ async def test_join_a_headless_session_driven_in_turns_with_the_cli(mcp_env, no_
         async with Client(stdio_params("--session", "pair")) as client:
             entry = await call(client, "debug_wait", {"timeoutMs": 15_000})
             assert entry["stop"]["reason"] == "entry"
-            status = await call(client, "debug_status", {})
-            assert status["hostPid"] == host_pid
-            assert "mcp" in {c["origin"] for c in status["clients"]}  # joined at start
+            # An agent's answer leaves out the host's pid and a client list of
+            # only itself: debug_sessions names the host, the CLI lists clients.
+            listed = (await call(client, "debug_sessions", {}))["sessions"]
+            assert [s["pid"] for s in listed if s["name"] == "pair"] == [host_pid]
+            joined = cli_json("status", "--session", "pair")["clients"]
+            assert "mcp" in {c["origin"] for c in joined}  # joined at start
 
             # Agent's turn: a breakpoint and continue.
             await call(client, "debug_breakpoint_add", {"file": REL_BASIC, "line": scale_line})
@@ -106,9 +109,10 @@ async def test_join_a_headless_session_driven_in_turns_with_the_cli(mcp_env, no_
             assert stepped["stop"]["caused_by"] == "cli"
 
             # The agent sees where the person left it, and who moved it.
+            # (an agent's stop leaves caused_by out: another client's move is in `others`)
             context = await call(client, "debug_context", {})
             assert context["frame"]["line"] == scale_line + 1
-            assert context["stop"]["caused_by"] == "cli"
+            assert ("cli", "next") in {(e["origin"], e["command"]) for e in context["others"]}
 
             # Agent's turn again; the person sees it.
             back = await call(client, "debug_step_over", {})
@@ -205,9 +209,10 @@ def inspector() -> Path:
     return binary
 
 
-def run_inspector(binary: Path, *args: str) -> subprocess.CompletedProcess:
+def run_inspector(binary: Path, *args: str, tools: str | None = None) -> subprocess.CompletedProcess:
+    server = ["mcp", *(["--tools", tools] if tools else [])]
     return subprocess.run(
-        [str(binary), "--cli", *args, "--", sys.executable, "-m", "tui_debugger", "mcp"],
+        [str(binary), "--cli", *args, "--", sys.executable, "-m", "tui_debugger", *server],
         cwd=ROOT, capture_output=True, text=True, timeout=120, env=dict(os.environ),
     )
 
@@ -250,16 +255,22 @@ def test_mcp_inspector_cli_lists_and_calls_tools(mcp_env, inspector, no_leftover
     listed = run_inspector(inspector, "--method", "tools/list", "--strict")
     assert listed.returncode == 0, listed.stderr
     tools = {t["name"]: t for t in json.loads(listed.stdout)["tools"]}
-    assert {"debug_launch", "debug_step_over", "debug-script"} <= set(tools)
+    # The lean default set; debug-script is closed, named by debug_tools.
+    assert {"debug_launch", "debug_step_over", "debug_tools"} <= set(tools)
+    assert "debug-script" not in tools and "debug-script" in tools["debug_tools"]["description"]
     assert tools["debug_stack"]["annotations"]["readOnlyHint"] is True
     assert "error" not in listed.stderr.lower().replace("0 errors", "")
+    # Opened from the start (`mcp --tools more`), it is listed with its output schema.
+    more = run_inspector(inspector, "--method", "tools/list", "--strict", tools="more")
+    assert more.returncode == 0, more.stderr
+    assert "outputSchema" in {t["name"]: t for t in json.loads(more.stdout)["tools"]}["debug-script"]
 
     scale_line = line_of(PY_BASIC, "@scale")
     called = run_inspector(
         inspector, "--method", "tools/call", "--tool-name", "debug-script",
         "--tool-arg", f"command=python {REL_BASIC}",
         f'breakpoint={{"file": "{REL_BASIC}", "line": {scale_line}}}', "expression=value",
-        "timeout=15000")
+        "timeout=15000", tools="more")
     assert called.returncode == 0, called.stderr
     answer = json.loads(called.stdout)
     assert answer["content"] == [] and answer.get("isError") is False
@@ -275,9 +286,29 @@ def test_mcp_inspector_cli_lists_and_calls_tools(mcp_env, inspector, no_leftover
     assert "maxFrames" in answer["content"][0]["text"]
 
 
-def server_pid(status) -> int:
-    """The MCP server's pid, from the clients its session lists (`mcp-PID`)."""
-    return int(next(c["id"] for c in status["clients"] if c["origin"] == "mcp").split("-")[1])
+def server_pid() -> int:
+    """The stdio MCP server's pid: the one child of this test process running
+    `tui_debugger mcp` (an agent's status leaves out a client list of only itself)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except (OSError, IndexError, ValueError):
+            continue
+        if ppid == os.getpid() and b"tui_debugger" in argv and b"mcp" in argv:
+            found.append(int(entry.name))
+    assert len(found) == 1, found
+    return found[0]
+
+
+async def host_pid_of(client, name: str | None = None) -> int:
+    """A session's host, as debug_sessions names it (an agent's launch answer
+    leaves hostPid out); without a name, the current session's."""
+    sessions = (await call(client, "debug_sessions", {}))["sessions"]
+    return next(s["pid"] for s in sessions if (s["name"] == name if name else s["current"]))
 
 
 async def test_sigterm_ends_what_the_server_launched(mcp_env, tmp_path, no_leftover_processes):
@@ -301,8 +332,8 @@ async def test_sigterm_ends_what_the_server_launched(mcp_env, tmp_path, no_lefto
                 if status["pid"]:
                     break
                 await asyncio.sleep(0.05)
-            pids.update(host=launched["hostPid"], debuggee=status["pid"],
-                        server=server_pid(status))
+            pids.update(host=await host_pid_of(client, launched["session"]),
+                        debuggee=status["pid"], server=server_pid())
             assert pid_alive(pids["debuggee"]) and pids["server"] != pids["host"]
             os.kill(pids["server"], signal.SIGTERM)
             await asyncio.to_thread(wait_gone, pids["server"])
@@ -322,22 +353,28 @@ def zombie_children(pid: int) -> list[int]:
 async def test_the_long_lived_server_reaps_the_programs_it_ran(mcp_env, no_leftover_processes):
     """Neither the hosts it started (each session's daemon) nor debug-script's
     programs pile up as zombies of the server over a long agent session."""
+    import signal
+
     from mcp.client import Client
 
     scale_line = line_of(PY_BASIC, "@scale")
     async with Client(stdio_params()) as client:
         await call(client, "debug_launch", {"program": REL_BASIC, "sessionName": "keep",
                                             "stopOnEntry": True})
-        server = server_pid(await call(client, "debug_status", {"debugSessionId": "keep"}))
+        server = server_pid()
         for i in range(2):
             script = await client.call_tool("debug-script", {
                 "command": f"python {REL_BASIC}", "breakpoint": {"file": REL_BASIC, "line": scale_line},
                 "expression": "value", "timeout": 15_000})
             assert not script.is_error
-            launched = await call(client, "debug_launch", {
+            await call(client, "debug_launch", {
                 "program": REL_BASIC, "sessionName": f"run{i}", "stopOnEntry": True})
+            host = await host_pid_of(client, f"run{i}")
             await call(client, "debug_terminate", {"debugSessionId": f"run{i}"})
-            assert wait_gone(launched["hostPid"], 10)
+            # The host of a terminated session stays while this server is joined
+            # (debug_restart works after debug_terminate); ended, it is reaped.
+            os.kill(host, signal.SIGTERM)
+            assert wait_gone(host, 10)
         deadline = time.monotonic() + 10
         while zombie_children(server) and time.monotonic() < deadline:
             await asyncio.sleep(0.1)

@@ -518,9 +518,9 @@ async def _threads(ctx: CommandContext, args: NoArgs) -> ThreadsResult:
 
 register(Command(
     id="threads", help="List threads.",
-    description="The program's threads (goroutines for Go), marking the selected one: each "
-    "one's state (running, or stopped and why; `held`: stopped at a breakpoint, shown by the "
-    "next continue) and, while stopped, its innermost frame (function, file:line).",
+    description="The program's threads (goroutines for Go), the selected one marked: each "
+    "one's state (running, stopped and why, or `held` at a breakpoint till the next "
+    "continue) and, when stopped, its top frame.",
     args=NoArgs, result=ThreadsResult, handler=_threads, read_only=True, mcp="debug_threads",
     cli=[CliSpec(("threads",))],
 ))

@@ -585,9 +585,9 @@ def _as_tree(entries: list[SessionListEntry]) -> list[SessionListEntry]:
 
 register(Command(
     id="sessions", help="List live sessions.",
-    description="List live debug sessions (name, program, adapter, project, who started it), "
-    "each followed by its child processes' sessions (parent), marking those of this project "
-    "and the current one. Pass a name as debugSessionId to any tool to address one.",
+    description="List live debug sessions (name, program, adapter, project, starter, child "
+    "sessions), marking this project's and the current one. Pass a name as debugSessionId to "
+    "address one.",
     args=NoArgs, result=SessionList, handler=_sessions, read_only=True, needs_session=False,
     mcp="debug_sessions", cli=[CliSpec(("sessions",))],
 ))
