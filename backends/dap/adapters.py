@@ -135,7 +135,14 @@ class DebugpyProfile(AdapterProfile):
                 run_in_terminal=self.run_in_terminal,
                 output_sink=self.backend._terminal_output,
             )
-        return await super().start_adapter(request)
+        client = await super().start_adapter(request)
+        if self.nodelay:
+            # The launcher we start for runInTerminal starts the program with the
+            # adapter's access token on its command line; our sitecustomize in
+            # the launcher moves it to the program's environment, as it does when
+            # the adapter starts the launcher itself.
+            client.terminal_env["PYTHONPATH"] = with_nodelay(os.environ.get("PYTHONPATH"))
+        return client
 
     def adapter_env(self) -> dict[str, str]:
         env = dict(os.environ)

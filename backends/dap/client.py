@@ -71,6 +71,9 @@ class DapClient:
         #: what the runInTerminal process reads as its input: None (nothing: end of
         #: input), "pipe" (write_input), or a file's path
         self.terminal_stdin: str | None = None
+        #: environment the runInTerminal process gets on top of ours, under what
+        #: the adapter asks for (debugpy: its launcher's sitecustomize)
+        self.terminal_env: dict[str, str] = {}
 
         self._reader = reader
         self._writer = writer
@@ -347,7 +350,7 @@ class DapClient:
         argv = [str(a) for a in arguments.get("args") or []]
         if not argv:
             raise ReverseRequestRefused("runInTerminal came with no command to run.")
-        env = dict(os.environ)
+        env = {**os.environ, **self.terminal_env}
         for key, value in (arguments.get("env") or {}).items():
             if value is None:
                 env.pop(key, None)
