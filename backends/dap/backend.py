@@ -977,7 +977,10 @@ class DapBackend(Backend):
         if ref <= 0:
             raise InvalidInput("That value has no children to expand.")
         arguments: dict[str, Any] = {"variablesReference": ref}
-        if count > 0 and self.adapter_capabilities.get("supportsVariablePaging"):
+        # supportsVariablePaging is the client's capability (sent in initialize),
+        # not one an adapter answers with: lldb-dap pages without declaring it,
+        # and one that does not page answers every child, as without a window.
+        if count > 0:
             arguments["start"] = start
             arguments["count"] = count
         body = await self._request("variables", arguments)
