@@ -167,3 +167,16 @@ def expression_at(line: str, column: int) -> str | None:
             rest = len(cut.group(0)) if cut else end - column
             return line[start:column + rest].strip()
     return None
+
+
+#: How debugpy shows a method bound to the value it lists (a list's `append`).
+#: Its function variables are shown inline (so a local such as
+#: `compare = operator.le` is seen), which also puts every method of a value
+#: among the value's items and fields.
+_BOUND_METHOD_PREFIXES = ("<built-in method ", "<bound method ", "<method-wrapper ")
+
+
+def bound_method(value: str) -> bool:
+    """Whether a value's child is one of the value's own methods: left out when a
+    value is opened (its items and fields are what a person opened it for)."""
+    return value.startswith(_BOUND_METHOD_PREFIXES)

@@ -12,7 +12,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from ...commands.views import EvaluateResult, VariableView
-from ..format import one_line
+from ..format import bound_method, one_line
 from ..messages import ExpandResult
 
 MAX_LABEL_CHARS = 160
@@ -75,6 +75,8 @@ class ConsoleResults(Tree[ResultNode]):
         for var in result.children:
             if var.has_children and " " in var.name:
                 continue  # debugpy's "special variables" and such: no expression reaches them
+            if bound_method(var.value):
+                continue  # the value's own methods (debugpy shows them inline now): not its items
             self._add_child(node, var)
         data.loaded += len(result.children)
         data.total = result.children_total

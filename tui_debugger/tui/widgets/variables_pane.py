@@ -14,7 +14,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from ...commands.views import VariablesResult, VariableView
-from ..format import one_line
+from ..format import bound_method, one_line
 from ..messages import EditValue, LoadChildren, RunCommand, ShowMemory
 
 Key = tuple[str, str | None]  # (scope name, path); path None is the scope itself
@@ -154,6 +154,8 @@ class VariablesPane(Tree[VarNode]):
                      pages: dict[Key, VariablesResult]) -> list[Spec]:
         children = []
         for var in result.variables:
+            if data.kind == "var" and bound_method(var.value):
+                continue  # the value's own methods (debugpy lists them inline): not its fields
             child = VarNode(data.scope, var.path, "var", has_children=var.has_children,
                             total=var.child_count, value=var.value)
             if var.has_children:
