@@ -32,29 +32,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-PROGRAM = """\
-import time
-total = 0
-for i in range(10_000_000):
-    total += i
-    if i % 1_000_000 == 0:
-        time.sleep(0)
-"""
-#: Stamps every websocket chunk the page receives with the wall clock.
-RECORD = """
-window.__screen = [];
-const listen = WebSocket.prototype.addEventListener;
-WebSocket.prototype.addEventListener = function (type, handler, options) {
-  if (type !== "message") return listen.call(this, type, handler, options);
-  const decoder = new TextDecoder();
-  return listen.call(this, type, (event) => {
-    if (typeof event.data !== "string")
-      window.__screen.push([Date.now() / 1000, decoder.decode(event.data, {stream: true})]);
-    return handler(event);
-  }, options);
-};
-"""
-ESCAPES = re.compile(r"\x1b(\[[0-9;?<>=$]*[A-Za-z~]|\][^\x07\x1b]*(\x07|\x1b\\)|[()][0-9A-Za-z])")
+from benchmarks.step_latency import PROGRAM  # noqa: E402 - the same loop
+from tests.support.web import ESCAPES, RECORD_SCREEN as RECORD  # noqa: E402
 
 
 def cli(*args: str, cwd: str) -> str:

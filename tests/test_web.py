@@ -26,26 +26,11 @@ from tests.faults.test_other_uid import as_other, other_user  # noqa: F401 - a f
 from tests.support import require, require_executable
 from tests.support.mcp import call
 from tests.support.tui import wait_until
+from tests.support.web import ESCAPES, RECORD_SCREEN
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "inventory.py"
 
-#: Keeps every byte of the page's websockets in window.__screen, as the page
-#: receives them (before xterm.js draws them).
-RECORD_SCREEN = """
-window.__screen = [];
-const listen = WebSocket.prototype.addEventListener;
-WebSocket.prototype.addEventListener = function (type, handler, options) {
-  if (type !== "message") return listen.call(this, type, handler, options);
-  const decoder = new TextDecoder();
-  return listen.call(this, type, (event) => {
-    if (typeof event.data !== "string")
-      window.__screen.push(decoder.decode(event.data, {stream: true}));
-    return handler(event);
-  }, options);
-};
-"""
-ESCAPES = re.compile(r"\x1b(\[[0-9;?<>=$]*[A-Za-z~]|\][^\x07\x1b]*(\x07|\x1b\\)|[()][0-9A-Za-z])")
 
 
 def chromium() -> str:
@@ -195,7 +180,7 @@ async def test_browser_tab_pairs_with_the_terminal_tui_and_an_agent(isolated_run
                 deadline = time.monotonic() + timeout
                 while True:
                     chunks = await page.evaluate(f"window.__screen.slice({seen})")
-                    plain = ESCAPES.sub("", "".join(chunks))
+                    plain = ESCAPES.sub("", "".join(text for _, text in chunks))
                     if text in plain:
                         seen += len(chunks)
                         return
