@@ -5,10 +5,12 @@ do; needs root and iproute2), runs a driver whose 16 tasks each call
 breakpoint(), and times, through the CLI as a person or an agent runs it:
 
   list          `tui-debugger ray --json` once all 16 are paused
-  attach all    `tui-debugger ray attach --all` (16 headless sessions)
-  step one      `tui-debugger next --session …` on one task, the 15 others
+  attach all    `tui-debugger ray attach --all`: one root session `ray` and
+                16 workers, child sessions of it, in one host
+  step one      `tui-debugger next --session …` on one worker, the 15 others
                 still paused (checked)
   continue all  `continue` on each, then the driver's results
+  stop root     `tui-debugger stop --session ray`: the tree ends, detached
 
 Run:  python benchmarks/ray_scale.py [--tasks 16]
 """
@@ -87,7 +89,9 @@ def main() -> None:
         paused_after = time.perf_counter() - t0
         lists = [tui("ray", "--json")[0] for _ in range(5)]
         attach, out = tui("ray", "attach", "--all", "--json")
-        sessions = [s["session"] for s in json.loads(out)["sessions"]]
+        tree = json.loads(out)
+        sessions = [w["session"] for w in tree["workers"]]
+        assert tree["root"] == "ray" and len(sessions) == ns.tasks, tree
         steps = [tui("next", "--session", sessions[0])[0] for _ in range(5)]
         statuses = [json.loads(tui("status", "--session", s, "--json")[1])["state"]
                     for s in sessions[1:]]
@@ -99,6 +103,7 @@ def main() -> None:
         resumed = time.perf_counter() - t0
         expected = sum(i * 10 + 1 for i in range(ns.tasks))
         assert f"results {expected}" in out, out
+        stop_root, _ = tui("stop", "--session", "ray")
     finally:
         if driver is not None and driver.poll() is None:
             driver.kill()
@@ -109,10 +114,11 @@ def main() -> None:
     print(f"  head started                 {head:7.2f} s")
     print(f"  all {ns.tasks} paused after driver   {paused_after:7.2f} s")
     print(f"  list (ray --json), median    {statistics.median(lists) * 1000:7.0f} ms")
-    print(f"  attach all ({len(sessions)} sessions)      {attach:7.2f} s")
+    print(f"  attach all (ray + {len(sessions)} workers)  {attach:7.2f} s")
     print(f"  step one, median of 5        {statistics.median(steps) * 1000:7.0f} ms "
           f"(the other {len(sessions) - 1} still paused)")
     print(f"  continue all, driver done    {resumed:7.2f} s")
+    print(f"  stop the root (detach all)   {stop_root:7.2f} s")
 
 
 if __name__ == "__main__":

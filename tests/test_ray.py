@@ -150,7 +150,17 @@ def finish_driver(driver: subprocess.Popen) -> str:
     return out
 
 
-def test_cli_lists_attaches_steps_and_continues_paused_tasks(cluster):
+def tree_of(cluster, root: str = "ray") -> dict[str, dict]:
+    """The live sessions of the root's tree, by name."""
+    listed = json.loads(cluster.tui("sessions", "--json").stdout)["sessions"]
+    return {s["name"]: s for s in listed if s["name"] == root or s.get("parent") == root}
+
+
+def alive(pid: int) -> bool:
+    return Path(f"/proc/{pid}").exists()
+
+
+def test_cli_attaches_every_paused_task_as_a_worker_of_one_ray_session(cluster):
     driver = cluster.driver()
     paused = cluster.paused(3)
     kinds = sorted(t["kind"] for t in paused)
@@ -160,13 +170,23 @@ def test_cli_lists_attaches_steps_and_continues_paused_tasks(cluster):
     assert "square" in listing and "explode" in listing and "driver.py:11" in listing
 
     attached = json.loads(cluster.tui("ray", "attach", "--all", "--json").stdout)
-    assert not attached["errors"], attached
-    sessions = {s["session"]: s for s in attached["sessions"]}
-    assert len(sessions) == 3
-    squares = sorted(name for name in sessions if name.startswith("ray-square"))
-    (failed,) = [name for name in sessions if name.startswith("ray-explode")]
+    assert attached["root"] == "ray" and not attached["errors"], attached
+    workers = {w["session"]: w for w in attached["workers"]}
+    assert len(workers) == 3, workers
+    # One root in one host; each worker a child of it, named by task and pid.
+    tree = tree_of(cluster)
+    assert list(tree)[0] == "ray" and tree["ray"]["adapter"] == "ray", tree
+    assert {n for n, s in tree.items() if s.get("parent") == "ray"} == set(workers), tree
+    assert len({s["pid"] for s in tree.values()}) == 1, tree
+    for task in paused:
+        assert f"ray-{task['name']}-{task['pid']}" in workers, (task, workers)
+    squares = sorted(name for name in workers if name.startswith("ray-square"))
+    (failed,) = [name for name in workers if name.startswith("ray-explode")]
+    # The root has no program: a command for one worker names them.
+    refused = cluster.tui("locals", "--session", "ray", check=False)
+    assert refused.returncode != 0 and squares[0] in refused.stderr, refused.stderr
     for name in squares:
-        stop = sessions[name]["stop"]
+        stop = workers[name]["stop"]
         # Ray's hook stops in Ray's own frames: the user's frame is shown.
         assert stop["location"]["path"].endswith("driver.py") and stop["location"]["line"] == 11
         assert "y (int) = " in cluster.tui("locals", "--session", name).stdout
@@ -175,44 +195,52 @@ def test_cli_lists_attaches_steps_and_continues_paused_tasks(cluster):
         # (with several sessions live, an answer first names the one it acted on)
         printed = cluster.tui("print", "y", "--session", name).stdout
         assert printed.removeprefix(f"[session {name}] ").split()[0] in ("1", "4"), printed
+        # The other workers stay where they are.
+        others = [n for n in workers if n != name]
+        assert all(tree_of(cluster)[n]["state"] == "stopped" for n in others
+                   if n not in squares[:squares.index(name)])
         cluster.tui("continue", "--session", name, "--wait-ms", "0")
-    stop = sessions[failed]["stop"]
+    stop = workers[failed]["stop"]
     assert stop["reason"] == "exception" and "bad 7" in json.dumps(stop), stop
     context = cluster.tui("context", "--session", failed).stdout
     assert "explode" in context and "ValueError" in context
 
-    # The last task pauses once those are done. On a worker we are attached to,
-    # it stops in that session (at the user's line again, not in Ray's hook);
-    # on another, every attached session's output announces it.
+    # The last task pauses once those are done: on a worker we are attached to,
+    # it stops in that worker's session (at the user's line, not in Ray's
+    # hook); on another, it becomes a new worker of `ray`, and the root's
+    # output says so.
     deadline = time.monotonic() + 90
     late = None
     while late is None:
-        for name in squares:
+        for name, entry in tree_of(cluster).items():
+            if name == "ray" or not name.startswith("ray-square") or entry["state"] != "stopped":
+                continue
             status = json.loads(cluster.tui("status", "--session", name, "--json").stdout)
             stop = status.get("stop") or {}
             # (the line of breakpoint() or the next: Ray's hook is left by stepping out)
             if status["state"] == "stopped" and (stop.get("location") or {}).get("line") in (11, 12):
                 late = name
-        if late is None and "1 more task paused: square" in cluster.tui(
-                "output", "--session", failed).stdout:
-            attached = json.loads(cluster.tui("ray", "attach", "square", "--json").stdout)
-            late = attached["sessions"][0]["session"]
-            sessions[late] = attached["sessions"][0]
         assert late or time.monotonic() < deadline, "the late task never showed"
         time.sleep(0.3)
+    if late not in workers:
+        assert f"as session {late}" in cluster.tui("output", "--session", "ray").stdout
     assert "x (int) = 5" in cluster.tui("locals", "--session", late).stdout
-    cluster.tui("continue", "--session", late, "--wait-ms", "0")
     cluster.tui("continue", "--session", failed, "--wait-ms", "0")
+    # Stopping the root ends the tree and detaches: the late task, still
+    # paused, runs on to its result, and the cluster with it.
+    host = tree_of(cluster)["ray"]["pid"]
+    cluster.tui("stop", "--session", "ray")
     out = finish_driver(driver)
     assert "results [0, 1, 4, 9]" in out and "late 25" in out, out
     assert "explode raised RayTaskError(ValueError)" in out, out
-    # The cluster runs on; nothing waits for a debugger any more.
+    deadline = time.monotonic() + 30
+    while tree_of(cluster) or alive(host):
+        assert time.monotonic() < deadline, tree_of(cluster)
+        time.sleep(0.2)
     assert json.loads(cluster.tui("ray", "--json").stdout)["paused"] == []
-    for name in sessions:
-        cluster.tui("stop", "--session", name, check=False)
 
 
-def test_mcp_attaches_with_ray_and_the_tui_opens_the_rest(cluster, tmp_path):
+def test_mcp_attaches_the_tree_and_the_tui_follows_it(cluster, tmp_path):
     from tests.support.tmux import finish, start
 
     driver = cluster.driver()
@@ -221,8 +249,10 @@ def test_mcp_attaches_with_ray_and_the_tui_opens_the_rest(cluster, tmp_path):
     agent = subprocess.Popen([*cluster.prefix, sys.executable, "-m", "tui_debugger", "mcp"],
                              cwd=cluster.work, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                              stderr=subprocess.DEVNULL, text=True)
+    ids = iter(range(1, 10_000))
 
-    def rpc(ident: int, method: str, params: dict) -> dict:
+    def rpc(method: str, params: dict) -> dict:
+        ident = next(ids)
         agent.stdin.write(json.dumps({"jsonrpc": "2.0", "id": ident, "method": method,
                                       "params": params}) + "\n")
         agent.stdin.flush()
@@ -231,48 +261,79 @@ def test_mcp_attaches_with_ray_and_the_tui_opens_the_rest(cluster, tmp_path):
             if message.get("id") == ident:
                 return message
 
+    def tool(name: str, arguments: dict, ok: bool = True) -> dict:
+        answer = rpc("tools/call", {"name": name, "arguments": arguments})["result"]
+        assert bool(answer.get("isError")) != ok, (name, answer)
+        return answer
+
+    def workers() -> dict[str, dict]:
+        listed = tool("debug_sessions", {})["structuredContent"]["sessions"]
+        return {s["name"]: s for s in listed if s.get("parent") == "ray"}
+
     try:
-        rpc(1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                              "clientInfo": {"name": "test", "version": "1"}})
+        rpc("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                           "clientInfo": {"name": "test", "version": "1"}})
         agent.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
         agent.stdin.flush()
-        answer = rpc(2, "tools/call", {"name": "debug_attach", "arguments": {"ray": ""}})["result"]
-        text = answer["content"][0]["text"]
-        assert not answer.get("isError"), text
-        # The answer's data is its structuredContent; the text is one line.
-        said = text + json.dumps(answer["structuredContent"])
-        assert "driver.py:11" in said or "ValueError" in said, said
-        assert "2 more paused" in said, said
-        session = answer["structuredContent"]["session"]
-        answer = rpc(3, "tools/call", {"name": "debug_continue", "arguments": {}})["result"]
-        assert not answer.get("isError"), answer
+        answer = tool("debug_attach", {"ray": ""})
+        said = answer["content"][0]["text"] + json.dumps(answer["structuredContent"])
+        assert answer["structuredContent"]["session"] == "ray", said
+        assert "3 paused workers attached" in said and "ValueError" in said, said
+        children = workers()
+        assert len(children) == 3 and all(s["state"] == "stopped" for s in children.values())
+        squares = sorted(n for n in children if n.startswith("ray-square"))
+        (failed,) = [n for n in children if n.startswith("ray-explode")]
+        # Without debugSessionId the root answers, naming its workers.
+        refused = tool("debug_evaluate", {"expression": "y"}, ok=False)
+        assert "debugSessionId" in refused["content"][0]["text"] and squares[0] in \
+            refused["content"][0]["text"], refused
+        # Per worker: read, step, evaluate, while the others stay paused.
+        one = squares[-1]
+        seen = tool("debug_variables", {"debugSessionId": one, "names": ["y"]})
+        assert '"y"' in json.dumps(seen["structuredContent"]), seen
+        tool("debug_step_over", {"debugSessionId": one})
+        value = tool("debug_evaluate", {"debugSessionId": one, "expression": "y"})
+        assert value["structuredContent"]["value"] in ("1", "4"), value
+        assert all(workers()[n]["state"] == "stopped" for n in children)
+        # The post-mortem worker shows its exception; continue releases it.
+        context = tool("debug_context", {"debugSessionId": failed})
+        assert "bad 7" in json.dumps(context["structuredContent"]), context
+        tool("debug_continue", {"debugSessionId": failed, "waitMs": 0})
+        tool("debug_continue", {"debugSessionId": one, "waitMs": 0})
+
+        # The person: `ui --session ray` opens the same tree on a paused worker.
+        env = runtime_env()
+        tmux, marker = start(tmp_path, [*cluster.prefix, "env",
+                                        *[f"{k}={v}" for k, v in env.items()], sys.executable,
+                                        "-m", "tui_debugger", "ui", "--session", "ray"],
+                             cwd=cluster.work)
+        try:
+            screen = tmux.wait_for(lambda s: "STOPPED" in s and "driver.py" in s
+                                   and squares[0] in s, "the TUI on the paused worker",
+                                   timeout=90)
+            tmux.run("send-keys", "-t", "tui", "F5")
+            # The late task pauses once the others are done: the TUI follows it
+            # (into the worker it stopped in, a new one or one of those).
+            tmux.wait_for(lambda s: "STOPPED" not in s.splitlines()[0], "the task resumed",
+                          timeout=30)
+            screen = tmux.wait_for(lambda s: "STOPPED" in s.splitlines()[0] and "driver.py" in s,
+                                   "the TUI on the late task", timeout=90)
+        finally:
+            finish(tmux, marker)  # it only joined: the tree stays
+        late = [n for n, s in workers().items() if s["state"] == "stopped"]
+        assert len(late) == 1, (late, screen)
+        assert "x (int) = 5" in json.dumps(tool("debug_variables", {"debugSessionId": late[0]})
+                                          ["structuredContent"]) or "5" in screen
+        tool("debug_continue", {"debugSessionId": late[0], "waitMs": 0})
+        out = finish_driver(driver)
+        assert "results [0, 1, 4, 9]" in out and "late 25" in out, out
+        assert "explode raised RayTaskError(ValueError)" in out, out
     finally:
         agent.stdin.close()
-        agent.wait(timeout=30)
-
-    # The person: `tui-debugger ray --ui` attaches to the rest and opens the TUI.
-    others = [t for t in cluster.paused(1, timeout=30)]
-    assert others
-    env = runtime_env()
-    tmux, marker = start(tmp_path, [*cluster.prefix, "env", *[f"{k}={v}" for k, v in env.items()],
-                                    sys.executable, "-m", "tui_debugger", "ray", "--ui"],
-                         cwd=cluster.work)
-    try:
-        screen = tmux.wait_for(lambda s: "STOPPED" in s and "driver.py" in s,
-                               "the TUI on a paused task", timeout=90)
-        assert "explode" in screen or "square" in screen
-        tmux.run("send-keys", "-t", "tui", "F5")
-        tmux.wait_for(lambda s: "STOPPED" not in s.splitlines()[0], "the task resumed", timeout=30)
-    finally:
-        # Quitting detaches from every task the TUI attached to: nothing of ours
-        # is left, and the tasks run on to their results.
-        finish(tmux, marker)
-    assert json.loads(cluster.tui("sessions", "--json").stdout)["sessions"] == []
-    # The last task pauses once the first ones are done: released from the CLI.
-    late = json.loads(cluster.tui("ray", "attach", "square", "--json").stdout)["sessions"]
-    assert late, "the late task did not pause"
-    cluster.tui("continue", "--session", late[0]["session"], "--wait-ms", "0")
-    out = finish_driver(driver)
-    assert "results [0, 1, 4, 9]" in out and "late 25" in out, out
-    cluster.tui("stop", "--session", late[0]["session"], check=False)
-    assert session
+        agent.wait(timeout=60)
+    # The agent's tree ended with it, detached: nothing of ours is left, the cluster runs on.
+    deadline = time.monotonic() + 30
+    while json.loads(cluster.tui("sessions", "--json").stdout)["sessions"]:
+        assert time.monotonic() < deadline, "the agent's Ray sessions outlived it"
+        time.sleep(0.3)
+    assert json.loads(cluster.tui("ray", "--json").stdout)["paused"] == []

@@ -98,6 +98,8 @@ async def _execute(
                 if session_name is None else
                 f"No session named {session_name!r}. See `tui-debugger sessions`."
             )
+    if session is not None and session.command_guard is not None:
+        session.command_guard(cmd.id)
     ctx = CommandContext(hub=hub, origin=origin, session=session, client_cwd=client_cwd,
                          session_name=session_name)
     try:

@@ -56,49 +56,61 @@ def run_ray(ns: argparse.Namespace) -> int:
         if not attach:
             return _print_list(dashboard, tasks, ns.json)
         chosen = choose(tasks, names, ns.all or ns.ui) if tasks else []
+        if not chosen and ns.ui and _root_live():
+            return _open_tui(_root_live())
         if not chosen:
             raise InvalidInput(f"No task or actor of the Ray cluster at {dashboard} waits for a "
                                "debugger: a `breakpoint()` in a @ray.remote function pauses one.")
-        results = asyncio.run(_attach_all(address or "", chosen))
+        every = ns.all or ns.ui or (not names and len(chosen) == len(tasks))
+        result = asyncio.run(_attach(address, [t.pid for t in chosen], every))
     except DebuggerError as exc:
         if getattr(ns, "json", False):
             print(json.dumps({"error": exc.to_dict()}, indent=2))
         print(f"error: {exc.message}", file=sys.stderr)
         return 1
-    failed = [r for r in results if isinstance(r, DebuggerError)]
-    sessions = [r for r in results if not isinstance(r, DebuggerError)]
     if ns.json:
-        print(json.dumps({"sessions": sessions, "errors": [e.to_dict() for e in failed]}, indent=2))
+        print(json.dumps(result.model_dump(mode="json", by_alias=True), indent=2))
     else:
-        for raw in sessions:
-            stop = raw.get("stop") or {}
-            where = (stop.get("location") or {})
-            place = f" at {where.get('path')}:{where.get('line')}" if where.get("path") else ""
-            print(f"Session {raw['session']}: {raw['state']}{place}")
-        for exc in failed:
-            print(f"error: {exc.message}", file=sys.stderr)
-        if sessions and not ns.ui:
-            print("Each is a session: `tui-debugger ui --session NAME`, or `--session NAME` on "
-                  "any command (`locals`, `next`, `continue`).")
-    if ns.ui and sessions:
-        return _open_tui([raw["session"] for raw in sessions])
-    return 1 if failed and not sessions else 0
+        print(f"Session {result.root}: the Ray cluster at {result.dashboard}; its workers:")
+        for worker in result.workers:
+            stop = worker.stop
+            place = ""
+            if stop is not None and stop.location is not None and stop.location.path:
+                place = f" at {stop.location.path}:{stop.location.line}"
+                if stop.reason == "exception":
+                    place += f" ({stop.text or stop.description or 'exception'})"
+            print(f"  {worker.session}: {worker.state}{place}")
+        for message in result.errors:
+            print(f"error: {message}", file=sys.stderr)
+        if not ns.ui:
+            print(f"Each worker is a session: `--session NAME` on any command (`locals`, `next`, "
+                  f"`continue`); `tui-debugger ui --session {result.root}` opens them all. Tasks "
+                  "that pause later are attached as they come.")
+    if ns.ui:
+        return _open_tui(result.root)
+    return 1 if result.errors and not result.attached else 0
 
 
-async def _attach_all(address: str, tasks: list[Any]) -> list[Any]:
-    from .commands.ray import session_name_for
+async def _attach(address: str | None, pids: list[int], every: bool) -> Any:
+    """Make the root `ray` (in a new host) with the first worker, or all of
+    them, or join the live one; then attach the rest to it. Answers the tree."""
+    from .commands.ray import ROOT_NAME
     from .host import start_host
+    from .paths import live_sessions
+    from .router import Router
 
-    async def one(task: Any) -> Any:
-        try:
-            raw = await start_host("attach", {"ray": address, "pid": task.pid,
-                                              "session_name": session_name_for(task)})
-        except DebuggerError as exc:
-            return exc
-        raw.pop("_log", None)
-        return raw
-
-    return list(await asyncio.gather(*(one(t) for t in tasks)))
+    rest = list(pids)
+    if not any(s.name == ROOT_NAME for s in live_sessions()):
+        first = {} if every else {"pid": rest.pop(0)}
+        await start_host("attach", {"ray": address or "", **first})
+        rest = [] if every else rest
+    router = Router("cli", register=False)
+    try:
+        result = await router.call("ray_attach", {"ray": address, "pids": rest,
+                                                  "every": every}, session=ROOT_NAME)
+    finally:
+        await router.close()
+    return result
 
 
 def _print_list(dashboard: str, tasks: list[Any], as_json: bool) -> int:
@@ -122,14 +134,22 @@ def _print_list(dashboard: str, tasks: list[Any], as_json: bool) -> int:
     return 0
 
 
-def _open_tui(names: list[str]) -> int:
-    """The TUI on the first attached task; the others are a Ctrl+P "switch"
-    away. They are this TUI's: quitting detaches from each (the tasks run on,
-    the cluster with them), as quitting `tui-debugger attach` does."""
+def _root_live() -> str | None:
+    from .commands.ray import ROOT_NAME
+    from .paths import live_sessions
+
+    return ROOT_NAME if any(s.name == ROOT_NAME for s in live_sessions()) else None
+
+
+def _open_tui(root: str) -> int:
+    """The TUI on the root `ray`, which shows a paused worker (Ctrl+P "switch"
+    for the others). The tree is this TUI's: quitting detaches from every
+    worker (the tasks run on, the cluster with them), as quitting
+    `tui-debugger attach` does."""
     from .tui.app import create_app
 
-    app = create_app("join", {}, names[0])
-    app.owned.update({name: "detach" for name in names})
+    app = create_app("join", {}, root)
+    app.owned.update({root: "detach"})
     code = app.run()
     if app.error_message:
         print(f"error: {app.error_message}", file=sys.stderr)

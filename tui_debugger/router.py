@@ -214,6 +214,13 @@ class Router:
         new session, and join it; it becomes this router's session."""
         from .host import start_host
 
+        if cmd.id == "attach" and getattr(validated, "ray", None) is not None:
+            from .commands.ray import join_live_root
+
+            joined = await join_live_root(self, validated)
+            if joined is not None:  # one root per cluster: the live one attaches them
+                self._current = joined.session
+                return joined
         spare, self._spare = self._spare, None
         try:
             raw = await start_host(cmd.id, wire_args(cmd, validated), cwd=cwd or self.cwd,

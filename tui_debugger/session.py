@@ -201,6 +201,11 @@ class Session:
         #: called with each ChildProcessEvent (the hub makes the child's session)
         self.on_child = None
         self._children_watch: asyncio.Task[None] | None = None
+        #: only attached to, and left running when the session ends (a Ray worker)
+        self.leave_running = False
+        #: called with each command's id before it runs here; raises to refuse it
+        #: (a Ray root, which has no program, names its workers instead)
+        self.command_guard = None
 
     # ================================================================= value history
 
@@ -1442,8 +1447,8 @@ class Session:
     async def close(self) -> None:
         """End everything: used when the hosting process exits."""
         # A child process is ours to end, though its session attached to it.
-        await self._end(terminate=self.attach_request is None or self.parent is not None,
-                        origin="session")
+        await self._end(terminate=(self.attach_request is None or self.parent is not None)
+                        and not self.leave_running, origin="session")
         for sub in list(self._subscribers):
             sub.close()
 

@@ -8,4 +8,4 @@ palette); `registry` looks them up.
     lifecycle, breakpoints, control, inspect, native, tools    the commands
 """
 
-from . import lifecycle, breakpoints, control, inspect, native, tools  # noqa: F401  (declaration order)
+from . import lifecycle, breakpoints, control, inspect, native, tools, ray  # noqa: F401  (declaration order)

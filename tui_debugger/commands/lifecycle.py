@@ -306,8 +306,8 @@ class AttachArgs(Args):
     wait_for: str | None = Field(None, description="Wait for a process of this name (lldb).")
     path_map: dict[str, str] = Field(default_factory=dict, description="{remote source path: "
                                      "local one}.")
-    ray: str | None = Field(None, description="A Ray dashboard (\"\": the local one): attach "
-                            "to a task paused at breakpoint(); pid picks the worker.")
+    ray: str | None = Field(None, description="A Ray dashboard (\"\": the local one): its "
+                            "paused tasks become sessions under `ray`; pid picks one.")
 
     @model_validator(mode="after")
     def _one_target(self) -> "AttachArgs":

@@ -290,6 +290,10 @@ class DebuggerApp(App[int]):
         starts the first host before the TUI is even imported."""
         from ..host import PendingHost, no_first_stop_wait
 
+        if command_id == "attach" and args.get("ray") is not None and self.pending_host is None:
+            root = await self._join_ray_root(args)
+            if root is not None:
+                return root
         pending, self.pending_host = self.pending_host, None
         if pending is None:
             pending = PendingHost(command_id, no_first_stop_wait(command_id, args), cwd=self.cwd,
@@ -300,6 +304,19 @@ class DebuggerApp(App[int]):
         self.status.adapter = status.get("adapter")
         self.owned[name] = "terminate" if command_id == "launch" else "detach"
         return await join(name, self.origin)
+
+    async def _join_ray_root(self, args: dict[str, Any]) -> RemoteHandle | None:
+        """The Ray tab while a root `ray` lives: its host attaches the worker
+        (one tree per cluster); None when there is no live root."""
+        from ..commands.ray import ROOT_NAME
+
+        if not any(s.name == ROOT_NAME for s in paths.live_sessions()):
+            return None
+        link = await join(ROOT_NAME, self.origin)
+        pid = args.get("pid")
+        await link.call("ray_attach", {"ray": args.get("ray") or None,
+                                       **({"pids": [pid]} if pid else {"every": True})})
+        return link
 
     def _show_now(self, link: RemoteHandle) -> None:
         """Make `link` the session on screen and pump its events (panes already empty)."""
@@ -358,6 +375,23 @@ class DebuggerApp(App[int]):
             self.state = status.state
         if status.state == "stopped" and status.stop is not None and self.stop_info is None:
             self._on_stopped(status.stop, "session")
+        if status.adapter == "ray":
+            self._show_a_worker(status.session)
+
+    def _show_a_worker(self, root: str) -> None:
+        """A Ray root has no program of its own: show a paused worker of its tree
+        (a stopped one first), and name the others; the tree's later stops are
+        followed as a child process's are (_on_process)."""
+        workers = [s for s in paths.live_sessions() if s.parent == root]
+        if not workers:
+            self.notify("No Ray worker is attached yet: tasks that pause are attached as "
+                        "they come.", title="Ray")
+            return
+        workers.sort(key=lambda s: (s.state != "stopped", s.name))
+        self.notify(f"{len(workers)} Ray worker{'s' if len(workers) > 1 else ''}: "
+                    + ", ".join(f"{s.name} ({s.state})" for s in workers)
+                    + ". Ctrl+P \"switch\" to another.", title="Ray")
+        self.run_worker(self.switch_session(workers[0].name), group="switch", exclusive=True)
 
     def fail(self, message: str) -> None:
         """Starting failed: leave with the message (run_app prints it)."""
@@ -672,7 +706,8 @@ class DebuggerApp(App[int]):
         name, event = str(data.get("session") or ""), data.get("event")
         current = self.link.name if self.link is not None else None
         if event == "started":
-            self.notify(f"Child process {data.get('pid')} is debugged as session {name}.",
+            self.notify(str(data.get("text") or
+                            f"Child process {data.get('pid')} is debugged as session {name}."),
                         title="Processes")
         elif event == "stopped" and name and name != current and self.state != "stopped":
             self.run_worker(self.switch_session(name), group="switch", exclusive=True)
