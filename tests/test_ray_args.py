@@ -76,3 +76,24 @@ def test_the_attach_dialog_and_mcp_take_the_same_arguments():
     attach.model_validate({"ray": "", "pid": 42})
     with pytest.raises(ValueError, match="ray alone"):
         attach.model_validate({"ray": "", "port": 5678})
+
+
+def test_workers_are_named_by_task_and_pid_and_the_root_names_them():
+    from types import SimpleNamespace
+
+    from tui_debugger.commands.ray import root_guard, session_name_for
+    from tui_debugger.models import SessionState
+
+    assert session_name_for(task("square", 11)) == "ray-square-11"
+    assert session_name_for(task("Counter.add one", 12)) == "ray-add-one-12"
+    root = SimpleNamespace(name="ray", parent=None)
+    worker = SimpleNamespace(name="ray-square-11", parent="ray", state=SessionState.stopped,
+                             stop=None)
+    hub = SimpleNamespace(sessions={"ray": root, "ray-square-11": worker})
+    root_guard(hub, root, "status")  # what applies to the tree, the root answers
+    root_guard(hub, root, "breakpoint_add")
+    with pytest.raises(InvalidInput, match="ray-square-11 stopped.*|--session"):
+        root_guard(hub, root, "variables")
+    # More workers for a live root: an internal command, named in no front end.
+    cmd = registry.get("ray_attach")
+    assert cmd.mcp is None and not cmd.cli and not cmd.tui_action
