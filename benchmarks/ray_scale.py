@@ -37,6 +37,8 @@ ray.init(address="auto", logging_level="ERROR", log_to_driver=False)
 def work(i):
     value = i * 10
     breakpoint()
+    for k in range(10):  # the steps timed stay in this frame
+        value += k
     return value + 1
 
 print("results", sum(ray.get([work.remote(i) for i in range({tasks})])), flush=True)
@@ -92,6 +94,10 @@ def main() -> None:
         tree = json.loads(out)
         sessions = [w["session"] for w in tree["workers"]]
         assert tree["root"] == "ray" and len(sessions) == ns.tasks, tree
+        # Each worker's answer is its first stop, unless it came later than the
+        # attach waits (a loaded machine): then `await` it, as an agent would.
+        for name in sessions:
+            tui("await", "--session", name, "--timeout", "120")
         steps = [tui("next", "--session", sessions[0])[0] for _ in range(5)]
         statuses = [json.loads(tui("status", "--session", s, "--json")[1])["state"]
                     for s in sessions[1:]]
@@ -101,10 +107,13 @@ def main() -> None:
             tui("continue", "--session", name, "--wait-ms", "0")
         out, _ = driver.communicate(timeout=120)
         resumed = time.perf_counter() - t0
-        expected = sum(i * 10 + 1 for i in range(ns.tasks))
+        expected = sum(i * 10 + 45 + 1 for i in range(ns.tasks))
         assert f"results {expected}" in out, out
         stop_root, _ = tui("stop", "--session", "ray")
     finally:
+        # What we attached to ends with the root (it only detaches); on a failure too.
+        subprocess.run([*prefix, sys.executable, "-m", "tui_debugger", "stop", "--session", "ray"],
+                       cwd=work, env=env, capture_output=True, timeout=120)
         if driver is not None and driver.poll() is None:
             driver.kill()
         subprocess.run([*prefix, str(ray), "stop", "--force"], capture_output=True, env=env)

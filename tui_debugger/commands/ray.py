@@ -189,7 +189,7 @@ async def attach_worker(hub: Any, root: Any, task: PausedTask, origin: str) -> A
         # Ray's hook asks debugpy to stop in its own frame; with justMyCode that
         # stop is dropped and the task runs on, so Ray's frames are stepped out of here.
         await child.attach(request, "debugpy", origin="session")
-        await into_user_frame(child, origin)
+        await into_user_frame(child, origin, FIRST_STOP_S)
         keep_out_of_ray_frames(child)
     except BaseException:
         with contextlib.suppress(Exception):
@@ -199,11 +199,16 @@ async def attach_worker(hub: Any, root: Any, task: PausedTask, origin: str) -> A
     return child
 
 
-async def into_user_frame(session: Any, origin: str) -> None:
+#: how long an attach waits for the worker's first stop: 16 attached at once on a
+#: loaded 2-core machine took more than 10 s (benchmarks/ray_scale.py)
+FIRST_STOP_S = 30.0
+
+
+async def into_user_frame(session: Any, origin: str, first_wait: float = 10.0) -> None:
     """After Ray's breakpoint hook stopped in Ray's own frames, step out to the
     frame that called breakpoint(). A post-mortem stop is left as it is: it
     shows the frame that raised."""
-    await session.wait_for_stop(10.0)
+    await session.wait_for_stop(first_wait)
     for _ in range(_MAX_STEP_OUTS):
         stop = session.stop
         if session.state != SessionState.stopped or stop is None or stop.reason == "exception":
