@@ -160,7 +160,7 @@ def alive(pid: int) -> bool:
     return Path(f"/proc/{pid}").exists()
 
 
-def test_cli_attaches_every_paused_task_as_a_worker_of_one_ray_session(cluster):
+def test_cli_attaches_every_paused_task_as_a_worker_of_one_ray_session(cluster, tmp_path):
     driver = cluster.driver()
     paused = cluster.paused(3)
     kinds = sorted(t["kind"] for t in paused)
@@ -226,6 +226,20 @@ def test_cli_attaches_every_paused_task_as_a_worker_of_one_ray_session(cluster):
         assert f"as session {late}" in cluster.tui("output", "--session", "ray").stdout
     assert "x (int) = 5" in cluster.tui("locals", "--session", late).stdout
     cluster.tui("continue", "--session", failed, "--wait-ms", "0")
+    # `ray --ui` with the tree live opens the TUI on it, at the paused worker;
+    # it joined the tree, so quitting leaves it.
+    from tests.support.tmux import finish, start
+
+    env = runtime_env()
+    tmux, marker = start(tmp_path, [*cluster.prefix, "env", *[f"{k}={v}" for k, v in env.items()],
+                                    sys.executable, "-m", "tui_debugger", "ray", "--ui"],
+                         cwd=cluster.work)
+    try:
+        tmux.wait_for(lambda s: "STOPPED" in s and late in s and "driver.py" in s,
+                      "the TUI on the late task's worker", timeout=90)
+    finally:
+        finish(tmux, marker)
+    assert tree_of(cluster)[late]["state"] == "stopped"
     # Stopping the root ends the tree and detaches: the late task, still
     # paused, runs on to its result, and the cluster with it.
     host = tree_of(cluster)["ray"]["pid"]

@@ -57,12 +57,12 @@ def run_ray(ns: argparse.Namespace) -> int:
             return _print_list(dashboard, tasks, ns.json)
         chosen = choose(tasks, names, ns.all or ns.ui) if tasks else []
         if not chosen and ns.ui and _root_live():
-            return _open_tui(_root_live())
+            return _open_tui(_root_live(), owned=False)
         if not chosen:
             raise InvalidInput(f"No task or actor of the Ray cluster at {dashboard} waits for a "
                                "debugger: a `breakpoint()` in a @ray.remote function pauses one.")
         every = ns.all or ns.ui or (not names and len(chosen) == len(tasks))
-        result = asyncio.run(_attach(address, [t.pid for t in chosen], every))
+        result, made = asyncio.run(_attach(address, [t.pid for t in chosen], every))
     except DebuggerError as exc:
         if getattr(ns, "json", False):
             print(json.dumps({"error": exc.to_dict()}, indent=2))
@@ -87,20 +87,22 @@ def run_ray(ns: argparse.Namespace) -> int:
                   f"`continue`); `tui-debugger ui --session {result.root}` opens them all. Tasks "
                   "that pause later are attached as they come.")
     if ns.ui:
-        return _open_tui(result.root)
+        return _open_tui(result.root, owned=made)
     return 1 if result.errors and not result.attached else 0
 
 
 async def _attach(address: str | None, pids: list[int], every: bool) -> Any:
     """Make the root `ray` (in a new host) with the first worker, or all of
-    them, or join the live one; then attach the rest to it. Answers the tree."""
+    them, or join the live one; then attach the rest to it. Answers the tree,
+    and whether this call made its root."""
     from .commands.ray import ROOT_NAME
     from .host import start_host
     from .paths import live_sessions
     from .router import Router
 
     rest = list(pids)
-    if not any(s.name == ROOT_NAME for s in live_sessions()):
+    made = not any(s.name == ROOT_NAME for s in live_sessions())
+    if made:
         first = {} if every else {"pid": rest.pop(0)}
         await start_host("attach", {"ray": address or "", **first})
         rest = [] if every else rest
@@ -110,7 +112,7 @@ async def _attach(address: str | None, pids: list[int], every: bool) -> Any:
                                                   "every": every}, session=ROOT_NAME)
     finally:
         await router.close()
-    return result
+    return result, made
 
 
 def _print_list(dashboard: str, tasks: list[Any], as_json: bool) -> int:
@@ -141,15 +143,16 @@ def _root_live() -> str | None:
     return ROOT_NAME if any(s.name == ROOT_NAME for s in live_sessions()) else None
 
 
-def _open_tui(root: str) -> int:
+def _open_tui(root: str, owned: bool) -> int:
     """The TUI on the root `ray`, which shows a paused worker (Ctrl+P "switch"
-    for the others). The tree is this TUI's: quitting detaches from every
-    worker (the tasks run on, the cluster with them), as quitting
-    `tui-debugger attach` does."""
+    for the others). A tree this call made is this TUI's: quitting detaches
+    from every worker (the tasks run on, the cluster with them), as quitting
+    `tui-debugger attach` does; a live tree it joined (an agent's) stays."""
     from .tui.app import create_app
 
     app = create_app("join", {}, root)
-    app.owned.update({root: "detach"})
+    if owned:
+        app.owned.update({root: "detach"})
     code = app.run()
     if app.error_message:
         print(f"error: {app.error_message}", file=sys.stderr)
