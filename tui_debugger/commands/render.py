@@ -112,6 +112,8 @@ def context(result: Any, stop: Any = None) -> str:
     """`stop`: the stop, when the answer carries it beside this context."""
     lines: list[str] = []
     stop = stop or result.stop
+    if getattr(result, "file", None):
+        return "\n".join([f"{_short(result.file)}:", *source_lines(result.source)])
     if result.state != "stopped":
         lines.append(f"Session {result.session} is {result.state}"
                      + (f" (exit code {result.exit_code})" if result.exit_code is not None else "") + ".")
@@ -121,12 +123,7 @@ def context(result: Any, stop: Any = None) -> str:
         lines.append(f"Frame {result.frame.index}: {result.frame.name}")
     if result.source:
         lines.append("")
-        width = len(str(result.source[-1].line))
-        for sl in result.source:
-            marker = "->" if sl.current else ("●" if sl.breakpoint else "  ")
-            if sl.current and sl.breakpoint:
-                marker = "●>"
-            lines.append(f"{marker:>2} {sl.line:>{width}} | {sl.text}")
+        lines.extend(source_lines(result.source))
     elif result.source_note:
         lines.append(result.source_note)
     if result.locals:
@@ -137,6 +134,17 @@ def context(result: Any, stop: Any = None) -> str:
         lines.append(f"  ({result.locals_note})")
     lines.extend(others(getattr(result, "others", [])))
     return "\n".join(lines)
+
+
+def source_lines(source: list[Any]) -> list[str]:
+    width = len(str(source[-1].line))
+    out = []
+    for sl in source:
+        marker = "->" if sl.current else ("●" if sl.breakpoint else "  ")
+        if sl.current and sl.breakpoint:
+            marker = "●>"
+        out.append(f"{marker:>2} {sl.line:>{width}} | {sl.text}")
+    return out
 
 
 def variable_lines(variables: list[Any], indent: str = "  ") -> list[str]:
@@ -472,8 +480,22 @@ def _agent_lean(structured: dict[str, Any], command_id: str) -> dict[str, Any]:
     state = structured.get("status") or structured.get("state")
     if state != "running" and not structured.get("postMortem"):
         structured.pop("nextSteps", None)
-    if command_id in ("terminate", "detach"):
-        structured.pop("program", None)
+    structured.pop("pythonShort", None)  # `python` says it, and the TUI's status bar uses it
+    if command_id in ("terminate", "detach") or state == "terminated":
+        # What the program was is known to the caller; what is left is how it ended.
+        for gone in ("program", "python", "adapter", "breakpoints", "pid"):
+            structured.pop(gone, None)
+        sig = signal_of(structured.get("exitCode"), structured.get("terminatedReason"))
+        if sig is not None:
+            structured["ended"] = ending(structured.get("exitCode"),
+                                         structured.get("terminatedReason"))
+    if isinstance(structured.get("variable"), dict):
+        structured.pop("message", None)  # "name = value (type)": the variable again
+    if command_id == "activity":
+        structured.pop("note", None)  # `earlier` says it; the text says how to ask for more
+        for entry in structured.get("entries") or []:
+            if isinstance(entry, dict):
+                entry.pop("at", None)  # the clock time: the order says it
     stop = structured.get("stop")
     if isinstance(stop, dict):
         stop.pop("caused_by", None)  # the agent's own step, or told in `others`
@@ -500,6 +522,10 @@ def _agent_lean(structured: dict[str, Any], command_id: str) -> dict[str, Any]:
             var.pop("type")
         if isinstance(var, dict) and context.get("localsNote", "").count("unchanged"):
             var.pop("changed", None)  # a step's answer lists only what changed
+    note = context.get("localsNote")
+    if isinstance(note, str) and note.endswith(" unchanged (debug_variables)"):
+        # "22 unchanged": the instructions say debug_variables lists them all.
+        context["localsNote"] = note[:-len(" (debug_variables)")]
     if isinstance(context.get("locals"), list):
         _fold_empty_locals(context)
     if isinstance(context.get("source"), list):
@@ -615,6 +641,8 @@ def agent_answer(command_id: str, result: Any, cwd: str | None = None
     text = text or ("No new output." if command_id == "output" else "Done.")
     structured = _agent_lean(lean_dump(result), command_id)
     stop = structured.get("stop")
+    if cwd:
+        _relative_to(structured, cwd.rstrip("/") + "/")
     if cwd and isinstance(stop, dict) and isinstance(stop.get("location"), dict):
         # A stop's file relative to the caller's directory when it is below it:
         # the caller's relative paths mean the same (breakpoints, run to).
@@ -622,6 +650,26 @@ def agent_answer(command_id: str, result: Any, cwd: str | None = None
         if isinstance(path, str) and path.startswith(cwd.rstrip("/") + "/"):
             stop["location"]["path"] = path[len(cwd.rstrip("/")) + 1:]
     return structured, text
+
+
+def _relative_to(structured: dict[str, Any], base: str) -> None:
+    """Breakpoint paths and the activity's summaries relative to the caller's
+    directory when below it (its relative paths mean the same), and a
+    breakpoint's landed line only when the debugger moved it."""
+    bps = list(structured.get("breakpoints") or []) if isinstance(
+        structured.get("breakpoints"), list) else []
+    if isinstance(structured.get("breakpoint"), dict):
+        bps.append(structured["breakpoint"])
+    for bp in bps:
+        spec = bp.get("spec") if isinstance(bp, dict) else None
+        if isinstance(spec, dict) and isinstance(spec.get("path"), str) and \
+                spec["path"].startswith(base):
+            spec["path"] = spec["path"][len(base):]
+        if isinstance(spec, dict) and bp.get("line") == spec.get("line"):
+            bp.pop("line", None)
+    for entry in structured.get("entries") or []:
+        if isinstance(entry, dict) and isinstance(entry.get("summary"), str):
+            entry["summary"] = entry["summary"].replace(base, "")
 
 
 def _completions(result: Any) -> str:

@@ -104,6 +104,7 @@ class BreakpointsRemoved(ActionResult):
 class ContextResult(Result):
     session: str
     state: str
+    file: str | None = Field(None, description="the file shown, when asked for by name")
     stop: StopInfo | None = None
     thread_id: int | None = None
     frame: FrameView | None = None
