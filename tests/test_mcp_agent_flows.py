@@ -137,7 +137,11 @@ async def test_the_natural_first_calls_never_race_the_program(adapter, mcp_env, 
         stepped = await call(client, "debug_step_over", {})
         assert stepped["status"] == "stopped" and stepped["stop"]["location"]["line"] > 0
         assert size(stepped) <= BUDGET
-        await call(client, "debug_terminate", {})
+        # Ended by the stop: every backend says it was killed (LLDB's "exit code 9",
+        # debugpy's 247, delve's no status at all were a bare code or nothing).
+        ended = await call(client, "debug_terminate", {})
+        assert ended["ended"].startswith("killed") and "stopped by mcp" in ended["ended"], ended
+        assert "killed" in ended.text and "pid" not in ended.data
 
         # Breakpoints in the launch, with a hit condition (delve has none: its
         # breakpoint says so, unverified); continue right after.

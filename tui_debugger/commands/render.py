@@ -82,6 +82,10 @@ def signal_of(exit_code: int | None, reason: str | None = None) -> str | None:
             number = exit_code - 128
         elif 224 < exit_code < 256:
             number = 256 - exit_code
+        elif reason.startswith("stopped by") and 0 < exit_code < 65:
+            # LLDB reports the signal's number as the exit status of a process
+            # it killed ("exit code 9" was SIGKILL).
+            number = exit_code
     if number is None:
         return None
     try:
@@ -90,12 +94,20 @@ def signal_of(exit_code: int | None, reason: str | None = None) -> str | None:
         return f"signal {number}"
 
 
+def killed(exit_code: int | None, reason: str | None) -> bool:
+    """The session ended the program (a signal, or a kill with no status told)."""
+    return signal_of(exit_code, reason) is not None or (
+        exit_code is None and bool(reason) and reason.startswith("stopped by"))
+
+
 def ending(exit_code: int | None, reason: str | None) -> str:
     """How the program ended, in words: 'killed by SIGKILL: stopped by cli',
     'exit code 1'."""
     sig = signal_of(exit_code, reason)
     if sig is not None:
         return f"killed by {sig}" + (f": {reason}" if reason else "")
+    if exit_code is None and killed(exit_code, reason):
+        return f"killed: {reason}"  # delve reports no status for the process it kills
     text = f"exit code {exit_code}" if exit_code is not None else "ended"
     return text + (f" ({reason})" if reason else "")
 
@@ -198,7 +210,7 @@ def status(result: Any) -> str:
         lines.append(f"  python: {result.python}")
     if result.stop is not None and getattr(result, "context", None) is None:
         lines.append("  " + stop_line(result.stop).replace("\n", "\n  "))
-    if signal_of(result.exit_code, result.terminated_reason):
+    if killed(result.exit_code, result.terminated_reason):
         lines.append(f"  ended: {ending(result.exit_code, result.terminated_reason)}")
     else:
         if result.exit_code is not None:
@@ -243,10 +255,16 @@ def _sessions(result: Any) -> str:
 
 def _breakpoint(result: Any) -> str:
     bp = result.breakpoint
+    moved = bool(bp.line and bp.spec.line and bp.line != bp.spec.line)
+    # "(moved to line 7)" is in the breakpoint's line and the note says why:
+    # "verified" alone, not the line a third time.
     text = f"Breakpoint {breakpoint_line(bp)}" + (
         f", verified at line {bp.line or bp.spec.line}" if bp.verified and not bp.spec.function
-        else ", verified" if bp.verified else "")
-    return text + (f"\n  {result.note}" if result.note else "")
+        and not moved else ", verified" if bp.verified else "")
+    note = result.note
+    if moved and note and note.endswith(f"; the breakpoint moved to line {bp.line}."):
+        note = note.split(";")[0] + "."  # the move is in the breakpoint's line
+    return text + (f"\n  {note}" if note else "")
 
 
 def _breakpoints(result: Any) -> str:
@@ -485,8 +503,7 @@ def _agent_lean(structured: dict[str, Any], command_id: str) -> dict[str, Any]:
         # What the program was is known to the caller; what is left is how it ended.
         for gone in ("program", "python", "adapter", "breakpoints", "pid"):
             structured.pop(gone, None)
-        sig = signal_of(structured.get("exitCode"), structured.get("terminatedReason"))
-        if sig is not None:
+        if killed(structured.get("exitCode"), structured.get("terminatedReason")):
             structured["ended"] = ending(structured.get("exitCode"),
                                          structured.get("terminatedReason"))
     if isinstance(structured.get("variable"), dict):
@@ -518,7 +535,8 @@ def _agent_lean(structured: dict[str, Any], command_id: str) -> dict[str, Any]:
     context = structured.get("context") if isinstance(structured.get("context"), dict) else structured
     for var in [*(context.get("locals") or []), *(structured.get("variables") or []),
                 *(structured.get("children") or [])]:
-        if isinstance(var, dict) and var.get("type") in _EVIDENT_TYPES:
+        if isinstance(var, dict) and (var.get("type") in _EVIDENT_TYPES
+                                      or _type_in_value(var.get("type"), var.get("value"))):
             var.pop("type")
         if isinstance(var, dict) and context.get("localsNote", "").count("unchanged"):
             var.pop("changed", None)  # a step's answer lists only what changed
@@ -532,6 +550,16 @@ def _agent_lean(structured: dict[str, Any], command_id: str) -> dict[str, Any]:
         _dedent(context["source"])
         context["source"] = _source_text(context["source"])
     return structured
+
+
+def _type_in_value(typ: Any, value: Any) -> bool:
+    """The value names its type already: `datetime.date(2024, 3, 15)` is a
+    date, `<foo.Bar object at 0x...>` a Bar (15-20 bytes a local)."""
+    if not isinstance(typ, str) or not isinstance(value, str) or not typ.isidentifier():
+        return False
+    if {"list": "[", "dict": "{", "tuple": "("}.get(typ) == value[:1]:
+        return True
+    return re.match(rf"<?(?:[\w.]*\.)?{re.escape(typ)}\b", value) is not None
 
 
 def _source_text(source: list[dict[str, Any]]) -> str:
@@ -603,6 +631,9 @@ def short_text(result: Any) -> str:
             text += ", " + ending(result.exit_code, result.terminated_reason)
         if result.restored:
             text += f"; restored {len(result.restored)} breakpoint(s) of the last run"
+    elif isinstance(result, views.ContextResult) and result.file:
+        text = f"{_short(result.file)}" + (
+            f", lines {result.source[0].line}-{result.source[-1].line}" if result.source else "")
     elif isinstance(result, views.TraceResult):
         text = result.message or f"{len(result.results)} hit(s)"
     elif isinstance(result, views.BreakpointResult):
