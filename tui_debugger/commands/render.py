@@ -524,6 +524,14 @@ def _agent_lean(structured: dict[str, Any], command_id: str) -> dict[str, Any]:
             stop.pop("description", None)  # "Paused on breakpoint": the reason again
         if isinstance(stop.get("location"), dict):
             stop["location"].pop("name", None)  # the file's name: the path says it
+    if isinstance(stop, dict) and "return_value" in stop:
+        if stop.get("return_type") in _EVIDENT_TYPES:
+            stop.pop("return_type")
+        inner = structured.get("context")
+        if isinstance(inner, dict) and isinstance(inner.get("locals"), list):
+            # "(return) f = None" is the stop's return_value again
+            inner["locals"] = [v for v in inner["locals"] if not (
+                isinstance(v, dict) and str(v.get("name", "")).startswith("(return)"))]
     inner = structured.get("context")
     if isinstance(inner, dict) and isinstance(inner.get("stop"), dict):
         inner["stop"].pop("only_thread", None)  # the flag is for the answer's own stop
@@ -547,6 +555,13 @@ def _agent_lean(structured: dict[str, Any], command_id: str) -> dict[str, Any]:
     if isinstance(context.get("locals"), list):
         _fold_empty_locals(context)
     if isinstance(context.get("source"), list):
+        # Blank lines at the window's edges say nothing (two of seven lines
+        # around a function's first line).
+        src = context["source"]
+        while len(src) > 1 and not src[0].get("current") and not src[0].get("text", "").strip():
+            src.pop(0)
+        while len(src) > 1 and not src[-1].get("current") and not src[-1].get("text", "").strip():
+            src.pop()
         _dedent(context["source"])
         context["source"] = _source_text(context["source"])
     return structured
@@ -618,6 +633,13 @@ def _short_stop(stop: Any) -> str:
     return text
 
 
+def _same_frame_step(result: Any) -> bool:
+    stop = getattr(result, "stop", None)
+    context = getattr(result, "context", None)
+    return (isinstance(result, views.RunResult) and stop is not None and stop.reason == "step"
+            and context is not None and context._same_frame)
+
+
 def short_text(result: Any) -> str:
     """One line that says what the answer is (the data is in structuredContent),
     and what other clients did meanwhile, which an agent must not miss."""
@@ -646,6 +668,9 @@ def short_text(result: Any) -> str:
             text += f" [{result.dropped} earlier entries were dropped]"
     elif stop is not None and getattr(result, "state", getattr(result, "status", "")) == "stopped":
         text = _short_stop(stop)
+        if _same_frame_step(result):
+            # The function and file were in the last answer: the line is what moved.
+            text = re.sub(r"^(Stopped \(step\)) in .* at .*:(\d+(?::\d+)?)", r"\1 at line \2", text)
     else:
         text = (render(result) or "").strip().split("\n")[0]
         if len(text) > 200:
@@ -672,6 +697,12 @@ def agent_answer(command_id: str, result: Any, cwd: str | None = None
     text = text or ("No new output." if command_id == "output" else "Done.")
     structured = _agent_lean(lean_dump(result), command_id)
     stop = structured.get("stop")
+    if _same_frame_step(result) and isinstance(stop, dict):
+        # A step in the frame of this client's last answer: like its unchanged
+        # locals, the file and function it stays in are not said again.
+        stop.pop("function", None)
+        if isinstance(stop.get("location"), dict):
+            stop["location"].pop("path", None)
     if cwd:
         _relative_to(structured, cwd.rstrip("/") + "/")
     if cwd and isinstance(stop, dict) and isinstance(stop.get("location"), dict):
