@@ -308,8 +308,10 @@ async def replay_peer(command: list[str], calls: list[tuple[str, dict]], cwd: Pa
 
     rows = []
     filled: dict[str, str] = {}
-    params = StdioServerParameters(command=command[0], args=command[1:], cwd=str(cwd),
-                                   env=dict(os.environ))
+    # mcp-debugger runs the Python it finds (PYTHON_PATH, else PATH's), which
+    # must have debugpy: this one's.
+    env = {**os.environ, "PYTHON_PATH": sys.executable, "PYTHON_EXECUTABLE": sys.executable}
+    params = StdioServerParameters(command=command[0], args=command[1:], cwd=str(cwd), env=env)
     async with Client(params) as client:
         tools = (await client.list_tools()).tools
         listed = len(json.dumps([tool.model_dump(mode="json", by_alias=True, exclude_none=True)
