@@ -637,6 +637,7 @@ def _same_frame_step(result: Any) -> bool:
     stop = getattr(result, "stop", None)
     context = getattr(result, "context", None)
     return (isinstance(result, views.RunResult) and stop is not None and stop.reason == "step"
+            and stop.location is not None and bool(stop.location.path)
             and context is not None and context._same_frame)
 
 
@@ -670,7 +671,12 @@ def short_text(result: Any) -> str:
         text = _short_stop(stop)
         if _same_frame_step(result):
             # The function and file were in the last answer: the line is what moved.
-            text = re.sub(r"^(Stopped \(step\)) in .* at .*:(\d+(?::\d+)?)", r"\1 at line \2", text)
+            loc = stop.location
+            column = mid_line_column(loc.path, loc.line, loc.column)
+            col = f":{column}" if column else ""
+            said = (f" in {stop.function}" if stop.function else "") + \
+                f" at {_short(loc.path)}:{loc.line}{col}"
+            text = text.replace(said, f" at line {loc.line}{col}", 1)
     else:
         text = (render(result) or "").strip().split("\n")[0]
         if len(text) > 200:
