@@ -94,19 +94,25 @@ def signal_of(exit_code: int | None, reason: str | None = None) -> str | None:
         return f"signal {number}"
 
 
-def killed(exit_code: int | None, reason: str | None) -> bool:
-    """The session ended the program (a signal, or a kill with no status told)."""
+#: Backends that kill the program they launched without telling its status.
+_KILLS_SILENTLY = ("dlv",)
+
+
+def killed(exit_code: int | None, reason: str | None, adapter: str | None = None) -> bool:
+    """The session ended the program: a signal, or delve's kill, which tells no
+    status (a core dump's session or an attach ends nothing: no adapter given)."""
     return signal_of(exit_code, reason) is not None or (
-        exit_code is None and bool(reason) and reason.startswith("stopped by"))
+        exit_code is None and adapter in _KILLS_SILENTLY and bool(reason)
+        and reason.startswith("stopped by"))
 
 
-def ending(exit_code: int | None, reason: str | None) -> str:
+def ending(exit_code: int | None, reason: str | None, adapter: str | None = None) -> str:
     """How the program ended, in words: 'killed by SIGKILL: stopped by cli',
     'exit code 1'."""
     sig = signal_of(exit_code, reason)
     if sig is not None:
         return f"killed by {sig}" + (f": {reason}" if reason else "")
-    if exit_code is None and killed(exit_code, reason):
+    if exit_code is None and killed(exit_code, reason, adapter):
         return f"killed: {reason}"  # delve reports no status for the process it kills
     text = f"exit code {exit_code}" if exit_code is not None else "ended"
     return text + (f" ({reason})" if reason else "")
@@ -210,8 +216,9 @@ def status(result: Any) -> str:
         lines.append(f"  python: {result.python}")
     if result.stop is not None and getattr(result, "context", None) is None:
         lines.append("  " + stop_line(result.stop).replace("\n", "\n  "))
-    if killed(result.exit_code, result.terminated_reason):
-        lines.append(f"  ended: {ending(result.exit_code, result.terminated_reason)}")
+    adapter = None if getattr(result, "post_mortem", False) else result.adapter
+    if killed(result.exit_code, result.terminated_reason, adapter):
+        lines.append(f"  ended: {ending(result.exit_code, result.terminated_reason, adapter)}")
     else:
         if result.exit_code is not None:
             lines.append(f"  exit code: {result.exit_code}")
@@ -501,11 +508,12 @@ def _agent_lean(structured: dict[str, Any], command_id: str) -> dict[str, Any]:
     structured.pop("pythonShort", None)  # `python` says it, and the TUI's status bar uses it
     if command_id in ("terminate", "detach") or state == "terminated":
         # What the program was is known to the caller; what is left is how it ended.
+        adapter = None if structured.get("postMortem") else structured.get("adapter")
         for gone in ("program", "python", "adapter", "breakpoints", "pid"):
             structured.pop(gone, None)
-        if killed(structured.get("exitCode"), structured.get("terminatedReason")):
+        if killed(structured.get("exitCode"), structured.get("terminatedReason"), adapter):
             structured["ended"] = ending(structured.get("exitCode"),
-                                         structured.get("terminatedReason"))
+                                         structured.get("terminatedReason"), adapter)
     if isinstance(structured.get("variable"), dict):
         structured.pop("message", None)  # "name = value (type)": the variable again
     if command_id == "activity":
@@ -651,7 +659,8 @@ def short_text(result: Any) -> str:
             text += ". " + _short_stop(stop)
         if result.exit_code is not None or (result.state == "terminated"
                                             and result.terminated_reason):
-            text += ", " + ending(result.exit_code, result.terminated_reason)
+            text += ", " + ending(result.exit_code, result.terminated_reason,
+                                  None if result.post_mortem else result.adapter)
         if result.restored:
             text += f"; restored {len(result.restored)} breakpoint(s) of the last run"
     elif isinstance(result, views.ContextResult) and result.file:
