@@ -230,6 +230,108 @@ def cli_hunt(t: dict[str, Path]) -> list[list[str]]:
     ]
 
 
+# ---------------------------------------------------------------------------- peers
+#
+# The same short hunts through the peers' MCP servers over stdio, each call
+# what an agent makes there for the same step (their tools differ: no run-to,
+# so a breakpoint and a continue; a condition set after the launch). A call
+# may name "{sessionId}", filled from the answer that created the session.
+
+
+def tdb_python(t: dict[str, Path]) -> list[tuple[str, dict]]:
+    """textual-debugger's `tdb-mcp`."""
+    members, rd = t["python"], t["relativedelta"]
+    return [
+        ("debug_launch", {"program": str(members), "stop_on_entry": True,
+                          "cwd": str(members.parent)}),
+        ("set_breakpoint", {"spec": f"{members}:{line_of(members, '@months')}",
+                            "condition": "start.month == 3"}),
+        ("control", {"action": "continue"}),
+        ("control", {"action": "step_in"}),
+        ("set_breakpoint", {"spec": f"{rd}:{line_of(rd, 'while compare(dt1, dtm):')}"}),
+        ("control", {"action": "continue"}),
+        ("inspect", {"expressions": ["(dt1 == dtm, compare)"]}),
+        ("quit", {}),
+    ]
+
+
+def mcpdebugger_calls(t: dict[str, Path], language: str) -> list[tuple[str, dict]]:
+    """@debugmcp/mcp-debugger: a session, breakpoints, start, then look and step."""
+    if language == "python":
+        program, first = t["python"], [(str(t["python"]), line_of(t["python"], "@months"),
+                                         "start.month == 3")]
+        then = (t["relativedelta"], line_of(t["relativedelta"], "while compare(dt1, dtm):"))
+        expression = "(dt1 == dtm, compare)"
+    else:
+        program = t["node"]
+        first = [(str(t["semver"]), line_of(t["semver"], "return compareIdentifiers(a, b)"),
+                  None)]
+        then = (t["identifiers"], line_of(t["identifiers"], "return a === b ? 0", last=True))
+        expression = "[a, b, anum, bnum]"
+    sid = {"sessionId": "{sessionId}"}
+    return [
+        # The Python it runs must have debugpy: this one's (the default, python3
+        # on PATH, may not).
+        ("create_debug_session", {"language": language, **(
+            {"executablePath": sys.executable} if language == "python" else {})}),
+        *[("set_breakpoint", {**sid, "file": f, "line": n, **({"condition": c} if c else {})})
+          for f, n, c in first],
+        ("start_debugging", {**sid, "scriptPath": str(program)}),
+        ("get_local_variables", sid),
+        ("step_into", sid),
+        ("get_stack_trace", sid),
+        ("set_breakpoint", {**sid, "file": str(then[0]), "line": then[1]}),
+        ("continue_execution", sid),  # answers at once, before the stop
+        ("get_local_variables", sid),  # waits for it
+        ("evaluate_expression", {**sid, "expression": expression}),
+        ("close_debug_session", sid),
+    ]
+
+
+def peer_commands() -> dict[str, list[str]]:
+    """The peers found: TDB_MCP and MCP_DEBUGGER name their executables, else PATH."""
+    found = {}
+    tdb = os.environ.get("TDB_MCP") or shutil.which("tdb-mcp")
+    if tdb:
+        found["textual-debugger"] = [tdb]
+    mcpd = os.environ.get("MCP_DEBUGGER") or shutil.which("mcp-debugger")
+    if mcpd:
+        found["mcp-debugger"] = [mcpd, "stdio"]
+    return found
+
+
+async def replay_peer(command: list[str], calls: list[tuple[str, dict]], cwd: Path) -> dict:
+    import re
+
+    from mcp.client import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    rows = []
+    filled: dict[str, str] = {}
+    # mcp-debugger runs the Python it finds (PYTHON_PATH, else PATH's), which
+    # must have debugpy: this one's.
+    env = {**os.environ, "PYTHON_PATH": sys.executable, "PYTHON_EXECUTABLE": sys.executable}
+    params = StdioServerParameters(command=command[0], args=command[1:], cwd=str(cwd), env=env)
+    async with Client(params) as client:
+        tools = (await client.list_tools()).tools
+        listed = len(json.dumps([tool.model_dump(mode="json", by_alias=True, exclude_none=True)
+                                 for tool in tools], separators=(",", ":")).encode())
+        for tool, args in calls:
+            args = json.loads(json.dumps(args).replace('"{sessionId}"',
+                                                       json.dumps(filled.get("sessionId", ""))))
+            started = time.perf_counter()
+            result = await client.call_tool(tool, args)
+            text = "".join(c.text for c in result.content if getattr(c, "type", "") == "text")
+            found = re.search(r'"sessionId"\s*:\s*"([^"]+)"', text + json.dumps(
+                result.structured_content or {}))
+            if found and "sessionId" not in filled:
+                filled["sessionId"] = found.group(1)
+            rows.append({"call": tool, "bytes": answer_bytes(result),
+                         "ms": round((time.perf_counter() - started) * 1000, 1),
+                         "error": bool(result.is_error), "text": text})
+    return summarize(rows, listed)
+
+
 def answer_bytes(result) -> int:
     text = "".join(c.text for c in result.content if getattr(c, "type", "") == "text")
     structured = result.structured_content
@@ -287,6 +389,9 @@ def main() -> int:
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--task", choices=["python", "node", "hunt"], action="append")
     parser.add_argument("--verbose", action="store_true", help="print each answer's text")
+    parser.add_argument("--peers", action="store_true",
+                        help="also replay the short hunts through textual-debugger's tdb-mcp and "
+                        "@debugmcp/mcp-debugger (TDB_MCP / MCP_DEBUGGER, else on PATH)")
     ns = parser.parse_args()
     wanted = ns.task or ["python", "node", "hunt"]
     base = Path(tempfile.mkdtemp(prefix="tdhunt-", dir="/tmp"))
@@ -302,6 +407,16 @@ def main() -> int:
                                                             tasks["python"].parent))
         if "node" in wanted and "node" in tasks:
             report["node (MCP)"] = asyncio.run(replay_mcp(node_short(tasks), tasks["node"].parent))
+        peers = peer_commands() if ns.peers else {}
+        for peer, command in peers.items():
+            if "python" in wanted:
+                calls = tdb_python(tasks) if peer == "textual-debugger" else \
+                    mcpdebugger_calls(tasks, "python")
+                report[f"python ({peer})"] = asyncio.run(replay_peer(
+                    command, calls, tasks["python"].parent))
+            if "node" in wanted and "node" in tasks and peer == "mcp-debugger":
+                report[f"node ({peer})"] = asyncio.run(replay_peer(
+                    command, mcpdebugger_calls(tasks, "javascript"), tasks["node"].parent))
         if "hunt" in wanted:
             report["hunt (MCP)"] = asyncio.run(replay_mcp(python_hunt(tasks),
                                                           tasks["python"].parent))

@@ -137,7 +137,11 @@ async def test_the_natural_first_calls_never_race_the_program(adapter, mcp_env, 
         stepped = await call(client, "debug_step_over", {})
         assert stepped["status"] == "stopped" and stepped["stop"]["location"]["line"] > 0
         assert size(stepped) <= BUDGET
-        await call(client, "debug_terminate", {})
+        # Ended by the stop: every backend says it was killed (LLDB's "exit code 9",
+        # debugpy's 247, delve's no status at all were a bare code or nothing).
+        ended = await call(client, "debug_terminate", {})
+        assert ended["ended"].startswith("killed") and "stopped by mcp" in ended["ended"], ended
+        assert "killed" in ended.text and "pid" not in ended.data
 
         # Breakpoints in the launch, with a hit condition (delve has none: its
         # breakpoint says so, unverified); continue right after.
@@ -294,3 +298,76 @@ def test_a_second_tui_is_not_you():
     bar.set_clients([ClientInfo(id=client_id("tui"), origin="tui"),
                      ClientInfo(id="tui-1", origin="tui"), ClientInfo(id="mcp-2", origin="mcp")])
     assert bar.clients == ("agent", "tui")
+
+
+# ============================================================================ where exactly, and every local
+
+
+async def test_node_block_scopes_columns_and_nested_values(mcp_env, tmp_path,
+                                                           no_leftover_processes):
+    """`let`/`const` of the innermost blocks are locals and `names` finds them; two
+    steps inside one `for (...)` header differ by their column; an array holds
+    its nested arrays one level deep."""
+    require_executable("node")
+    program = write_program(tmp_path, "blocks.js", """
+        function work (items) {
+          let total = 0
+          for (let i = 0; i < items.length; i++) {
+            const item = items[i]
+            total += item  // @inner
+          }
+          return total
+        }
+        const nested = [0, 2, [3, [4, 5]], {a: [1, 2]}]
+        for (const name of ['a', 'b']) {
+          const range = [1, 2]
+          work(range)  // @loop
+        }
+        console.log(nested.length)
+    """)
+    async with in_process_client() as client:
+        at_loop = await call(client, "debug_launch", {"program": str(program), "breakpoints": [
+            f"{program}:{line_of(program, '@loop')}", f"{program}:{line_of(program, '@inner')}"]})
+        shown = {v["name"] for v in at_loop["context"]["locals"]}
+        assert {"name", "range", "nested"} <= shown, shown
+        value = await call(client, "debug_evaluate", {"expression": "nested"})
+        assert value["value"] == "[0, 2, [3, Array(2)], {a: Array(2)}]", value
+        inner = await call(client, "debug_continue", {})
+        assert {"i", "item", "total"} <= {v["name"] for v in inner["context"]["locals"]}
+        found = await call(client, "debug_variables", {"names": ["i", "item"]})
+        assert sorted(v["name"] for v in found["variables"]) == ["i", "item"]
+        header = [await call(client, "debug_step_over", {}) for _ in range(2)]
+        # Both in the `for (...)` header of line 3: the column tells them apart,
+        # and the file and function of the last answer are not said again.
+        assert [h["stop"]["location"]["line"] for h in header] == [3, 3]
+        assert header[0]["stop"]["location"]["column"] != header[1]["stop"]["location"]["column"]
+        assert header[0].text != header[1].text and header[1].text.startswith(
+            "Stopped (step) at line 3:")
+        assert "path" not in header[1]["stop"]["location"] and "function" not in header[1]["stop"]
+        await call(client, "debug_terminate", {})
+
+
+async def test_a_function_breakpoint_shows_the_body(mcp_env, tmp_path, no_leftover_processes):
+    program = write_program(tmp_path, "fb.py", '''
+        def compute(a, b):
+            """Add two numbers.
+
+            A docstring that runs on.
+            """
+            s = a + b  # @body
+            return s
+
+
+        print(compute(1, 2))
+    ''')
+    async with in_process_client() as client:
+        await call(client, "debug_launch", {"program": str(program), "stopOnEntry": True})
+        await call(client, "debug_breakpoint_add", {"function": "compute"})
+        hit = await call(client, "debug_continue", {})
+        assert hit["stop"]["function"] == "compute", hit
+        source = hit["context"]["source"]
+        assert "s = a + b" in source and "docstring" not in source, source
+        # Activity, the default answer, stays small.
+        log = await call(client, "debug_activity", {})
+        assert size(log) <= 1_500 and "at" not in log["entries"][0]
+        await call(client, "debug_terminate", {})

@@ -177,6 +177,8 @@ async def generate(tmp: str) -> dict[str, list[str]]:
             await rec("debug_breakpoint_update", {"breakpointId": 2, "enabled": False})
             await rec("debug_continue", {"waitMs": 10000})
             await rec("debug_context", {"lines": 2})
+            await rec("debug_context", {"file": "app.py:13", "lines": 1},
+                      "any file's lines, stopped or not")
             await rec("debug_stack", {})
             await rec("debug_variables", {"frameIndex": 1})
             await rec("debug_variables", {"frameIndex": 1, "path": "values", "maxItems": 2},

@@ -136,8 +136,19 @@ async def test_a_whole_session(mcp_env, no_leftover_processes):
         assert context["frame"]["name"] == "scale"
         current = [s for s in context["source"].splitlines() if s.startswith(("->", "●>"))]
         assert current and current[0][2:].lstrip().startswith(f"{scale_line}|")
-        assert {v["name"]: v["value"] for v in context["locals"]} == {"value": "1", "factor": "2"}
+        # More lines is a question about the code: the locals are not said again.
+        assert "locals" not in context.data and "debug_variables" in context["localsNote"]
         assert context.text.startswith("Stopped (breakpoint #") and " in scale at " in context.text
+        whole = await call(client, "debug_context", {})
+        assert {v["name"]: v["value"] for v in whole["locals"]} == {"value": "1", "factor": "2"}
+        # Any file's lines, stopped or not, without a stop there: the stop's line marked.
+        other = await call(client, "debug_context", {"file": f"{PY_BASIC}:{count_line}",
+                                                     "lines": 1})
+        shown = other["source"].splitlines()
+        assert len(shown) == 3 and f"{count_line}|" in shown[1] and "locals" not in other.data
+        assert other["file"] == str(PY_BASIC)
+        await fails(client, "debug_context", {"file": "no_such_file.py:3"}, "invalid_input",
+                    "FILE:LINE")
 
         stack = await call(client, "debug_stack", {"maxFrames": 2})
         assert [f["name"] for f in stack["frames"]] == ["scale", "total"] and stack["truncated"]

@@ -497,6 +497,7 @@ async def build_context(session: Session, lines: int | None = None, frame_index:
                 previous = previous[1] if previous and previous[0][:3] == key[:3] and \
                     previous[0][3] != key[3] else None
                 session.seen_locals[client] = (key, {v.name: v.value for v in children})
+                result._same_frame = previous is not None
                 if previous is not None and loc is not None:
                     # The lines before were in the last answer: the new line and what follows.
                     result.source = [s for s in result.source if loc.line <= s.line <= loc.line + 1]

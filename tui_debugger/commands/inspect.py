@@ -57,12 +57,57 @@ from .views import (
 
 
 class ContextArgs(Args):
-    lines: int | None = Field(None, ge=0, le=200, description="Source lines shown around the current one.")
+    lines: int | None = Field(None, ge=0, le=200, description="Source lines each side; given, "
+                              "the answer is the source alone.")
     frame_index: int | None = Field(None, ge=0, description="Frame (0 = innermost; default: the selected one).")
+    file: str | None = Field(None, description="FILE or FILE:LINE: that file's lines, stopped "
+                             "or not.")
+
+
+#: Lines each side of FILE:LINE when `file` is given without `lines`.
+FILE_LINES = 10
+
+
+def _file_context(ctx: CommandContext, args: ContextArgs) -> ContextResult:
+    """A file's lines, stopped or not: where an agent reads code it has not
+    stopped in yet (before it sets a breakpoint or runs to a line)."""
+    from .context import abs_path, read_source
+
+    session = session_of(ctx)
+    text = args.file.strip()
+    match = re.fullmatch(r"(.+):(\d+)", text)
+    path, line = (match.group(1), int(match.group(2))) if match else (text, None)
+    path = abs_path(ctx, path)
+    if not os.path.isfile(path):
+        raise InvalidInput(f"No file {path}. Give FILE or FILE:LINE, relative to where you "
+                           "are or absolute.")
+    around = FILE_LINES if args.lines is None else args.lines
+    source = read_source(path, line or 1 + around, around)
+    if not source:
+        raise InvalidInput(f"{path} has no line {line}, or cannot be shown (not text, or a "
+                           "file of secrets).")
+    bp_lines = {bp.line or bp.spec.line for bp in session.breakpoints.values()
+                if bp.spec.path == path and bp.set_by != "session"}
+    here = session.stop.location if session.stop is not None else None
+    for sl in source:
+        sl.current = bool(here and here.path == path and here.line == sl.line
+                          and session.state == SessionState.stopped)
+        sl.breakpoint = sl.line in bp_lines
+    return ContextResult(session=session.name, state=session.state.value, file=path,
+                         source=source)
 
 
 async def _context(ctx: CommandContext, args: ContextArgs) -> ContextResult:
-    return await build_context(session_of(ctx), args.lines, args.frame_index, origin=ctx.origin)
+    if args.file is not None:
+        return _file_context(ctx, args)
+    result = await build_context(session_of(ctx), args.lines, args.frame_index,
+                                 with_locals=args.lines is None, origin=ctx.origin)
+    if args.lines is not None and result.state == "stopped":
+        # More lines is a question about the code: the locals were in the stop's
+        # answer already (a C buffer among them cost kilobytes again).
+        result.locals_note = (f"Locals: {command_name(ctx.origin, 'context')} without lines, "
+                              f"or {command_name(ctx.origin, 'variables')}.")
+    return result
 
 
 register(Command(
@@ -110,7 +155,7 @@ register(Command(
 class VariablesArgs(Args):
     frame_index: int | None = Field(None, ge=0, description="Frame (default: the selected one).")
     scope: str | None = Field(None, description="Scope name: locals (default), globals, arguments, registers…")
-    path: str | None = Field(None, description="Drill into a value, e.g. 'order.items[0]'.")
+    path: str | None = Field(None, description="A value inside, e.g. 'a.b[0]'.")
     names: list[str] | None = Field(None, description="Only these variable names.")
     max_items: int | None = Field(None, ge=1, le=5000, description="At most this many (default 100).")
     start: int = Field(0, ge=0, description="Skip this many (paging).")
@@ -430,7 +475,7 @@ EVALUATE_CHARS = 1_500
 register(Command(
     id="evaluate", help="Evaluate one expression in the selected frame.",
     description="Evaluate one expression in a frame of the stopped program (it may have side "
-    "effects). An expression that raises answers with the error text.",
+    "effects). A buffer's raw bytes: debug_memory_read.",
     args=EvaluateArgs, result=EvaluateResult, handler=_evaluate, mcp="debug_evaluate",
     cli=[CliSpec(("print",), aliases=(("p",), ("eval",)), build=lambda p: (
         p.add_argument("expression", nargs="+", metavar="EXPRESSION",

@@ -82,6 +82,10 @@ def signal_of(exit_code: int | None, reason: str | None = None) -> str | None:
             number = exit_code - 128
         elif 224 < exit_code < 256:
             number = 256 - exit_code
+        elif reason.startswith("stopped by") and 0 < exit_code < 65:
+            # LLDB reports the signal's number as the exit status of a process
+            # it killed ("exit code 9" was SIGKILL).
+            number = exit_code
     if number is None:
         return None
     try:
@@ -90,12 +94,26 @@ def signal_of(exit_code: int | None, reason: str | None = None) -> str | None:
         return f"signal {number}"
 
 
-def ending(exit_code: int | None, reason: str | None) -> str:
+#: Backends that kill the program they launched without telling its status.
+_KILLS_SILENTLY = ("dlv",)
+
+
+def killed(exit_code: int | None, reason: str | None, adapter: str | None = None) -> bool:
+    """The session ended the program: a signal, or delve's kill, which tells no
+    status (a core dump's session or an attach ends nothing: no adapter given)."""
+    return signal_of(exit_code, reason) is not None or (
+        exit_code is None and adapter in _KILLS_SILENTLY and bool(reason)
+        and reason.startswith("stopped by"))
+
+
+def ending(exit_code: int | None, reason: str | None, adapter: str | None = None) -> str:
     """How the program ended, in words: 'killed by SIGKILL: stopped by cli',
     'exit code 1'."""
     sig = signal_of(exit_code, reason)
     if sig is not None:
         return f"killed by {sig}" + (f": {reason}" if reason else "")
+    if exit_code is None and killed(exit_code, reason, adapter):
+        return f"killed: {reason}"  # delve reports no status for the process it kills
     text = f"exit code {exit_code}" if exit_code is not None else "ended"
     return text + (f" ({reason})" if reason else "")
 
@@ -112,6 +130,8 @@ def context(result: Any, stop: Any = None) -> str:
     """`stop`: the stop, when the answer carries it beside this context."""
     lines: list[str] = []
     stop = stop or result.stop
+    if getattr(result, "file", None):
+        return "\n".join([f"{_short(result.file)}:", *source_lines(result.source)])
     if result.state != "stopped":
         lines.append(f"Session {result.session} is {result.state}"
                      + (f" (exit code {result.exit_code})" if result.exit_code is not None else "") + ".")
@@ -121,12 +141,7 @@ def context(result: Any, stop: Any = None) -> str:
         lines.append(f"Frame {result.frame.index}: {result.frame.name}")
     if result.source:
         lines.append("")
-        width = len(str(result.source[-1].line))
-        for sl in result.source:
-            marker = "->" if sl.current else ("●" if sl.breakpoint else "  ")
-            if sl.current and sl.breakpoint:
-                marker = "●>"
-            lines.append(f"{marker:>2} {sl.line:>{width}} | {sl.text}")
+        lines.extend(source_lines(result.source))
     elif result.source_note:
         lines.append(result.source_note)
     if result.locals:
@@ -137,6 +152,17 @@ def context(result: Any, stop: Any = None) -> str:
         lines.append(f"  ({result.locals_note})")
     lines.extend(others(getattr(result, "others", [])))
     return "\n".join(lines)
+
+
+def source_lines(source: list[Any]) -> list[str]:
+    width = len(str(source[-1].line))
+    out = []
+    for sl in source:
+        marker = "->" if sl.current else ("●" if sl.breakpoint else "  ")
+        if sl.current and sl.breakpoint:
+            marker = "●>"
+        out.append(f"{marker:>2} {sl.line:>{width}} | {sl.text}")
+    return out
 
 
 def variable_lines(variables: list[Any], indent: str = "  ") -> list[str]:
@@ -190,8 +216,9 @@ def status(result: Any) -> str:
         lines.append(f"  python: {result.python}")
     if result.stop is not None and getattr(result, "context", None) is None:
         lines.append("  " + stop_line(result.stop).replace("\n", "\n  "))
-    if signal_of(result.exit_code, result.terminated_reason):
-        lines.append(f"  ended: {ending(result.exit_code, result.terminated_reason)}")
+    adapter = None if getattr(result, "post_mortem", False) else result.adapter
+    if killed(result.exit_code, result.terminated_reason, adapter):
+        lines.append(f"  ended: {ending(result.exit_code, result.terminated_reason, adapter)}")
     else:
         if result.exit_code is not None:
             lines.append(f"  exit code: {result.exit_code}")
@@ -235,10 +262,16 @@ def _sessions(result: Any) -> str:
 
 def _breakpoint(result: Any) -> str:
     bp = result.breakpoint
+    moved = bool(bp.line and bp.spec.line and bp.line != bp.spec.line)
+    # "(moved to line 7)" is in the breakpoint's line and the note says why:
+    # "verified" alone, not the line a third time.
     text = f"Breakpoint {breakpoint_line(bp)}" + (
         f", verified at line {bp.line or bp.spec.line}" if bp.verified and not bp.spec.function
-        else ", verified" if bp.verified else "")
-    return text + (f"\n  {result.note}" if result.note else "")
+        and not moved else ", verified" if bp.verified else "")
+    note = result.note
+    if moved and note and note.endswith(f"; the breakpoint moved to line {bp.line}."):
+        note = note.split(";")[0] + "."  # the move is in the breakpoint's line
+    return text + (f"\n  {note}" if note else "")
 
 
 def _breakpoints(result: Any) -> str:
@@ -472,8 +505,22 @@ def _agent_lean(structured: dict[str, Any], command_id: str) -> dict[str, Any]:
     state = structured.get("status") or structured.get("state")
     if state != "running" and not structured.get("postMortem"):
         structured.pop("nextSteps", None)
-    if command_id in ("terminate", "detach"):
-        structured.pop("program", None)
+    structured.pop("pythonShort", None)  # `python` says it, and the TUI's status bar uses it
+    if command_id in ("terminate", "detach") or state == "terminated":
+        # What the program was is known to the caller; what is left is how it ended.
+        adapter = None if structured.get("postMortem") else structured.get("adapter")
+        for gone in ("program", "python", "adapter", "breakpoints", "pid"):
+            structured.pop(gone, None)
+        if killed(structured.get("exitCode"), structured.get("terminatedReason"), adapter):
+            structured["ended"] = ending(structured.get("exitCode"),
+                                         structured.get("terminatedReason"), adapter)
+    if isinstance(structured.get("variable"), dict):
+        structured.pop("message", None)  # "name = value (type)": the variable again
+    if command_id == "activity":
+        structured.pop("note", None)  # `earlier` says it; the text says how to ask for more
+        for entry in structured.get("entries") or []:
+            if isinstance(entry, dict):
+                entry.pop("at", None)  # the clock time: the order says it
     stop = structured.get("stop")
     if isinstance(stop, dict):
         stop.pop("caused_by", None)  # the agent's own step, or told in `others`
@@ -485,6 +532,14 @@ def _agent_lean(structured: dict[str, Any], command_id: str) -> dict[str, Any]:
             stop.pop("description", None)  # "Paused on breakpoint": the reason again
         if isinstance(stop.get("location"), dict):
             stop["location"].pop("name", None)  # the file's name: the path says it
+    if isinstance(stop, dict) and "return_value" in stop:
+        if stop.get("return_type") in _EVIDENT_TYPES:
+            stop.pop("return_type")
+        inner = structured.get("context")
+        if isinstance(inner, dict) and isinstance(inner.get("locals"), list):
+            # "(return) f = None" is the stop's return_value again
+            inner["locals"] = [v for v in inner["locals"] if not (
+                isinstance(v, dict) and str(v.get("name", "")).startswith("(return)"))]
     inner = structured.get("context")
     if isinstance(inner, dict) and isinstance(inner.get("stop"), dict):
         inner["stop"].pop("only_thread", None)  # the flag is for the answer's own stop
@@ -496,16 +551,38 @@ def _agent_lean(structured: dict[str, Any], command_id: str) -> dict[str, Any]:
     context = structured.get("context") if isinstance(structured.get("context"), dict) else structured
     for var in [*(context.get("locals") or []), *(structured.get("variables") or []),
                 *(structured.get("children") or [])]:
-        if isinstance(var, dict) and var.get("type") in _EVIDENT_TYPES:
+        if isinstance(var, dict) and (var.get("type") in _EVIDENT_TYPES
+                                      or _type_in_value(var.get("type"), var.get("value"))):
             var.pop("type")
         if isinstance(var, dict) and context.get("localsNote", "").count("unchanged"):
             var.pop("changed", None)  # a step's answer lists only what changed
+    note = context.get("localsNote")
+    if isinstance(note, str) and note.endswith(" unchanged (debug_variables)"):
+        # "22 unchanged": the instructions say debug_variables lists them all.
+        context["localsNote"] = note[:-len(" (debug_variables)")]
     if isinstance(context.get("locals"), list):
         _fold_empty_locals(context)
     if isinstance(context.get("source"), list):
+        # Blank lines at the window's edges say nothing (two of seven lines
+        # around a function's first line).
+        src = context["source"]
+        while len(src) > 1 and not src[0].get("current") and not src[0].get("text", "").strip():
+            src.pop(0)
+        while len(src) > 1 and not src[-1].get("current") and not src[-1].get("text", "").strip():
+            src.pop()
         _dedent(context["source"])
         context["source"] = _source_text(context["source"])
     return structured
+
+
+def _type_in_value(typ: Any, value: Any) -> bool:
+    """The value names its type already: `datetime.date(2024, 3, 15)` is a
+    date, `<foo.Bar object at 0x...>` a Bar (15-20 bytes a local)."""
+    if not isinstance(typ, str) or not isinstance(value, str) or not typ.isidentifier():
+        return False
+    if {"list": "[", "dict": "{", "tuple": "("}.get(typ) == value[:1]:
+        return True
+    return re.match(rf"<?(?:[\w.]*\.)?{re.escape(typ)}\b", value) is not None
 
 
 def _source_text(source: list[dict[str, Any]]) -> str:
@@ -564,6 +641,14 @@ def _short_stop(stop: Any) -> str:
     return text
 
 
+def _same_frame_step(result: Any) -> bool:
+    stop = getattr(result, "stop", None)
+    context = getattr(result, "context", None)
+    return (isinstance(result, views.RunResult) and stop is not None and stop.reason == "step"
+            and stop.location is not None and bool(stop.location.path)
+            and context is not None and context._same_frame)
+
+
 def short_text(result: Any) -> str:
     """One line that says what the answer is (the data is in structuredContent),
     and what other clients did meanwhile, which an agent must not miss."""
@@ -574,9 +659,13 @@ def short_text(result: Any) -> str:
             text += ". " + _short_stop(stop)
         if result.exit_code is not None or (result.state == "terminated"
                                             and result.terminated_reason):
-            text += ", " + ending(result.exit_code, result.terminated_reason)
+            text += ", " + ending(result.exit_code, result.terminated_reason,
+                                  None if result.post_mortem else result.adapter)
         if result.restored:
             text += f"; restored {len(result.restored)} breakpoint(s) of the last run"
+    elif isinstance(result, views.ContextResult) and result.file:
+        text = f"{_short(result.file)}" + (
+            f", lines {result.source[0].line}-{result.source[-1].line}" if result.source else "")
     elif isinstance(result, views.TraceResult):
         text = result.message or f"{len(result.results)} hit(s)"
     elif isinstance(result, views.BreakpointResult):
@@ -589,6 +678,14 @@ def short_text(result: Any) -> str:
             text += f" [{result.dropped} earlier entries were dropped]"
     elif stop is not None and getattr(result, "state", getattr(result, "status", "")) == "stopped":
         text = _short_stop(stop)
+        if _same_frame_step(result):
+            # The function and file were in the last answer: the line is what moved.
+            loc = stop.location
+            column = mid_line_column(loc.path, loc.line, loc.column)
+            col = f":{column}" if column else ""
+            said = (f" in {stop.function}" if stop.function else "") + \
+                f" at {_short(loc.path)}:{loc.line}{col}"
+            text = text.replace(said, f" at line {loc.line}{col}", 1)
     else:
         text = (render(result) or "").strip().split("\n")[0]
         if len(text) > 200:
@@ -615,6 +712,14 @@ def agent_answer(command_id: str, result: Any, cwd: str | None = None
     text = text or ("No new output." if command_id == "output" else "Done.")
     structured = _agent_lean(lean_dump(result), command_id)
     stop = structured.get("stop")
+    if _same_frame_step(result) and isinstance(stop, dict):
+        # A step in the frame of this client's last answer: like its unchanged
+        # locals, the file and function it stays in are not said again.
+        stop.pop("function", None)
+        if isinstance(stop.get("location"), dict):
+            stop["location"].pop("path", None)
+    if cwd:
+        _relative_to(structured, cwd.rstrip("/") + "/")
     if cwd and isinstance(stop, dict) and isinstance(stop.get("location"), dict):
         # A stop's file relative to the caller's directory when it is below it:
         # the caller's relative paths mean the same (breakpoints, run to).
@@ -622,6 +727,26 @@ def agent_answer(command_id: str, result: Any, cwd: str | None = None
         if isinstance(path, str) and path.startswith(cwd.rstrip("/") + "/"):
             stop["location"]["path"] = path[len(cwd.rstrip("/")) + 1:]
     return structured, text
+
+
+def _relative_to(structured: dict[str, Any], base: str) -> None:
+    """Breakpoint paths and the activity's summaries relative to the caller's
+    directory when below it (its relative paths mean the same), and a
+    breakpoint's landed line only when the debugger moved it."""
+    bps = list(structured.get("breakpoints") or []) if isinstance(
+        structured.get("breakpoints"), list) else []
+    if isinstance(structured.get("breakpoint"), dict):
+        bps.append(structured["breakpoint"])
+    for bp in bps:
+        spec = bp.get("spec") if isinstance(bp, dict) else None
+        if isinstance(spec, dict) and isinstance(spec.get("path"), str) and \
+                spec["path"].startswith(base):
+            spec["path"] = spec["path"][len(base):]
+        if isinstance(spec, dict) and bp.get("line") == spec.get("line"):
+            bp.pop("line", None)
+    for entry in structured.get("entries") or []:
+        if isinstance(entry, dict) and isinstance(entry.get("summary"), str):
+            entry["summary"] = entry["summary"].replace(base, "")
 
 
 def _completions(result: Any) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, PrivateAttr
 
 from backends.models import Breakpoint, SourceLocation
 
@@ -104,6 +104,10 @@ class BreakpointsRemoved(ActionResult):
 class ContextResult(Result):
     session: str
     state: str
+    file: str | None = Field(None, description="the file shown, when asked for by name")
+    #: the stop is in the frame of this client's last answer (a step's): its
+    #: file and function were said there, so an agent's answer says the line
+    _same_frame: bool = PrivateAttr(default=False)
     stop: StopInfo | None = None
     thread_id: int | None = None
     frame: FrameView | None = None
