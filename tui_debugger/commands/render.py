@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import json
 import os
 import re
@@ -100,9 +102,23 @@ def ending(exit_code: int | None, reason: str | None) -> str:
     return text + (f" ({reason})" if reason else "")
 
 
+#: The directory paths are shown relative to: the client's, when a session's
+#: host renders a command line's answer for it (default: this process's).
+_BASE: contextvars.ContextVar[str | None] = contextvars.ContextVar("render_base", default=None)
+
+
+@contextlib.contextmanager
+def relative_to(directory: str | None) -> Any:
+    token = _BASE.set(directory)
+    try:
+        yield
+    finally:
+        _BASE.reset(token)
+
+
 def _short(path: str) -> str:
     try:
-        rel = os.path.relpath(path)
+        rel = os.path.relpath(path, _BASE.get() or os.curdir)
         return rel if not rel.startswith("../..") else path
     except ValueError:
         return path
