@@ -64,12 +64,13 @@ def full(workdir: Path, *args: str) -> subprocess.CompletedProcess:
 @pytest.mark.timeout(120)
 def test_a_session_command_imports_nothing_heavy(live):
     for args in (["status"], ["next"], ["print", "1", "+", "2"], ["await", "--timeout", "5"],
-                 ["status", "--json"], ["print"], ["next", "--bogus"], ["frame", "99"]):
+                 ["status", "--json"], ["print"], ["next", "--bogus"], ["frame", "99"],
+                 ["break", "nonsense"], ["b", "nowhere"], ["n", "--thread-id", "x"]):
         rc, out, err, modules = run_probe(live, *args)
         assert not heavy_in(modules), (args, heavy_in(modules))
         # The same answer as the whole command line gives (a stop already there:
         # `await` and `status` say the same twice).
-        if args[0] in ("status", "await", "print", "frame") or rc != 0:
+        if args[0] in ("status", "await", "print", "frame", "break") or rc != 0:
             again = full(live, *args)
             assert (rc, out, err) == (again.returncode, again.stdout, again.stderr), args
     assert run_probe(live, "print", "1", "+", "2")[1] == "3 (int)\n"

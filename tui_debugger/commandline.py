@@ -138,14 +138,24 @@ def _generated_field_args(parser: argparse.ArgumentParser, cmd: Command, spec: C
             parser.add_argument(flag, dest=name, help=help_text)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line; with `only`, the parser of the command lines
+    that begin with that word alone (a session's host parses one command's
+    line: 1 ms, not 30). It prints the same usage and errors for them, since
+    the list of commands is shown as COMMAND."""
     parser = Parser(
         prog="tui-debugger",
         description="A terminal debugger that a person and a coding agent drive together.",
     )
     parser.add_argument("--version", action="version", version=f"tui-debugger {__version__}")
     sub = parser.add_subparsers(dest="entry", metavar="COMMAND")
+    if only is None:
+        _add_entry_points(sub)
+    _add_commands(sub, only)
+    return parser
 
+
+def _add_entry_points(sub: Any) -> None:
     p = sub.add_parser("run", help="open the TUI on a new session of PROGRAM (stopped at its "
                        "first line unless --break is given)")
     _add_launch_options(p)
@@ -207,6 +217,8 @@ def build_parser() -> argparse.ArgumentParser:
     # Internal: the host of a headless session; its spec comes on stdin.
     sub.add_parser("daemon")
 
+
+def _add_commands(sub: Any, only: str | None) -> None:
     groups: dict[str, Any] = {}
 
     def parent_for(words: tuple[str, ...]) -> Any:
@@ -225,6 +237,9 @@ def build_parser() -> argparse.ArgumentParser:
             forms = [(spec.path, {"help": cli_words(cmd.help), "aliases": same_level})]
             forms += [(a, {}) for a in other]  # listed nowhere, accepted everywhere
             for words, extra in forms:
+                if only is not None and only != words[0] and not (
+                        len(words) == 1 and only in extra.get("aliases", ())):
+                    continue
                 # The command's own help, not the agents' description: that one
                 # names tools and camelCase arguments.
                 cp = parent_for(words).add_parser(words[-1], description=cli_words(cmd.help),
@@ -235,7 +250,6 @@ def build_parser() -> argparse.ArgumentParser:
                 else:
                     _generated_field_args(cp, cmd, spec)
                 _add_common(cp)
-    return parser
 
 
 def cli_args(cmd: Command, spec: CliSpec, ns: argparse.Namespace) -> dict[str, Any]:
@@ -647,7 +661,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 # ============================================================================ on a session's host
 
-_HOST_PARSER: Parser | None = None
+#: A session's host's parsers, by the first word of the command lines they parse.
+_HOST_PARSERS: dict[str, argparse.ArgumentParser] = {}
 
 
 async def run_on_host(hub: Any, session: Any, request: dict[str, Any], client: str) -> dict[str, Any]:
@@ -659,15 +674,17 @@ async def run_on_host(hub: Any, session: Any, request: dict[str, Any], client: s
     side effects, so nothing has happened yet."""
     from .execute import execute
 
-    global _HOST_PARSER
-    if _HOST_PARSER is None:
-        _HOST_PARSER = build_parser()
     argv = [str(a) for a in request.get("argv") or []]
+    if not argv:
+        return {"fallback": True}
+    parser = _HOST_PARSERS.get(argv[0])
+    if parser is None:
+        parser = _HOST_PARSERS[argv[0]] = build_parser(only=argv[0])
     capture = _Capture(int(request.get("columns") or 80))
     token = _CAPTURE.set(capture)
     try:
         try:
-            ns = _HOST_PARSER.parse_args(argv)
+            ns = parser.parse_args(argv)
         except SystemExit as exc:
             if exc.code == 0:  # help: the client prints it itself
                 return {"fallback": True}
