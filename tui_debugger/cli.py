@@ -49,9 +49,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         rc = _quick(argv)
         if rc is not None:
             return rc
-    from .commandline import main as full_main
+    early = bool(argv) and argv[0] in ("run", "start") and not {"-h", "--help"} & set(argv)
+    if early:
+        from .host import start_early
 
-    return full_main(argv)
+        start_early()
+    try:
+        from .commandline import main as full_main
+
+        return full_main(argv)
+    finally:
+        if early:
+            from .host import discard_early
+
+            discard_early()
 
 
 def __getattr__(name: str) -> Any:
