@@ -22,6 +22,9 @@ def mid_line_column(path: str | None, line: int | None, column: int | None) -> i
         return None
     import linecache
 
+    # Rendered in a long-lived host (a CLI command's answer too): a file edited
+    # since its last read is read again, as a fresh process would.
+    linecache.checkcache(path)
     text = linecache.getline(path, line)
     if not text.strip():
         return None
