@@ -210,6 +210,15 @@ def _alive(info: dict[str, Any]) -> bool:
     return pid > 0 and pid_alive(pid)
 
 
+#: wire.MAX_REQUEST: a longer line the host refuses; the whole command line
+#: says so in its own words.
+_MAX_REQUEST = 1024 * 1024
+
+
+class _TooLong(Exception):
+    pass
+
+
 class _Link:
     """A blocking connection to a session's socket, speaking wire.py's lines."""
 
@@ -238,7 +247,10 @@ class _Link:
             self._buffer += chunk
 
     def send(self, message: dict[str, Any]) -> None:
-        self.sock.sendall(json.dumps(message, separators=(",", ":"), default=str).encode() + b"\n")
+        data = json.dumps(message, separators=(",", ":"), default=str).encode() + b"\n"
+        if len(data) > _MAX_REQUEST:
+            raise _TooLong()
+        self.sock.sendall(data)
 
     def receive(self, kind: str) -> dict[str, Any] | None:
         while True:
@@ -368,7 +380,7 @@ def _quick(argv: list[str]) -> int | None:
             link.send({"type": "cli", "id": 1, "argv": argv, "cwd": cwd, "session": named,
                        "columns": _columns()})
             link.sock.settimeout(None)  # `await --timeout`, a long step: as long as it takes
-        except OSError:
+        except (OSError, _TooLong):
             return None
         try:
             message = link.receive("result")
@@ -376,9 +388,9 @@ def _quick(argv: list[str]) -> int | None:
             message = None
         if message is None:
             return _lost(link.name, as_json)
-        answer = message.get("cli") or {}
-        if answer.get("fallback"):
-            return None
+        answer = message.get("cli")
+        if not isinstance(answer, dict) or answer.get("fallback"):
+            return None  # not run: the host refused the line itself
         return _print_answer(answer, link, base)
     except KeyboardInterrupt:
         return 130
