@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from .errors import DependencyMissing
+from .procinfo import pid_alive  # noqa: F401  (its home is light: the CLI client reads it)
 
 
 @dataclass
@@ -126,21 +127,6 @@ _spawned: set[int] = set()
 def signal_group(pid: int, sig: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
         os.killpg(pid, sig)
-
-
-def pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    # A zombie is dead for our purposes.
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().split(")")[-1].split()[0] != "Z"
-    except OSError:
-        return True
 
 
 def start_time(pid: int) -> int | None:

@@ -1,591 +1,397 @@
-"""The `tui-debugger` executable. Session commands are generated from the command
-registry; `run`, `attach`, `ui`, `start`, `mcp` and the hidden `daemon` are the
-entry points that host or join a session."""
+"""The `tui-debugger` executable's door, and the quick client of a live session.
+
+An agent that drives the CLI starts one process per command, so a command's
+own start-up is paid on every call. A session command (`next`, `status`,
+`print`, `await` ...) therefore imports nothing here but the standard library's
+socket and json: it finds the session (as router.resolve_live does), hands its
+whole command line to the session's host, which parses, runs and renders it
+with the registry and models it has already imported (commandline.run_on_host),
+and prints the answer. Anything else, and anything unusual on the way (no
+session or several, settings not yet checked, a host of an older version,
+help), takes the whole command line in commandline.py, which reports it as it
+always did: the quick path only ever gives up before the command has run.
+"""
 
 from __future__ import annotations
 
-import argparse
-import asyncio
+import _socket  # socket.py's own import (selectors, enum) costs more than the call
 import json
 import os
 import sys
-import time
-from typing import Any, Sequence
-
-from backends.errors import DebuggerError, InvalidInput
 
 from . import __version__
-from .commands import registry
-from .commands.registry import CliSpec, Command
-from .commands.render import render
 
-ENTRY_POINTS = {"run", "attach", "ui", "start", "mcp", "daemon", "launches", "core", "serve"}
-
-
-# ============================================================================ parser
-
-
-def _add_common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--session", metavar="NAME",
-                        help="session to use (default: $TUI_DEBUGGER_SESSION, else the one "
-                        "live session of this project)")
-    parser.add_argument("--json", action="store_true", help="print the result model as JSON")
-
-
-def _add_launch_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--session", metavar="NAME", help="name for the new session")
-    parser.add_argument("--adapter", help="debugpy, lldb-dap, lldb-cli, dlv or node (default: by program type)")
-    parser.add_argument("--break", "-b", dest="breakpoints", action="append", default=[],
-                        metavar="FILE:LINE", help="breakpoint to set before start (repeatable)")
-    parser.add_argument("--stop-on-entry", action="store_true", help="stop at the first line")
-    parser.add_argument("--cwd", help="working directory of the program")
-    parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE", help="environment variable (repeatable)")
-    parser.add_argument("--launch", dest="launch_config", metavar="NAME",
-                        help="use this configuration from .vscode/launch.json")
-    parser.add_argument("--core", dest="core_file", metavar="COREFILE",
-                        help="open a core dump of PROGRAM post-mortem")
-    parser.add_argument("--stdin", metavar="FILE",
-                        help="a file the program reads as its stdin (default: end of file; "
-                             "'pipe': type it with `tui-debugger input`, or in the TUI under Output)")
-    parser.add_argument("--python", metavar="PATH",
-                        help="the Python that runs the program (default: $VIRTUAL_ENV, a "
-                             ".venv/venv above the program, python3 on PATH)")
-    # Everything after the module is its own (`-m pytest -q -x t.py`), as with python -m.
-    parser.add_argument("-m", dest="module", metavar="MODULE", nargs=argparse.REMAINDER,
-                        help="run a Python module, as `python -m MODULE ARGS`")
-    parser.add_argument("program", nargs="?", metavar="PROGRAM")
-    parser.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS")
-
-
-_CLI_NAMES: dict[str, str] = {}
-
-
-def cli_words(text: str | None) -> str | None:
-    """Help written once for both front ends, in the CLI's words: an MCP tool
-    name becomes its CLI command, a camelCase argument its --flag."""
-    if not text:
-        return text
-    import re
-
-    names = _CLI_NAMES
-    if not names:
-        for cmd in registry.all_commands():
-            if cmd.mcp and cmd.cli:
-                names[cmd.mcp] = " ".join(cmd.cli[0].path)
-            for field_name, field in cmd.args.model_fields.items():
-                alias = field.alias or field_name
-                if alias != field_name:
-                    names[alias] = "--" + field_name.replace("_", "-")
-    if "debug_" not in text and not re.search(r"[a-z][A-Z]", text):
-        return text
-    return re.sub(r"\b(debug_[a-z_]+|[a-z]+[A-Z][A-Za-z]*)\b",
-                  lambda m: names.get(m.group(1), m.group(1)), text)
-
-
-def _generated_field_args(parser: argparse.ArgumentParser, cmd: Command, spec: CliSpec) -> None:
-    """Flags from the argument model for commands without a custom CLI shape."""
-    for name, field in cmd.args.model_fields.items():
-        if name in spec.fixed:
-            continue
-        flag = "--" + name.replace("_", "-")
-        help_text = cli_words(field.description)
-        annotation = str(field.annotation)
-        if name in spec.positional:
-            parser.add_argument(name, type=int if "int" in annotation else str, help=help_text)
-        elif field.annotation is bool:
-            parser.add_argument(flag, action="store_true", dest=name, help=help_text)
-        elif "int" in annotation:
-            parser.add_argument(flag, type=int, dest=name, help=help_text)
-        elif "list" in annotation:
-            parser.add_argument(flag, nargs="+", dest=name, help=help_text)
-        else:
-            parser.add_argument(flag, dest=name, help=help_text)
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="tui-debugger",
-        description="A terminal debugger that a person and a coding agent drive together.",
-    )
-    parser.add_argument("--version", action="version", version=f"tui-debugger {__version__}")
-    sub = parser.add_subparsers(dest="entry", metavar="COMMAND")
-
-    p = sub.add_parser("run", help="open the TUI on a new session of PROGRAM (stopped at its "
-                       "first line unless --break is given)")
-    _add_launch_options(p)
-    p = sub.add_parser("start", help="start a headless session in the background")
-    _add_launch_options(p)
-    p.add_argument("--json", action="store_true")
-    p = sub.add_parser("core", help="open a core dump post-mortem in a headless session "
-                       "(stack, threads, locals, memory, disassembly)")
-    p.add_argument("program", metavar="PROGRAM")
-    p.add_argument("core_file", metavar="COREFILE")
-    p.add_argument("--session", metavar="NAME", help="name for the new session")
-    p.add_argument("--adapter", help="lldb-dap, lldb-cli or dlv (default: by program type)")
-    p.add_argument("--json", action="store_true")
-    p = sub.add_parser("attach", help="open the TUI attached to PID, HOST:PORT or a simulator app")
-    p.add_argument("target", nargs="?", metavar="PID|HOST:PORT")
-    p.add_argument("--session", metavar="NAME")
-    p.add_argument("--adapter")
-    p.add_argument("--program", help="the executable, for symbols")
-    p.add_argument("--wait-for", metavar="NAME", help="wait for a process with this name (lldb)")
-    p.add_argument("--path-map", action="append", default=[], metavar="REMOTE=LOCAL",
-                   help="source paths of a program built elsewhere: REMOTE prefix is LOCAL "
-                   "here (repeatable)")
-    p.add_argument("--sim", metavar="NAME|UDID", help="iOS simulator (by name or UDID)")
-    p.add_argument("--bundle-id", metavar="ID", help="app bundle id in the simulator")
-    p.add_argument("--headless", action="store_true", help="no TUI: serve the session in the background")
-    p.add_argument("--json", action="store_true")
-    p = sub.add_parser("ui", help="open the TUI on a live session (default: this project's)")
-    p.add_argument("--session", metavar="NAME")
-    p = sub.add_parser("serve", help="serve a live session's TUI to web browsers (each tab "
-                       "one more client of it; loopback and a token by default)")
-    p.add_argument("--session", metavar="NAME")
-    p.add_argument("--host", default="127.0.0.1",
-                   help="address to listen on (default: 127.0.0.1, this machine only)")
-    p.add_argument("--port", type=int, default=8766, help="port (default: 8766; 0 picks a free one)")
-    p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
-                   help="another name the browser reaches this server by (a forwarded "
-                        "port's host), accepted in the Host header (repeatable)")
-    p = sub.add_parser("ray", help="list a Ray cluster's tasks and actors paused for a debugger; "
-                       "`ray attach [ADDRESS] [TASK...|--all]` attaches to them",
-                       description="tui-debugger ray [ADDRESS] [--json] lists the paused tasks; "
-                       "tui-debugger ray attach [ADDRESS] [TASK...|--all] attaches to them "
-                       "(headless sessions, like `start`); --ui opens the TUI on them. ADDRESS "
-                       "is the cluster's dashboard (default: $RAY_ADDRESS, else 127.0.0.1:8265).")
-    p.add_argument("words", nargs="*", metavar="[attach] [ADDRESS] [TASK]")
-    p.add_argument("--all", action="store_true", help="attach to every paused task")
-    p.add_argument("--ui", action="store_true", help="attach, then open the TUI on the first")
-    p.add_argument("--json", action="store_true")
-    p = sub.add_parser("mcp", help="serve the debugger as MCP tools (joins the live session of "
-                       "its project when there is one)")
-    p.add_argument("--session", metavar="NAME")
-    p.add_argument("--transport", choices=["stdio", "http"], default="stdio")
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=8765)
-    p.add_argument("--tools", metavar="LIST",
-                   help="more tools listed from the start, beside the default set: names or "
-                   "groups (native, threads, sim, more, all), comma-separated")
-    p = sub.add_parser("launches", help="list configurations in .vscode/launch.json")
-    p.add_argument("--json", action="store_true")
-    # Internal: the host of a headless session; its spec comes on stdin.
-    sub.add_parser("daemon")
-
-    groups: dict[str, Any] = {}
-
-    def parent_for(words: tuple[str, ...]) -> Any:
-        if len(words) == 1:
-            return sub
-        if words[0] not in groups:
-            group_parser = sub.add_parser(words[0], help=f"{words[0]} commands")
-            groups[words[0]] = group_parser.add_subparsers(dest="sub", metavar="SUBCOMMAND")
-        return groups[words[0]]
-
-    for cmd in registry.all_commands():
-        for spec in cmd.cli:
-            same_level = [a[-1] for a in spec.aliases
-                          if len(a) == len(spec.path) and a[:-1] == spec.path[:-1]]
-            other = [a for a in spec.aliases if a[-1] not in same_level or len(a) != len(spec.path)]
-            forms = [(spec.path, {"help": cli_words(cmd.help), "aliases": same_level})]
-            forms += [(a, {}) for a in other]  # listed nowhere, accepted everywhere
-            for words, extra in forms:
-                # The command's own help, not the agents' description: that one
-                # names tools and camelCase arguments.
-                cp = parent_for(words).add_parser(words[-1], description=cli_words(cmd.help),
-                                                  **extra)
-                cp.set_defaults(command_id=cmd.id, cli_spec=spec)
-                if spec.build:
-                    spec.build(cp)
-                else:
-                    _generated_field_args(cp, cmd, spec)
-                _add_common(cp)
-    return parser
-
-
-def cli_args(cmd: Command, spec: CliSpec, ns: argparse.Namespace) -> dict[str, Any]:
-    if spec.adapt is not None:
-        values = spec.adapt(ns)
-    else:
-        values = {}
-        for name in cmd.args.model_fields:
-            value = getattr(ns, name, None)
-            if value is not None and value is not False:
-                values[name] = value
-    values.update(spec.fixed)
-    return values
-
-
-def _env_pairs(pairs: list[str]) -> dict[str, str]:
-    env = {}
-    for pair in pairs:
-        if "=" not in pair:
-            raise InvalidInput(f"--env takes NAME=VALUE, got {pair!r}.")
-        key, value = pair.split("=", 1)
-        env[key] = value
-    return env
-
-
-def launch_args_from(ns: argparse.Namespace) -> dict[str, Any]:
-    module_argv = list(getattr(ns, "module", None) or [])
-    module = module_argv[0] if module_argv else None
-    if getattr(ns, "module", None) == []:
-        raise InvalidInput("-m needs a module name: `tui-debugger start -m pytest -q tests/`.")
-    if not ns.program and not ns.launch_config and not module:
-        raise InvalidInput("Give the program to debug, e.g. `tui-debugger start app.py`, "
-                           "or a Python module: `tui-debugger start -m json.tool`.")
-    args = list(ns.args or [])
-    if args[:1] == ["--"]:
-        args = args[1:]
-    if module:
-        # `-m pytest -- -q`: argparse ends -m's share at `--` and gives the rest to
-        # the program and its arguments; all of it is the module's.
-        args = [*module_argv[1:], *([ns.program] if ns.program else []), *args]
-        if args[:1] == ["--"]:
-            args = args[1:]
-        ns.program = None
-    optional: dict[str, Any] = {
-        "args": args, "adapter": ns.adapter, "stop_on_entry": ns.stop_on_entry,
-        "session_name": ns.session, "breakpoints": ns.breakpoints, "env": _env_pairs(ns.env),
-        "cwd": ns.cwd, "launch_config": ns.launch_config, "module": module,
-        "core_file": getattr(ns, "core_file", None), "stdin": getattr(ns, "stdin", None),
-        "python": getattr(ns, "python", None),
-    }
-    # Only what was given, so the launch command's own defaults (and launch.json) apply.
-    return {"program": ns.program or "", **{k: v for k, v in optional.items() if v}}
-
-
-# ============================================================================ output
-
-
-def emit_result(result: Any, as_json: bool, session: str | None = None) -> None:
-    """Print a result; `session`: the session it came from, named in the answer
-    (when several are live, so nobody mistakes one for another)."""
-    if as_json:
-        data = result.model_dump(mode="json", by_alias=True)
-        if session is not None:
-            data.setdefault("session", session)
-        print(json.dumps(data, indent=2))
-    else:
-        text = render(result)
-        if text:
-            print(f"[session {session}] {text}" if session is not None else text)
-
-
-def emit_error(exc: DebuggerError, as_json: bool) -> int:
-    if as_json:
-        print(json.dumps({"error": exc.to_dict()}, indent=2))
-    print(f"error: {exc.message}", file=sys.stderr)
-    return 1
-
-
-# ============================================================================ client commands
-
-
-async def _call(cmd: Command, args: dict[str, Any], session: str | None) -> tuple[Any, str | None]:
-    """The result, and the name of the session it came from."""
-    from .router import RemoteHandle, Router
-
-    router = Router("cli", session=session, register=False)
-    try:
-        handle = await router.handle(session) if cmd.needs_session else None
-        result = await router.call(cmd, args, session=session, cwd=os.getcwd())
-    finally:
-        await router.close()
-    if cmd.id in ("terminate", "detach") and isinstance(handle, RemoteHandle) and handle.host_pid:
-        # A headless host exits right after answering; return once it has, so the
-        # next command never finds a session that is about to vanish.
-        from backends.process import pid_alive
-
-        deadline = time.monotonic() + 5
-        while pid_alive(handle.host_pid) and time.monotonic() < deadline:
-            if handle.host_pid == os.getpid():
-                break
-            await asyncio.sleep(0.05)
-    return result, handle.name if handle is not None else None
-
-
-async def _follow_output(ns: argparse.Namespace, args: dict[str, Any]) -> int:
-    from .router import Router
-
-    router = Router("cli", session=ns.session, register=False)
-    since = args.get("since", 0)
-    try:
-        while True:
-            result = await router.call("output", {"since": since, "limit": 1000})
-            for entry in result.entries:
-                sys.stdout.write(entry.text)
-            sys.stdout.flush()
-            since = result.next_cursor
-            if not result.truncated:
-                status = await router.call("status")
-                if status.state == "terminated":
-                    return 0
-                await asyncio.sleep(0.2)
-    except DebuggerError:
-        return 0
-    finally:
-        await router.close()
-
-
-def run_client_command(ns: argparse.Namespace) -> int:
-    cmd = registry.get(ns.command_id)
-    as_json = getattr(ns, "json", False)
-    try:
-        args = cli_args(cmd, ns.cli_spec, ns)
-        if cmd.id == "output" and getattr(ns, "follow", False):
-            return asyncio.run(_follow_output(ns, args))
-        result, acted_on = asyncio.run(_call(cmd, args, ns.session))
-    except DebuggerError as exc:
-        return emit_error(exc, as_json)
-    except KeyboardInterrupt:
-        return 130
-    from .paths import several_live
-
-    emit_result(result, as_json, acted_on if acted_on and several_live() else None)
-    return 0
-
-
-# ============================================================================ headless sessions
-
-
-def start_daemon(command: str, args: dict[str, Any]) -> dict[str, Any]:
-    """Start a daemon hosting a new session; return the launch result (or raise)."""
-    from .host import start_host
-
-    return asyncio.run(start_host(command, args))
-
-
-def cmd_start(ns: argparse.Namespace) -> int:
-    as_json = getattr(ns, "json", False)
-    try:
-        args = launch_args_from(ns)
-        raw = start_daemon("launch", args)
-    except DebuggerError as exc:
-        return emit_error(exc, as_json)
-    raw.pop("_log", None)
-    result = registry.get("launch").result.model_validate(raw)
-    emit_result(result, as_json)
-    return 0
-
-
-def cmd_core(ns: argparse.Namespace) -> int:
-    as_json = getattr(ns, "json", False)
-    args = {"program": ns.program, "core_file": ns.core_file}
-    if ns.session:
-        args["session_name"] = ns.session
-    if ns.adapter:
-        args["adapter"] = ns.adapter
-    try:
-        raw = start_daemon("launch", args)
-    except DebuggerError as exc:
-        return emit_error(exc, as_json)
-    raw.pop("_log", None)
-    emit_result(registry.get("launch").result.model_validate(raw), as_json)
-    return 0
-
-
-def attach_args_from(ns: argparse.Namespace) -> tuple[str, dict[str, Any]]:
-    if ns.sim or ns.bundle_id:
-        out: dict[str, Any] = {"bundle_id": ns.bundle_id, "session_name": ns.session, "adapter": ns.adapter}
-        if ns.sim:
-            import re
-
-            key = "simulator_id" if re.fullmatch(r"[0-9A-Fa-f-]{36}", ns.sim) else "simulator_name"
-            out[key] = ns.sim
-        if ns.target and ns.target.isdigit():
-            out["pid"] = int(ns.target)
-        return "attach_sim", {k: v for k, v in out.items() if v is not None}
-    out = {"session_name": ns.session, "adapter": ns.adapter, "program": ns.program,
-           "wait_for": ns.wait_for}
-    if ns.path_map:
-        mapping = {}
-        for pair in ns.path_map:
-            remote, sep, local = pair.partition("=")
-            if not sep or not remote or not local:
-                raise InvalidInput(f"--path-map takes REMOTE=LOCAL, got {pair!r}.")
-            mapping[remote] = local
-        out["path_map"] = mapping
-    target = ns.target or ""
-    if target.isdigit():
-        out["pid"] = int(target)
-    elif ":" in target:
-        host, _, port = target.rpartition(":")
-        if not port.isdigit():
-            raise InvalidInput(f"Expected PID or HOST:PORT, got {target!r}.")
-        out["host"], out["port"] = host or "127.0.0.1", int(port)
-    elif target:
-        raise InvalidInput(f"Expected PID or HOST:PORT, got {target!r}.")
-    elif not ns.wait_for:
-        raise InvalidInput("Give a PID, HOST:PORT, --wait-for NAME, or --sim NAME --bundle-id ID.")
-    return "attach", {k: v for k, v in out.items() if v is not None}
-
-
-def cmd_attach(ns: argparse.Namespace) -> int:
-    as_json = getattr(ns, "json", False)
-    try:
-        command, args = attach_args_from(ns)
-        if ns.headless:
-            raw = start_daemon(command, args)
-            raw.pop("_log", None)
-            emit_result(registry.get(command).result.model_validate(raw), as_json)
-            return 0
-    except DebuggerError as exc:
-        return emit_error(exc, as_json)
-    return _run_tui(mode=command, args=args, session=None)
-
-
-def program_input_for_tui() -> str:
-    """The input of a program the TUI runs: what was redirected into `tui-debugger
-    run` (`< in.json`, a pipe), or else a pipe the person types into under Output.
-    A redirected stdin is kept for the program, and the TUI's own stdin becomes the
-    terminal, so its keys come from the keyboard and not from the file."""
-    if sys.stdin is None or sys.stdin.isatty():
-        return "pipe"
-    try:
-        tty = os.open("/dev/tty", os.O_RDWR)
-    except OSError as exc:
-        raise InvalidInput("Standard input is redirected and there is no terminal to read the "
-                           f"keys from ({exc}). Use `tui-debugger start` for a headless "
-                           "session, with --stdin FILE for the program's input.") from exc
-    kept = os.dup(0)  # the redirected input, for the program
-    os.set_inheritable(kept, False)
-    os.dup2(tty, 0)
-    os.close(tty)
-    # By /proc/PID, not /dev/fd: the debugger may open it in another process (a
-    # file or a pipe alike), and this process lives as long as the session.
-    return f"/proc/{os.getpid()}/fd/{kept}"
-
-
-def _run_tui(mode: str, args: dict[str, Any], session: str | None) -> int:
-    host = None
-    if mode != "join":
-        # The session's host starts first, so its own start-up overlaps the
-        # TUI's import of Textual and first paint.
-        from .host import PendingHost, no_first_stop_wait
-
-        try:
-            host = PendingHost(mode, no_first_stop_wait(mode, args), origin="tui")
-        except DebuggerError as exc:
-            return emit_error(exc, False)
-    try:
-        from .tui.app import run_app
-    except ImportError as exc:  # pragma: no cover - the TUI ships with the package
-        if host is not None:
-            asyncio.run(host.abandon())
-        print(f"error: the TUI is not available: {exc}", file=sys.stderr)
-        return 1
-    return run_app(mode=mode, args=args, session=session, host=host)
-
-
-def cmd_daemon(ns: argparse.Namespace) -> int:
-    from .daemon import read_spec, run_daemon
-
-    spec = read_spec()
-    return run_daemon(spec) if spec is not None else 0
-
-
-def _pinned() -> str | None:
-    from .paths import pinned_session
-
-    return pinned_session()
-
-
-def cmd_mcp(ns: argparse.Namespace) -> int:
-    from .mcp_server import run_mcp
-
-    tools = [t for t in (ns.tools or "").split(",") if t.strip()] or None
-    try:
-        pinned = ns.session or _pinned()
-    except DebuggerError as exc:
-        return emit_error(exc, False)
-    return run_mcp(session=pinned, transport=ns.transport, host=ns.host, port=ns.port,
-                   tools=tools)
-
-
-def cmd_serve(ns: argparse.Namespace) -> int:
-    from .serve import run_serve
-
-    return run_serve(ns.session, ns.host, ns.port, ns.allow_host)
-
-
-def cmd_ray(ns: argparse.Namespace) -> int:
-    from .ray_cli import run_ray
-
-    return run_ray(ns)
-
-
-def cmd_launches(ns: argparse.Namespace) -> int:
-    from .launch_json import list_launch_configs
-
-    try:
-        configs = list_launch_configs(os.getcwd())
-    except DebuggerError as exc:
-        return emit_error(exc, ns.json)
-    if ns.json:
-        print(json.dumps([c.model_dump(mode="json") for c in configs], indent=2))
-    else:
-        if configs:
-            print(f"{configs[0].source}:")
-        for c in configs:
-            print(f"  {c.line()}")
-    return 0
+# No `typing` either: annotations stay strings (from __future__ import annotations).
+
+#: The first words of the CLI forms of the commands that act on one live
+#: session (tests/test_cli_quick.py checks this against the registry). Any other
+#: word takes the whole command line.
+SESSION_WORDS = frozenset({
+    "activity", "await", "b", "backtrace", "break", "bt", "c", "complete", "context",
+    "continue", "detach", "disas", "disassemble", "down", "eval", "finish", "frame", "input",
+    "jump", "lldb", "locals", "memory", "n", "next", "nexti", "ni", "out", "output", "p",
+    "pause", "print", "restart", "s", "set", "si", "status", "step", "stepi", "stop", "thread",
+    "threads", "trace", "until", "up", "wait", "watch", "where", "x",
+})
+
+#: Set (to anything) to send every command through the whole command line.
+ENV_FULL = "TUI_DEBUGGER_FULL_CLI"
+_ENV_SESSION = "TUI_DEBUGGER_SESSION"  # paths.ENV_SESSION
+_SETTINGS_STAMP = "settings-checked"  # in the runtime directory; not a .json
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv:
-        parser.print_help()
-        return 2
-    ns = parser.parse_args(argv)
-    entry = ns.entry
-    if entry != "daemon":  # the host of a headless session inherits its starter's settings
-        from .config import apply_config
+    if argv == ["--version"]:
+        print(f"tui-debugger {__version__}")
+        return 0
+    if argv and argv[0] in SESSION_WORDS and not os.environ.get(ENV_FULL):
+        rc = _quick(argv)
+        if rc is not None:
+            return rc
+    early = bool(argv) and argv[0] in ("run", "start") and not {"-h", "--help"} & set(argv)
+    if early:
+        from .host import start_early
 
-        try:
-            apply_config()  # a broken config file is reported here, once, without a traceback
-        except DebuggerError as exc:
-            return emit_error(exc, getattr(ns, "json", False))
+        start_early()
     try:
-        if entry == "run":
+        from .commandline import main as full_main
+
+        return full_main(argv)
+    finally:
+        if early:
+            from .host import discard_early
+
+            discard_early()
+
+
+def __getattr__(name: str) -> Any:
+    # The whole command line's names (build_parser, cli_args, ...), imported on
+    # use; not the import system's questions (`__path__`, asked at every import).
+    if name.startswith("__"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from . import commandline
+
+    try:
+        return getattr(commandline, name)
+    except AttributeError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+
+
+# ============================================================================ settings
+
+
+def _settings_key() -> str:
+    """What the settings a command checks depend on: the config file (path,
+    time, size) and the TUI_DEBUGGER_ environment. A checksum of it: the
+    environment may hold an adapter's arguments."""
+    import zlib
+
+    path = os.environ.get("TUI_DEBUGGER_CONFIG")
+    if path:
+        path = os.path.expanduser(path)
+    elif sys.platform.startswith("linux"):
+        # platformdirs' answer on Linux, without its import (typing and more).
+        xdg = os.environ.get("XDG_CONFIG_HOME", "")
+        root = xdg if xdg.strip() else os.path.expanduser("~/.config")
+        path = os.path.join(root, "tui-debugger", "config.toml")
+    else:
+        from platformdirs import user_config_dir
+
+        path = os.path.join(user_config_dir("tui-debugger", appauthor=False), "config.toml")
+    try:
+        st = os.stat(path)
+        stamp = f"{st.st_mtime_ns}:{st.st_size}"
+    except OSError:
+        stamp = "-"
+    env = sorted((k, v) for k, v in os.environ.items()
+                 if k.startswith("TUI_DEBUGGER_") and k not in (_ENV_SESSION, ENV_FULL))
+    text = json.dumps([__version__, path, stamp, env])
+    return f"{zlib.crc32(text.encode()):08x}:{len(text)}"
+
+
+def remember_settings_checked() -> None:
+    """Called once the whole command line has checked the settings: the quick
+    path skips that check (pydantic's import) while nothing it depends on changed."""
+    import contextlib
+
+    from . import paths
+
+    with contextlib.suppress(Exception):
+        stamp = paths.runtime_dir() / _SETTINGS_STAMP
+        key = _settings_key()
+        with contextlib.suppress(OSError):
+            if stamp.read_text() == key:
+                return
+        tmp = stamp.with_name(f".{_SETTINGS_STAMP}.{os.getpid()}")
+        tmp.write_text(key)
+        tmp.replace(stamp)
+
+
+# ============================================================================ finding the session
+
+
+def _runtime_dir() -> str | None:
+    """paths.runtime_dir, read only: None when it is missing or anything about it
+    is not as it must be (the whole command line then says what)."""
+    import stat
+
+    base = os.environ.get("TUI_DEBUGGER_RUNTIME_DIR")
+    if not base:
+        xdg = os.environ.get("XDG_RUNTIME_DIR")
+        if xdg and os.path.isdir(xdg) and os.access(xdg, os.W_OK):
+            base = os.path.join(xdg, "tui-debugger")
+        else:
+            base = os.path.join(_temp_dir(), f"tui-debugger-{os.getuid()}")
+    try:
+        st = os.lstat(base)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o077:
+        return None
+    return base
+
+
+def _temp_dir() -> str:
+    """tempfile.gettempdir's choice (the first writable of $TMPDIR, $TEMP, $TMP,
+    /tmp, /var/tmp, /usr/tmp), without importing tempfile (random, hashlib...)."""
+    for name in ("TMPDIR", "TEMP", "TMP"):
+        value = os.environ.get(name)
+        if value and os.path.isdir(value) and os.access(value, os.W_OK | os.X_OK):
+            return os.path.abspath(value)
+    for value in ("/tmp", "/var/tmp", "/usr/tmp"):
+        if os.path.isdir(value) and os.access(value, os.W_OK | os.X_OK):
+            return value
+    return os.getcwd()
+
+
+def _session_named(argv: list[str]) -> str | None:
+    """--session NAME as the command line gives it (the host's parse checks it
+    read the same)."""
+    for i, word in enumerate(argv):
+        if word == "--":
+            break
+        if word == "--session" and i + 1 < len(argv):
+            return argv[i + 1]
+        if word.startswith("--session="):
+            return word.partition("=")[2]
+    return None
+
+
+def _project_of(directory: str) -> str:
+    """paths.project_of."""
+    start = os.path.realpath(directory)
+    candidate = start
+    while True:
+        if os.path.exists(os.path.join(candidate, ".git")):
+            return candidate
+        parent = os.path.dirname(candidate)
+        if parent == candidate:
+            return start
+        candidate = parent
+
+
+def _metadata(base: str, name: str) -> dict[str, Any] | None:
+    try:
+        with open(os.path.join(base, f"{name}.json")) as f:
+            info = json.load(f)
+    except (OSError, ValueError, RecursionError):
+        return None
+    return info if isinstance(info, dict) and info.get("kind") == "tui-debugger-session" else None
+
+
+def _alive(info: dict[str, Any]) -> bool:
+    from backends.procinfo import pid_alive
+
+    try:
+        pid = int(info.get("pid", 0))
+    except (TypeError, ValueError):
+        return False
+    return pid > 0 and pid_alive(pid)
+
+
+#: wire.MAX_REQUEST: a longer line the host refuses; the whole command line
+#: says so in its own words.
+_MAX_REQUEST = 1024 * 1024
+
+
+class _TooLong(Exception):
+    pass
+
+
+class _Link:
+    """A blocking connection to a session's socket, speaking wire.py's lines."""
+
+    def __init__(self, name: str, path: str):
+        self.name = name
+        self.sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+        self.host_pid: int | None = None
+        self._buffer = bytearray()
+        self.sock.settimeout(5.0)
+        try:
+            self.sock.connect(path)
+        except OSError:
+            self.sock.close()
+            raise
+
+    def _readline(self) -> bytes:
+        while True:
+            end = self._buffer.find(b"\n")
+            if end >= 0:
+                line = bytes(self._buffer[:end + 1])
+                del self._buffer[:end + 1]
+                return line
+            chunk = self.sock.recv(1 << 16)
+            if not chunk:
+                return b""
+            self._buffer += chunk
+
+    def send(self, message: dict[str, Any]) -> None:
+        data = json.dumps(message, separators=(",", ":"), default=str).encode() + b"\n"
+        if len(data) > _MAX_REQUEST:
+            raise _TooLong()
+        self.sock.sendall(data)
+
+    def receive(self, kind: str) -> dict[str, Any] | None:
+        while True:
+            line = self._readline()
+            if not line:
+                return None
             try:
-                args = launch_args_from(ns)
-            except DebuggerError as exc:
-                return emit_error(exc, False)
-            if not ns.breakpoints and not args.get("core_file") and args.get("module") != "pytest":
-                # (pytest: it stops where a test fails.)
-                # With no breakpoint to run to, a person wants to start at the top
-                # (as pdb and pudb do), not watch the program run to its end.
-                args["stop_on_entry"] = True
-            try:
-                args.setdefault("stdin", program_input_for_tui())
-            except DebuggerError as exc:
-                return emit_error(exc, False)
-            return _run_tui(mode="launch", args=args, session=None)
-        if entry == "start":
-            return cmd_start(ns)
-        if entry == "attach":
-            return cmd_attach(ns)
-        if entry == "core":
-            return cmd_core(ns)
-        if entry == "ui":
-            try:
-                session = ns.session or _pinned()
-            except DebuggerError as exc:
-                return emit_error(exc, False)
-            return _run_tui(mode="join", args={}, session=session)
-        if entry == "mcp":
-            return cmd_mcp(ns)
-        if entry == "ray":
-            return cmd_ray(ns)
-        if entry == "serve":
-            return cmd_serve(ns)
-        if entry == "daemon":
-            return cmd_daemon(ns)
-        if entry == "launches":
-            return cmd_launches(ns)
-        if getattr(ns, "command_id", None):
-            return run_client_command(ns)
+                message = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(message, dict) and message.get("type") == kind:
+                return message
+
+    def hello(self) -> bool:
+        """Whether the host runs command lines (a host of an older version does not)."""
+        self.send({"type": "hello", "origin": "cli", "client": "cli", "subscribe": False,
+                   "register": False})
+        welcome = self.receive("welcome")
+        if welcome is None or not welcome.get("cli"):
+            return False
+        self.host_pid = welcome.get("pid")
+        return True
+
+    def close(self) -> None:
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+
+def _link(base: str, name: str) -> _Link | None:
+    info = _metadata(base, name)
+    if info is None or not _alive(info):
+        return None
+    try:
+        link = _Link(name, os.path.join(base, f"{name}.sock"))
+    except OSError:
+        return None
+    try:
+        if link.hello():
+            return link
+    except OSError:
+        pass
+    link.close()
+    return None
+
+
+def _find(base: str, named: str | None, cwd: str) -> _Link | None:
+    """The session the whole command line would reach (router.resolve_live),
+    connected, when that is plain: the one named, else the one live session of
+    this project. None otherwise."""
+    if named is None:
+        named = os.environ.get(_ENV_SESSION, "").strip() or None
+    if named is not None:
+        import re
+
+        if not re.match(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,40}$", named):  # paths.NAME_RE
+            return None
+        return _link(base, named)
+    project = _project_of(cwd)
+    candidates = []
+    try:
+        entries = [e.name[:-5] for e in os.scandir(base) if e.name.endswith(".json")]
+    except OSError:
+        return None
+    for name in entries:
+        info = _metadata(base, name)
+        if info is not None and info.get("project") == project and not info.get("parent"):
+            candidates.append(name)
+    found: list[_Link] = []
+    for name in candidates:
+        link = _link(base, name)
+        if link is not None:
+            found.append(link)
+    if len(found) == 1:
+        return found[0]
+    for link in found:
+        link.close()
+    return None
+
+
+def _several_live(base: str) -> bool:
+    """paths.several_live."""
+    try:
+        return sum(1 for e in os.scandir(base) if e.name.endswith(".json")) > 1
+    except OSError:
+        return False
+
+
+def _columns() -> int:
+    """shutil.get_terminal_size().columns, which argparse wraps its usage to."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns if columns > 0 else 80
+
+
+# ============================================================================ the command
+
+
+def _quick(argv: list[str]) -> int | None:
+    """The exit code of the command run by the session's host, or None: take
+    the whole command line (nothing has run)."""
+    base = _runtime_dir()
+    if base is None:
+        return None
+    try:
+        with open(os.path.join(base, _SETTINGS_STAMP)) as f:
+            if f.read() != _settings_key():
+                return None
+    except OSError:
+        return None
+    named = _session_named(argv)
+    cwd = os.getcwd()
+    link = _find(base, named, cwd)
+    if link is None:
+        return None
+    as_json = "--json" in argv
+    try:
+        try:
+            link.send({"type": "cli", "id": 1, "argv": argv, "cwd": cwd, "session": named,
+                       "columns": _columns()})
+            link.sock.settimeout(None)  # `await --timeout`, a long step: as long as it takes
+        except (OSError, _TooLong):
+            return None
+        try:
+            message = link.receive("result")
+        except OSError:
+            message = None
+        if message is None:
+            return _lost(link.name, as_json)
+        answer = message.get("cli")
+        if not isinstance(answer, dict) or answer.get("fallback"):
+            return None  # not run: the host refused the line itself
+        return _print_answer(answer, link, base)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
@@ -595,6 +401,46 @@ def main(argv: Sequence[str] | None = None) -> int:
         except OSError:
             pass
         return 0
-    # A group word alone (`tui-debugger break`): show its subcommands.
-    parser.parse_args([*argv, "--help"])
-    return 2
+    finally:
+        link.close()
+
+
+def _lost(name: str, as_json: bool) -> int:
+    """client.RemoteSession._died, as commandline.emit_error prints it."""
+    message = (f"Lost the connection to session {name!r}: its host process exited. "
+               "See `tui-debugger sessions`, or start a new one with `tui-debugger start PROGRAM`.")
+    if as_json:
+        print(json.dumps({"error": {"code": "command_failed", "message": message}}, indent=2))
+    print(f"error: {message}", file=sys.stderr)
+    return 1
+
+
+def _print_answer(answer: dict[str, Any], link: _Link, base: str) -> int:
+    rc = int(answer.get("rc", 1))
+    if "stdout" in answer or "stderr" in answer:
+        sys.stdout.write(answer.get("stdout") or "")
+        sys.stdout.flush()
+        sys.stderr.write(answer.get("stderr") or "")
+        return rc
+    if answer.get("wait_exit") and link.host_pid and link.host_pid != os.getpid():
+        # A headless host exits right after answering; return once it has, so the
+        # next command never finds a session that is about to vanish.
+        import time
+
+        from backends.procinfo import pid_alive
+
+        link.close()
+        deadline = time.monotonic() + 5
+        while pid_alive(link.host_pid) and time.monotonic() < deadline:
+            time.sleep(0.02)
+    session = link.name if _several_live(base) else None
+    if "json" in answer:
+        data = answer["json"]
+        if session is not None and isinstance(data, dict):
+            data.setdefault("session", session)
+        print(json.dumps(data, indent=2))
+    else:
+        text = answer.get("text")
+        if text:
+            print(f"[session {session}] {text}" if session is not None else text)
+    return rc

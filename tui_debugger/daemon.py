@@ -136,6 +136,13 @@ async def serve(spec: dict[str, Any]) -> int:
 
 
 def run_daemon(spec: dict[str, Any]) -> int:
+    # A host started before its starter read the settings (host.start_early)
+    # exports the adapter settings itself; what its starter's environment
+    # already holds wins, as it does in the starter (which checked them).
+    from .config import apply_config
+
+    with contextlib.suppress(DebuggerError):
+        apply_config()
     if spec.get("cwd"):
         with contextlib.suppress(OSError):
             os.chdir(spec["cwd"])

@@ -78,8 +78,11 @@ class SpareHost:
     not wait for a Python process to start and import (2.5-3 s on a loaded
     2-core machine, about 0.5 s idle; docs/performance.md)."""
 
-    def __init__(self, cwd: str | None = None) -> None:
-        self.proc, self.log = _spawn(cwd or os.getcwd(), spare=True)
+    def __init__(self, cwd: str | None = None, *, preload: bool = True) -> None:
+        """`preload`: import every backend while waiting (a long-lived starter's
+        spare); without, only what every host imports (the start of a command
+        about to send its spec)."""
+        self.proc, self.log = _spawn(cwd or os.getcwd(), spare=preload)
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -98,6 +101,28 @@ class SpareHost:
             self.proc.wait(timeout=5)
         if self.proc.stdout is not None:
             self.proc.stdout.close()
+
+
+#: A host started first thing by `run`/`start` (start_early), before their
+#: command line is even parsed; the next PendingHost of this process takes it.
+_early: SpareHost | None = None
+
+
+def start_early() -> None:
+    """Start the host of the session this process is about to start, so that
+    its start-up (a Python process importing the hub, the commands, pydantic)
+    overlaps this one's (the registry, the parse, Textual's import)."""
+    global _early
+    with contextlib.suppress(Exception):  # then the launch starts one as before
+        _early = SpareHost(preload=False)
+
+
+def discard_early() -> None:
+    """The early host, if nothing took it (the command failed, or was --help)."""
+    global _early
+    early, _early = _early, None
+    if early is not None:
+        early.discard()
 
 
 class PendingHost:
@@ -120,6 +145,9 @@ class PendingHost:
             # Refused here, before a daemon starts or a log is written.
             paths.validate_name(str(name))
         self.name_hint = name or "daemon"
+        global _early
+        if spare is None and _early is not None:
+            spare, _early = _early, None
         if spare is not None and spare.alive():
             self.proc, self.log = spare.proc, spare.log
             spare.hand_over(spec)

@@ -8,13 +8,12 @@ import json
 import os
 import re
 import socket
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from backends.errors import DebuggerError, ErrorCode, InvalidInput
-from backends.process import pid_alive
+from backends.procinfo import pid_alive
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,40}$")
 
@@ -39,6 +38,8 @@ def runtime_dir() -> Path:
         if xdg and os.path.isdir(xdg) and os.access(xdg, os.W_OK):
             base = Path(xdg) / "tui-debugger"
         else:
+            import tempfile
+
             base = Path(tempfile.gettempdir()) / f"tui-debugger-{os.getuid()}"
     fix = ("set TUI_DEBUGGER_RUNTIME_DIR to a directory of your own (mode 0700), or "
            "remove it if it is yours")

@@ -96,6 +96,20 @@ class SessionServer:
             with contextlib.suppress(Exception):
                 await send(payload)
 
+        async def run_command_line(message: dict) -> None:
+            # A CLI command's whole line, parsed, run and rendered here (cli.py's
+            # quick client imports none of the registry, the models or pydantic).
+            from .commandline import run_on_host
+
+            call_id = message.get("id")
+            try:
+                answer = await run_on_host(self.hub, self.session, message, client_id)
+            except Exception as exc:  # the host keeps serving whatever one call does
+                err = InternalError(f"Internal error in `{' '.join(map(str, message.get('argv') or []))}`: {exc}")
+                answer = {"stdout": "", "stderr": f"error: {err.message}\n", "rc": 1}
+            with contextlib.suppress(Exception):
+                await send({"type": "result", "id": call_id, "ok": True, "cli": answer})
+
         try:
             while True:
                 try:
@@ -130,9 +144,12 @@ class SessionServer:
                     if message.get("subscribe") and subscription is None:
                         subscription = self.session.subscribe()
                         forward = asyncio.create_task(forward_events())
-                    await send({"type": "welcome", "session": self.session.name, "pid": os.getpid()})
-                elif kind == "call":
-                    t = asyncio.create_task(run_call(message))
+                    # "cli": this host runs command lines (type "cli") for the quick client.
+                    await send({"type": "welcome", "session": self.session.name, "pid": os.getpid(),
+                                "cli": 1})
+                elif kind in ("call", "cli"):
+                    t = asyncio.create_task(run_call(message) if kind == "call"
+                                            else run_command_line(message))
                     calls.add(t)
                     t.add_done_callback(calls.discard)
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):

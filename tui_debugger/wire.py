@@ -4,8 +4,12 @@ newline-delimited JSON, one object per line.
 client -> host   {"type": "hello", "origin": "cli", "client": "cli-123", "subscribe": false}
                  {"type": "call", "id": 1, "command": "next", "args": {...},
                   "cwd": "/path", "origin": "mcp"}
-host -> client   {"type": "welcome", "session": "app", "pid": 123}
+                 {"type": "cli", "id": 1, "argv": ["print", "x"], "cwd": "/path",
+                  "session": null, "columns": 80}     (cli.py's quick client)
+host -> client   {"type": "welcome", "session": "app", "pid": 123, "cli": 1}
                  {"type": "result", "id": 1, "ok": true, "result": {...}}
+                 {"type": "result", "id": 1, "ok": true, "cli": {"text"|"json"|"stdout",
+                  "stderr", "rc", "wait_exit"} or {"fallback": true}}
                  {"type": "result", "id": 1, "ok": false, "error": {"code", "message", "details"}}
                  {"type": "event", "event": {SessionEvent}}
 """

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import json
 import os
 import re
@@ -20,6 +22,9 @@ def mid_line_column(path: str | None, line: int | None, column: int | None) -> i
         return None
     import linecache
 
+    # Rendered in a long-lived host (a CLI command's answer too): a file edited
+    # since its last read is read again, as a fresh process would.
+    linecache.checkcache(path)
     text = linecache.getline(path, line)
     if not text.strip():
         return None
@@ -118,9 +123,23 @@ def ending(exit_code: int | None, reason: str | None, adapter: str | None = None
     return text + (f" ({reason})" if reason else "")
 
 
+#: The directory paths are shown relative to: the client's, when a session's
+#: host renders a command line's answer for it (default: this process's).
+_BASE: contextvars.ContextVar[str | None] = contextvars.ContextVar("render_base", default=None)
+
+
+@contextlib.contextmanager
+def relative_to(directory: str | None) -> Any:
+    token = _BASE.set(directory)
+    try:
+        yield
+    finally:
+        _BASE.reset(token)
+
+
 def _short(path: str) -> str:
     try:
-        rel = os.path.relpath(path)
+        rel = os.path.relpath(path, _BASE.get() or os.curdir)
         return rel if not rel.startswith("../..") else path
     except ValueError:
         return path

@@ -1,0 +1,113 @@
+"""A CLI command on a live session stays light: its process imports what talks
+to the socket and prints, and the session's host parses, runs and renders it.
+Checked by what the process imports (sys.modules), not by a time."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.test_cli import PROGRAMS, tdb
+
+#: Modules a session command's process must not import: pydantic and the
+#: backends' models, the registry and its commands, Textual, the MCP SDK,
+#: asyncio, argparse (the host parses).
+HEAVY = ("pydantic", "pydantic_core", "pydantic_settings", "backends.models", "backends.base",
+         "tui_debugger.commands", "tui_debugger.commandline", "tui_debugger.models",
+         "tui_debugger.router", "tui_debugger.config", "textual", "rich", "mcp", "asyncio",
+         "argparse", "typing")
+
+#: Runs one command as the executable does and says what it imported.
+PROBE = """
+import json, sys
+from tui_debugger.cli import main
+rc = main(sys.argv[1:])
+sys.stdout.flush()
+print("\\n@@" + json.dumps({"rc": rc, "modules": sorted(sys.modules)}))
+"""
+
+
+def run_probe(workdir: Path, *args: str) -> tuple[int, str, str, list[str]]:
+    proc = subprocess.run([sys.executable, "-c", PROBE, *args], cwd=workdir, capture_output=True,
+                          text=True, timeout=60, stdin=subprocess.DEVNULL)
+    out, _, tail = proc.stdout.rpartition("\n@@")
+    report = json.loads(tail)
+    return report["rc"], out, proc.stderr, report["modules"]
+
+
+def heavy_in(modules: list[str]) -> list[str]:
+    return [m for m in modules if any(m == h or m.startswith(h + ".") for h in HEAVY)]
+
+
+@pytest.fixture
+def live(no_leftover_daemons, tmp_path):
+    import shutil
+
+    shutil.copy(PROGRAMS / "py_basic.py", tmp_path / "py_basic.py")
+    tdb(tmp_path, "start", "--stop-on-entry", "py_basic.py")
+    yield tmp_path
+    tdb(tmp_path, "stop", check=False)
+
+
+def full(workdir: Path, *args: str) -> subprocess.CompletedProcess:
+    """The same command through the whole command line in the client."""
+    return subprocess.run([sys.executable, "-m", "tui_debugger", *args], cwd=workdir,
+                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+                          env={**os.environ, "TUI_DEBUGGER_FULL_CLI": "1"})
+
+
+@pytest.mark.timeout(120)
+def test_a_session_command_imports_nothing_heavy(live):
+    for args in (["status"], ["next"], ["print", "1", "+", "2"], ["await", "--timeout", "5"],
+                 ["status", "--json"], ["print"], ["next", "--bogus"], ["frame", "99"],
+                 ["break", "nonsense"], ["b", "nowhere"], ["n", "--thread-id", "x"]):
+        rc, out, err, modules = run_probe(live, *args)
+        assert not heavy_in(modules), (args, heavy_in(modules))
+        # The same answer as the whole command line gives (a stop already there:
+        # `await` and `status` say the same twice).
+        if args[0] in ("status", "await", "print", "frame", "break") or rc != 0:
+            again = full(live, *args)
+            assert (rc, out, err) == (again.returncode, again.stdout, again.stderr), args
+    assert run_probe(live, "print", "1", "+", "2")[1] == "3 (int)\n"
+    rc, out, err, _ = run_probe(live, "print")
+    assert rc == 2 and "the following arguments are required: EXPRESSION" in err
+    rc, out, _, modules = run_probe(live, "--version")
+    assert rc == 0 and out.startswith("tui-debugger ") and not heavy_in(modules)
+
+
+@pytest.mark.timeout(120)
+def test_without_a_session_the_whole_command_line_answers(no_leftover_daemons, tmp_path):
+    rc, out, err, modules = run_probe(tmp_path, "status")
+    again = full(tmp_path, "status")
+    assert (rc, out, err) == (again.returncode, again.stdout, again.stderr)
+    assert rc == 1 and "No live session" in err
+    assert "tui_debugger.commandline" in modules  # it said so itself
+
+
+def test_the_quick_words_are_the_registrys():
+    """cli.SESSION_WORDS, written out so the client imports no registry, is the
+    first words of every CLI form of the commands that act on one live session."""
+    from tui_debugger import cli
+    from tui_debugger.commands import registry
+
+    words = {form[0] for cmd in registry.all_commands()
+             if cmd.needs_session and not cmd.creates_session
+             for spec in cmd.cli for form in (spec.path, *spec.aliases)}
+    assert cli.SESSION_WORDS == words
+
+
+@pytest.mark.timeout(120)
+def test_a_changed_config_is_checked_again(live, tmp_path_factory):
+    """The quick path skips the settings' check only while nothing it depends on
+    changed: a broken config file is reported, as before."""
+    config = tmp_path_factory.mktemp("cfg") / "config.toml"
+    config.write_text("step_wait_ms = 'soon'\n")
+    env = {**os.environ, "TUI_DEBUGGER_CONFIG": str(config)}
+    proc = subprocess.run([sys.executable, "-m", "tui_debugger", "status"], cwd=live,
+                          capture_output=True, text=True, timeout=60, env=env)
+    assert proc.returncode == 1 and "step_wait_ms" in proc.stderr
