@@ -171,6 +171,9 @@ class Session:
         #: threads that reached a breakpoint while a continue was on its way and
         #: were let go with it; the next stop lists them
         self._passed_hits: list[int] = []
+        # A stop being read when the adapter said the program went on (see
+        # _on_backend_event): not shown; told as a hit that went on
+        self._stop_overtaken: asyncio.Task[None] | None = None
         #: a continue or step the adapter has not answered yet (see resume)
         self.resume_unanswered: str | None = None
         #: said when a launch waited long for its first stop
@@ -445,11 +448,18 @@ class Session:
         elif isinstance(event, ContinuedEvent):
             # A core dump never runs, whatever the adapter says while it loads one.
             post_mortem = self.backend is not None and self.backend.post_mortem
-            if self.state == SessionState.stopped and not post_mortem:
+            if post_mortem:
+                return
+            if self.state == SessionState.stopped:
                 self._invalidate_caches()
                 self.stop = None
                 self._set_state_nowait(SessionState.running)
                 self.publish("continued", {"thread_id": event.thread_id})
+            elif self._stop_task is not None and not self._stop_task.done():
+                # The stop being read is over already (debugpy tells a thread's
+                # `continued` when it wakes, which under load can come after its
+                # stop): shown, it would be a stop the adapter refuses to continue.
+                self._stop_overtaken = self._stop_task
         elif isinstance(event, ExitedEvent):
             self.exit_code = event.exit_code
             self.publish("exited", {"exit_code": event.exit_code})
@@ -487,6 +497,8 @@ class Session:
         continue let it go on (debugpy resumes every stopped thread): counted as
         a hit and listed with the next stop, never silently lost."""
         bp_ids = self._session_ids_for(event.hit_breakpoint_ids)
+        if not bp_ids and event.reason == "pause":
+            return  # paused with the others and let go: no hit of its own
         for bp_id in bp_ids:
             self.breakpoints[bp_id].hits += 1
         if event.thread_id is not None:
@@ -605,6 +617,17 @@ class Session:
                                     f"changed from {first.old} to {first.new}")
             if info.watch_changes:
                 self._publish_watches()
+        if self._stop_overtaken is asyncio.current_task():
+            self._stop_overtaken = None
+            self._stop_expected = False
+            if thread_id is not None and session_bp_ids:
+                self._passed_hits.append(thread_id)  # its hit is counted above
+                self.record_activity("session", "hit passed",
+                                     f"thread {thread_id} stopped at breakpoint #{session_bp_ids[0]}"
+                                     " and the adapter let it go on before it was shown")
+            if session_bp_ids:
+                self._publish_breakpoints()
+            return
         info.held_threads = [e.thread_id for e in self._held if e.thread_id is not None]
         info.passed_threads, self._passed_hits = self._passed_hits, []
         info.only_thread = (thread_id is not None and self._live_threads is not None
@@ -798,8 +821,14 @@ class Session:
             else:
                 raise InvalidInput(f"Unknown run command {how!r}.")
         except DebuggerError:
-            # The request failed: the program did not move; keep the stop readable.
             self._stop_expected = False
+            if how == "continue" and backend.running():
+                # The shown stop was over already: the adapter's `continued` for
+                # it is on its way to us (debugpy wakes a thread up to 0.2 s after
+                # a continue let it go). The program runs, as asked.
+                self.record_activity("session", "continue", "the program was already running")
+                return
+            # The request failed: the program did not move; keep the stop readable.
             if self.state == SessionState.running and self.backend is not None:
                 self.stop = previous_stop
                 self.state = SessionState.stopped
