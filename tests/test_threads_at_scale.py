@@ -376,3 +376,40 @@ async def test_a_launch_that_waits_long_for_its_first_stop_says_so(no_leftover_p
         assert answer["state"] == "running", answer
         assert "No stop yet after 5 s" in answer["message"] and "3.12" in answer["message"]
         await call(client, "debug_terminate")
+
+
+@pytest.mark.slow
+def test_cli_start_that_waits_long_for_its_first_stop_says_so(no_leftover_daemons, tmp_path):
+    import subprocess
+    import sys
+
+    program = tmp_path / "late.py"
+    program.write_text("import time\ntime.sleep(12)\nx = 1  # @late\n")
+
+    def tdb(*args: str) -> str:
+        done = subprocess.run([sys.executable, "-m", "tui_debugger", *args], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout
+
+    started = tdb("start", "--break", f"late.py:{marker_line(program, '@late')}", "late.py")
+    tdb("stop")
+    assert "No stop yet after 5 s" in started and "on Python 3.11 debugpy traces every line" in started, started
+
+
+@pytest.mark.slow
+async def test_tui_launch_that_waits_long_for_its_first_stop_says_so(no_leftover_processes, tmp_path):
+    from tests.support.tui import wait_until
+    from tui_debugger.tui.app import create_app
+
+    program = tmp_path / "late.py"
+    program.write_text("import time\ntime.sleep(20)\nx = 1  # @late\n")
+    app = create_app("launch", {"program": str(program),
+                                "breakpoints": [f"{program}:{marker_line(program, '@late')}"]},
+                     cwd=str(tmp_path))
+    async with app.run_test(size=(160, 45)) as pilot:
+        await wait_until(pilot, lambda: any("No stop yet after 5 s" in str(n.message)
+                                            for n in app._notifications), timeout=15,
+                         what="the notice of a long wait for the first stop")
+        assert app.state != "stopped"
+        await app.action_quit()

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import time
 from collections import deque
 from typing import Any, AsyncIterator
@@ -320,10 +321,20 @@ class Session:
             return
         text = f"No stop yet after {SLOW_FIRST_STOP_S:.0f} s; the program runs."
         if self.adapter == "debugpy":
-            text += (" Before Python 3.12 debugpy traces every line it runs, so reaching a "
-                     "breakpoint late in a long module takes long (100,000 lines: about "
-                     "2 minutes on 3.11); Python 3.12 and later are fast there.")
+            found = re.match(r"Python (\d+)\.(\d+)", str(self.metadata.get("python") or ""))
+            version = (int(found.group(1)), int(found.group(2))) if found else None
+            if version is not None and version >= (3, 12):
+                text += (f" (debugpy on Python {version[0]}.{version[1]} watches only the lines "
+                         "with breakpoints: none has been reached yet.)")
+            else:
+                named = f"Python {version[0]}.{version[1]}" if version else "Python before 3.12"
+                text += (f" Still starting: on {named} debugpy traces every line the program "
+                         "runs, so a breakpoint late in a long module takes long to reach "
+                         "(100,000 lines: about 2 minutes on 3.11); Python 3.12 or later "
+                         "(`--python`) reaches it in about a second.")
         self.first_stop_notice = text
+        # In the activity log too: a TUI that joins after the notice finds it there.
+        self.record_activity("session", "waiting", text)
         self.publish("notice", {"text": text})
 
     async def attach(self, request: AttachRequest, adapter: str, origin: Origin = "user",
