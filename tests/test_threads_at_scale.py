@@ -195,9 +195,14 @@ async def test_native_threads_every_hit_shown_mcp(no_leftover_processes, adapter
         at_line = [t for t in threads if t.get("location") and t["location"]["line"] == hit_line(source)]
         assert at_line and all(t["stopped"] for t in at_line), threads
     else:
-        # delve shows each goroutine's hit by itself; on a loaded machine a few
-        # fewer were seen (docs/backends.md, "Threads at one breakpoint elsewhere")
-        assert len(set(stops)) >= count * 7 // 10 and hits == len(stops), (stops, hits)
+        # delve reports one goroutine's hit per stop and steps every other thread
+        # that sat on a breakpoint past it on continue: of goroutines reaching it
+        # at once (at most one per running thread, GOMAXPROCS) one is seen.
+        # docs/backends.md, "Threads at one breakpoint elsewhere".
+        import os
+
+        least = count * 7 // 10 if mode == "stagger" else count // max(2, os.cpu_count() or 2)
+        assert len(set(stops)) == len(stops) >= least and hits == len(stops), (stops, hits)
         assert any(t.get("function") and "work" in t["function"] for t in threads), threads
 
 
@@ -374,7 +379,7 @@ async def test_a_launch_that_waits_long_for_its_first_stop_says_so(no_leftover_p
             "program": str(program), "waitMs": 6000,
             "breakpoints": [f"{program}:{marker_line(program, '@late')}"]})
         assert answer["state"] == "running", answer
-        assert "No stop yet after 5 s" in answer["message"] and "3.12" in answer["message"]
+        assert "No stop yet after 5 s" in answer["message"] and "traces every line" in answer["message"]
         await call(client, "debug_terminate")
 
 
@@ -394,7 +399,8 @@ def test_cli_start_that_waits_long_for_its_first_stop_says_so(no_leftover_daemon
 
     started = tdb("start", "--break", f"late.py:{marker_line(program, '@late')}", "late.py")
     tdb("stop")
-    assert "No stop yet after 5 s" in started and "on Python 3.11 debugpy traces every line" in started, started
+    assert "No stop yet after 5 s" in started, started
+    assert "on Python 3.11 debugpy traces every line of all code" in started, started
 
 
 @pytest.mark.slow
@@ -413,3 +419,25 @@ async def test_tui_launch_that_waits_long_for_its_first_stop_says_so(no_leftover
                          what="the notice of a long wait for the first stop")
         assert app.state != "stopped"
         await app.action_quit()
+
+
+@pytest.mark.slow
+async def test_first_stop_notice_names_the_programs_python(no_leftover_processes, tmp_path):
+    """A program run by another Python than debugpy's: the notice says its
+    tracer has no compiled speed-ups there (the 100,000-line module's minutes)."""
+    from tests.support.pyenvs import base_python
+
+    program = tmp_path / "late.py"
+    program.write_text("import time\ntime.sleep(8)\nx = 1  # @late\n")
+    (tmp_path / ".vscode").mkdir()
+    (tmp_path / ".vscode" / "launch.json").write_text(json.dumps({"configurations": [{
+        "name": "py312", "type": "debugpy", "request": "launch", "program": str(program),
+        "python": base_python("3.12")}]}))
+    async with in_process_client() as client:
+        answer = await call(client, "debug_launch", {
+            "launchConfig": "py312", "cwd": str(tmp_path), "waitMs": 6000,
+            "breakpoints": [f"{program}:{marker_line(program, '@late')}"]})
+        await call(client, "debug_terminate")
+    message = answer["message"]
+    assert "on Python 3.12 debugpy traces every line of the code holding a breakpoint" in message, message
+    assert "without its compiled speed-ups" in message, message

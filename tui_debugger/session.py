@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import os
 import re
+import sys
 import time
 from collections import deque
 from typing import Any, AsyncIterator
@@ -322,16 +323,17 @@ class Session:
         text = f"No stop yet after {SLOW_FIRST_STOP_S:.0f} s; the program runs."
         if self.adapter == "debugpy":
             found = re.match(r"Python (\d+)\.(\d+)", str(self.metadata.get("python") or ""))
-            version = (int(found.group(1)), int(found.group(2))) if found else None
-            if version is not None and version >= (3, 12):
-                text += (f" (debugpy on Python {version[0]}.{version[1]} watches only the lines "
-                         "with breakpoints: none has been reached yet.)")
-            else:
-                named = f"Python {version[0]}.{version[1]}" if version else "Python before 3.12"
-                text += (f" Still starting: on {named} debugpy traces every line the program "
-                         "runs, so a breakpoint late in a long module takes long to reach "
-                         "(100,000 lines: about 2 minutes on 3.11); Python 3.12 or later "
-                         "(`--python`) reaches it in about a second.")
+            version = (int(found.group(1)), int(found.group(2))) if found else sys.version_info[:2]
+            named = f"Python {version[0]}.{version[1]}"
+            traced = ("the code holding a breakpoint" if version >= (3, 12) else "all code")
+            text += (f" Still starting: on {named} debugpy traces every line of {traced}, so a "
+                     "breakpoint late in a long module takes long to reach (100,000 lines: "
+                     "22 s on 3.11).")
+            if version != tuple(sys.version_info[:2]):
+                text += (f" debugpy was installed for Python {sys.version_info[0]}."
+                         f"{sys.version_info[1]}: on {named} its tracer runs without its compiled "
+                         "speed-ups (the same module took over 10 minutes on 3.12); a breakpoint "
+                         "inside a function is reached sooner.")
         self.first_stop_notice = text
         # In the activity log too: a TUI that joins after the notice finds it there.
         self.record_activity("session", "waiting", text)
