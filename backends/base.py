@@ -70,6 +70,11 @@ class Backend(abc.ABC):
     def emit(self, event: BackendEvent) -> None:
         self._emit(event)
 
+    def running(self) -> bool:
+        """The adapter has told that no thread is stopped any more (its
+        `continued` may still be on its way to the session)."""
+        return False
+
     # ----------------------------------------------------------------- start/end
 
     @abc.abstractmethod

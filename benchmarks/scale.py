@@ -6,11 +6,14 @@ program alone and a bare DAP client talking to debugpy directly (the floor).
   breakpoints 100 breakpoints added one at a time, one file
   continues   100 continues, breakpoint to breakpoint
   stack       a stack 3,002 frames deep: 20 frames, then maxFrames 1000
-  module      a breakpoint at line 99,995 of a 100,000-line module (each Python given)
+  module      a breakpoint at line 99,995 of a 100,000-line module (this Python and
+              each --python, chosen through a launch.json)
   threads     10 threads pass one breakpoint 50 ms apart; 100 threads at a barrier
-  memory      resident size of each process of a stopped session (with pudb's, if installed)
+  memory      resident size of each process of a stopped session, the TUI included
+              (beside pudb's: --pudb PYTHON)
 
 Run:  python benchmarks/scale.py [--lines N] [--python PATH ...] [--only ROW ...]
+                                 [--pudb PYTHON]
 
 tui-debugger is driven the way an agent drives it: the MCP server's tools, in
 process (the session lives in this process, as in `tui-debugger mcp`). Wall
@@ -77,7 +80,9 @@ async def bare_debugpy(program: Path, args: list[str], breakpoints: list[int],
     each stop does (default: continue)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = with_nodelay(env.get("PYTHONPATH"))
-    client = await DapClient.start_stdio([python, "-m", "debugpy.adapter"], name="debugpy", env=env)
+    # The adapter is ours (debugpy in this environment); the program runs under `python`.
+    client = await DapClient.start_stdio([sys.executable, "-m", "debugpy.adapter"], name="debugpy",
+                                         env=env)
     stopped: asyncio.Queue = asyncio.Queue()
     ended = asyncio.Event()
     initialized = asyncio.Event()
@@ -211,17 +216,29 @@ async def ours_stack(program: Path) -> list[tuple[float, int, int]]:
         return out
 
 
-async def ours_first_stop(program: Path, line: int) -> tuple[float, str]:
+async def ours_first_stop(program: Path, line: int, python: str = sys.executable
+                          ) -> tuple[float, str, str]:
+    """Launch to the first stop under `python` (through a launch.json's
+    "python", as a project would choose it); answers the seconds, the state
+    and the launch answer's message (the notice of a long wait)."""
+    import json
+
+    folder = program.parent / f"py{abs(hash(python))}"
+    (folder / ".vscode").mkdir(parents=True, exist_ok=True)
+    (folder / ".vscode" / "launch.json").write_text(json.dumps({"configurations": [{
+        "name": "big", "type": "debugpy", "request": "launch", "program": str(program),
+        "python": python}]}))
     async with mcp() as client:
         t0 = time.perf_counter()
-        answer = await tool(client, "debug_launch", {"program": str(program),
+        answer = await tool(client, "debug_launch", {"launchConfig": "big", "cwd": str(folder),
                                                      "breakpoints": [f"{program}:{line}"]})
+        message = answer.get("message") or ""
         status = answer.get("state")
         if status != "stopped":
             status = (await tool(client, "debug_wait", {"timeoutMs": 600_000}))["status"]
         spent = time.perf_counter() - t0
         await tool(client, "debug_terminate")
-        return spent, status
+        return spent, status, message
 
 
 async def ours_threads(program: Path, mode: str, count: int) -> tuple[int, int, float]:
@@ -264,25 +281,68 @@ def rss_tree(root: int) -> list[tuple[int, str, int]]:
     return found
 
 
-def memory_of_a_stopped_session() -> None:
+def tmux_process(name: str, command: list[str], ready, timeout: float = 120) -> int:
+    """Run `command` in a detached tmux session `name`; once `ready(screen)` is
+    true of its screen, answer the pid of the process in its pane."""
+    import shlex
+
+    # A tmux server of our own, started with this environment.
+    subprocess.run(["tmux", "-L", name, "new-session", "-d", "-s", name, "-x", "160", "-y", "45",
+                    "-c", str(ROOT), shlex.join(command)], check=True)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        screen = subprocess.run(["tmux", "-L", name, "capture-pane", "-p", "-t", name],
+                                capture_output=True, text=True).stdout
+        if ready(screen):
+            break
+        time.sleep(0.5)
+    else:
+        raise RuntimeError(f"{command[0]} did not show its stop in {timeout:.0f} s:\n{screen}")
+    time.sleep(2)  # painted; let it settle before it is measured
+    return int(subprocess.run(["tmux", "-L", name, "display-message", "-p", "-t", name, "#{pane_pid}"],
+                              capture_output=True, text=True).stdout)
+
+
+def memory_of_a_stopped_session(pudb: str | None) -> None:
+    """Each process of a session stopped at a breakpoint of the bundled
+    example, the TUI included (the real executable, in tmux, joined to the
+    session), beside pudb stopped in the same program."""
     example = ROOT / "examples" / "inventory.py"
     line = next(n for n, t in enumerate(example.read_text().splitlines(), 1) if "restock(item" in t)
     env = dict(os.environ)
+    tmux = f"tdb-scale-{os.getpid()}"
     started = subprocess.run([sys.executable, "-m", "tui_debugger", "start", "--json", "--session", "scale-mem",
                               "--break", f"{example}:{line}", str(example)],
                              capture_output=True, text=True, env=env, timeout=120)
     import json
 
+    total = 0
     try:
         info = json.loads(started.stdout)
         host = info.get("hostPid")
-        for pid, command, kib in rss_tree(host):
+        subprocess.run([sys.executable, "-m", "tui_debugger", "await", "--session", "scale-mem"],
+                       capture_output=True, timeout=120)
+        tui = tmux_process(tmux, [sys.executable, "-m", "tui_debugger", "ui", "--session", "scale-mem"],
+                           lambda screen: "restock(item" in screen and "Stack" in screen)
+        for pid, command, kib in rss_tree(tui) + rss_tree(host):
             row("memory, stopped session", command, f"{kib / 1024:.0f} MB")
-        total = sum(k for _, _, k in rss_tree(host))
-        row("memory, stopped session", "all but the TUI", f"{total / 1024:.0f} MB")
+            total += kib
+        row("memory, stopped session", "all, the TUI included", f"{total / 1024:.0f} MB")
     finally:
+        subprocess.run(["tmux", "-L", tmux, "kill-server"], capture_output=True)
         subprocess.run([sys.executable, "-m", "tui_debugger", "stop", "--session", "scale-mem"],
                        capture_output=True, timeout=60)
+    if pudb is None:
+        row("memory, pudb", "(not measured: pass --pudb PYTHON, a Python with pudb installed)")
+        return
+    try:
+        # pudb stops at the program's first line: its whole session is this one process.
+        shown = tmux_process(tmux, ["env", f"XDG_CONFIG_HOME={WORK}", pudb, "-m", "pudb", str(example)],
+                             lambda screen: "Variables:" in screen or "Breakpoints" in screen)
+        for pid, command, kib in rss_tree(shown):
+            row("memory, pudb stopped", command, f"{kib / 1024:.0f} MB")
+    finally:
+        subprocess.run(["tmux", "-L", tmux, "kill-server"], capture_output=True)
 
 
 async def main() -> None:
@@ -291,6 +351,7 @@ async def main() -> None:
     parser.add_argument("--python", action="append", default=[],
                         help="another interpreter for the module row (debugpy on its path)")
     parser.add_argument("--only", action="append", default=[])
+    parser.add_argument("--pudb", help="a Python with pudb installed, for the memory row")
     args = parser.parse_args()
     want = set(args.only) or {"output", "breakpoints", "continues", "stack", "module", "threads",
                               "memory"}
@@ -329,10 +390,10 @@ async def main() -> None:
             base = alone([python, str(program)])
             bare = await bare_debugpy(program, [], [line], python=python,
                                       on_stop=lambda c, m, t0: asyncio.sleep(0, True))
-            ours = "(interpreter choice: --python)"
-            if python == sys.executable:
-                spent, status = await ours_first_stop(program, line)
-                ours = f"{spent:.1f} s ({status})"
+            spent, status, message = await ours_first_stop(program, line, python)
+            ours = f"{spent:.1f} s ({status})"
+            if "still" in message or "No stop yet" in message:
+                print(f"  launch answer: {message.splitlines()[0][:160]}")
             row(f"breakpoint at line 99,995 of 100,000 (Python {version})", f"{base:.2f} s",
                 f"{bare:.1f} s", ours)
     if "threads" in want:
@@ -343,7 +404,7 @@ async def main() -> None:
             row(label, "—", "—", f"{shown} hits shown, {told} told as passed, of {count} "
                 f"({spent:.1f} s)")
     if "memory" in want:
-        memory_of_a_stopped_session()
+        memory_of_a_stopped_session(args.pudb)
 
 
 if __name__ == "__main__":

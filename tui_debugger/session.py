@@ -14,6 +14,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
+import sys
 import time
 from collections import deque
 from typing import Any, AsyncIterator
@@ -171,6 +173,9 @@ class Session:
         #: threads that reached a breakpoint while a continue was on its way and
         #: were let go with it; the next stop lists them
         self._passed_hits: list[int] = []
+        # A stop being read when the adapter said the program went on (see
+        # _on_backend_event): not shown; told as a hit that went on
+        self._stop_overtaken: asyncio.Task[None] | None = None
         #: a continue or step the adapter has not answered yet (see resume)
         self.resume_unanswered: str | None = None
         #: said when a launch waited long for its first stop
@@ -322,10 +327,21 @@ class Session:
             return
         text = f"No stop yet after {SLOW_FIRST_STOP_S:.0f} s; the program runs."
         if self.adapter == "debugpy":
-            text += (" Before Python 3.12 debugpy traces every line it runs, so reaching a "
-                     "breakpoint late in a long module takes long (100,000 lines: about "
-                     "2 minutes on 3.11); Python 3.12 and later are fast there.")
+            found = re.match(r"Python (\d+)\.(\d+)", str(self.metadata.get("python") or ""))
+            version = (int(found.group(1)), int(found.group(2))) if found else sys.version_info[:2]
+            named = f"Python {version[0]}.{version[1]}"
+            traced = ("the code holding a breakpoint" if version >= (3, 12) else "all code")
+            text += (f" Still starting: on {named} debugpy traces every line of {traced}, so a "
+                     "breakpoint late in a long module takes long to reach (100,000 lines: "
+                     "22 s on 3.11).")
+            if version != tuple(sys.version_info[:2]):
+                text += (f" debugpy was installed for Python {sys.version_info[0]}."
+                         f"{sys.version_info[1]}: on {named} its tracer runs without its compiled "
+                         "speed-ups (the same module took about 10 minutes on 3.12); a breakpoint "
+                         "inside a function is reached sooner.")
         self.first_stop_notice = text
+        # In the activity log too: a TUI that joins after the notice finds it there.
+        self.record_activity("session", "waiting", text)
         self.publish("notice", {"text": text})
 
     async def attach(self, request: AttachRequest, adapter: str, origin: Origin = "user",
@@ -450,11 +466,18 @@ class Session:
         elif isinstance(event, ContinuedEvent):
             # A core dump never runs, whatever the adapter says while it loads one.
             post_mortem = self.backend is not None and self.backend.post_mortem
-            if self.state == SessionState.stopped and not post_mortem:
+            if post_mortem:
+                return
+            if self.state == SessionState.stopped:
                 self._invalidate_caches()
                 self.stop = None
                 self._set_state_nowait(SessionState.running)
                 self.publish("continued", {"thread_id": event.thread_id})
+            elif self._stop_task is not None and not self._stop_task.done():
+                # The stop being read is over already (debugpy tells a thread's
+                # `continued` when it wakes, which under load can come after its
+                # stop): shown, it would be a stop the adapter refuses to continue.
+                self._stop_overtaken = self._stop_task
         elif isinstance(event, ExitedEvent):
             self.exit_code = event.exit_code
             self.publish("exited", {"exit_code": event.exit_code})
@@ -492,6 +515,8 @@ class Session:
         continue let it go on (debugpy resumes every stopped thread): counted as
         a hit and listed with the next stop, never silently lost."""
         bp_ids = self._session_ids_for(event.hit_breakpoint_ids)
+        if not bp_ids and event.reason == "pause":
+            return  # paused with the others and let go: no hit of its own
         for bp_id in bp_ids:
             self.breakpoints[bp_id].hits += 1
         if event.thread_id is not None:
@@ -610,6 +635,17 @@ class Session:
                                     f"changed from {first.old} to {first.new}")
             if info.watch_changes:
                 self._publish_watches()
+        if self._stop_overtaken is asyncio.current_task():
+            self._stop_overtaken = None
+            self._stop_expected = False
+            if thread_id is not None and session_bp_ids:
+                self._passed_hits.append(thread_id)  # its hit is counted above
+                self.record_activity("session", "hit passed",
+                                     f"thread {thread_id} stopped at breakpoint #{session_bp_ids[0]}"
+                                     " and the adapter let it go on before it was shown")
+            if session_bp_ids:
+                self._publish_breakpoints()
+            return
         info.held_threads = [e.thread_id for e in self._held if e.thread_id is not None]
         info.passed_threads, self._passed_hits = self._passed_hits, []
         info.only_thread = (thread_id is not None and self._live_threads is not None
@@ -803,8 +839,14 @@ class Session:
             else:
                 raise InvalidInput(f"Unknown run command {how!r}.")
         except DebuggerError:
-            # The request failed: the program did not move; keep the stop readable.
             self._stop_expected = False
+            if how == "continue" and backend.running():
+                # The shown stop was over already: the adapter's `continued` for
+                # it is on its way to us (debugpy wakes a thread up to 0.2 s after
+                # a continue let it go). The program runs, as asked.
+                self.record_activity("session", "continue", "the program was already running")
+                return
+            # The request failed: the program did not move; keep the stop readable.
             if self.state == SessionState.running and self.backend is not None:
                 self.stop = previous_stop
                 self.state = SessionState.stopped

@@ -559,6 +559,12 @@ class DapBackend(Backend):
         # stopping again: that stop is new (a loop's breakpoint, every round).
         if not in_window or thread in self._stopped_when_continued:
             return False
+        body = message.get("body") or {}
+        if body.get("reason") == "pause" and self._plain_breakpoints:
+            # Where it paused, read while it may still be stopped: paused on a
+            # breakpoint's line it is a hit, even if the continue then lets it go.
+            message = {**message, "body": {**body, "heldAt": asyncio.get_running_loop().create_task(
+                self._plain_breakpoint_at(thread))}}
         self._doubtful[thread] = message
         asyncio.get_running_loop().create_task(self._settle_doubt(thread, message))
         return True
@@ -576,8 +582,9 @@ class DapBackend(Backend):
                 time.monotonic() >= self._continue_answered_at + DOUBT_S)
             if settled or time.monotonic() > arrived + 2 * DOUBT_S + 0.5:
                 del self._doubtful[thread]
-                reason = (message.get("body") or {}).get("reason")
-                if reason == "pause" and not self._pause_asked:
+                body = message.get("body") or {}
+                if body.get("reason") == "pause" and not self._pause_asked \
+                        and await self._held_at(body) is None:
                     return  # our all-stop's pause, overtaken by the continue
                 self._on_event(message, released=True)
                 return
@@ -666,9 +673,10 @@ class DapBackend(Backend):
                 found, traceback = await self._exception_info(body)
                 text = found or text
             hit_ids = list(body.get("hitBreakpointIds") or [])
-            if reason == "pause" and self._plain_breakpoints and body.get("threadId") is not None \
-                    and not body.get("letGo"):
-                held_at = await self._plain_breakpoint_at(body["threadId"])
+            if reason == "pause" and self._plain_breakpoints and body.get("threadId") is not None:
+                held_at = await self._held_at(body)
+                if held_at is None and not body.get("letGo"):
+                    held_at = await self._plain_breakpoint_at(body["threadId"])
                 if held_at is not None:
                     # Paused on a breakpoint's line before it ran it: pydevd skips
                     # the breakpoints of a thread marked suspended, so this is a
@@ -713,6 +721,16 @@ class DapBackend(Backend):
             reason = body.get("reason")
             if reason in ("started", "exited") and isinstance(body.get("threadId"), int):
                 return ThreadEvent(thread_id=body["threadId"], reason=reason)
+        return None
+
+    @staticmethod
+    async def _held_at(body: Message) -> int | str | None:
+        """The breakpoint on whose line a doubtful pause stop was read, if any."""
+        task = body.get("heldAt")
+        if not isinstance(task, asyncio.Task):
+            return None
+        with contextlib.suppress(Exception):
+            return await asyncio.wait_for(asyncio.shield(task), 10.0)
         return None
 
     async def _plain_breakpoint_at(self, thread_id: int) -> int | str | None:
@@ -841,6 +859,9 @@ class DapBackend(Backend):
         await self._request("setExceptionBreakpoints", {"filters": list(filter_ids)})
 
     # ================================================================ run control
+
+    def running(self) -> bool:
+        return self._state == "running"
 
     async def continue_(self, thread_id: int | None) -> None:
         self._require_stopped(action="continue")

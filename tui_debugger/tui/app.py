@@ -368,6 +368,10 @@ class DebuggerApp(App[int]):
         self._show_breakpoints(bps.breakpoints)
         for entry in activity.entries:
             self._add_activity(entry)
+        waiting = [e for e in activity.entries if e.origin == "session" and e.command == "waiting"]
+        if waiting and status.state in ("starting", "running") and status.stop is None:
+            # Said before this TUI joined: a launch still waiting for its first stop.
+            self.on_session_event("notice", {"text": waiting[-1].summary}, "session")
         # The events that came while these answers were on their way are newer
         # than the status snapshot: a stop that arrived meanwhile stays.
         if self._state_events == events_before and (
