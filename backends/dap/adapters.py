@@ -208,6 +208,14 @@ class DebugpyProfile(AdapterProfile):
             # With justMyCode the library's own lines never stop: `-m json.tool` or a
             # copy of the stdlib's calendar.py would run to its end without a word.
             arguments["justMyCode"] = False
+        # Our sitecustomize wraps subprocess.Popen.__init__ in the program's
+        # process: an error a library's Popen raises (a missing `hg` probed by a
+        # plugin) passes through that frame, which justMyCode would take for
+        # the user's code and stop at as user-unhandled. It is library code.
+        rules = [{"path": NODELAY_DIR, "include": False}]
+        if isinstance(extra.get("rules"), list):
+            rules = [*extra.pop("rules"), *rules]
+        arguments["rules"] = rules
         arguments.update(extra)
         self._note_thread_mode(arguments)
         return arguments
