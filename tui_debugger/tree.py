@@ -125,7 +125,8 @@ def _child_program(pid: int | None, root_program: str | None) -> str:
             rest = [" ".join(rest[:2]), *rest[2:]]
         return " ".join(os.path.basename(a) if n == 0 else a for n, a in enumerate(rest)) \
             or f"{root_program or 'python'} (child process)"
-    role = re.search(r"from multiprocessing\.(\w+) import (\w+)", text)
+    # the role is in the -c code, whatever process_program took for a script
+    role = re.search(r"from multiprocessing\.(\w+) import (\w+)", " ".join(argv) or text)
     if role:
         what = {"resource_tracker": "resource tracker", "forkserver": "fork server"}.get(
             role.group(1), "worker")
