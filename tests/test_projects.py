@@ -320,7 +320,8 @@ def hit_and_step_in_a_child(cwd: Path, program: str, args: list[str], file: str,
     root = next(e for e in child["listed"] if not e.get("parent"))
     assert root["current"] and not child["current"]  # the default stays the program's
     stepped = tdb(cwd, "next", "--session", child["name"]).stdout
-    assert f"Stopped (step) in " in stepped and f"{file}:{next_line}," in stepped, stepped
+    assert "Stopped (step) in " in stepped, stepped
+    assert f"{file}:{next_line}," in stepped or f"{file}:{next_line}:" in stepped, stepped
     status = json.loads(tdb(cwd, "status", "--json").stdout)
     assert status["session"] == root["name"]  # no --session: the root
     tdb(cwd, "stop")  # the root: the tree ends with it
@@ -359,33 +360,83 @@ def test_a_breakpoint_in_an_os_fork_child(children, no_leftover_daemons):
     hit_and_step_in_a_child(children, "forks.py", [], "forks.py", "@forked", "@forked-return")
 
 
-async def test_a_child_process_through_mcp(children, mcp_env, no_leftover_processes):
+@pytest.mark.timeout(240)  # several real sessions, one after another
+@pytest.mark.slow
+@pytest.mark.parametrize("how", ["fork", "spawn"])
+def test_a_breakpoint_in_a_node_child(how, children, no_leftover_daemons):
+    from tests.support import require
+
+    require(shutil.which("node") is not None, "node")
+    child = hit_and_step_in_a_child(children, "fork.js", [how], "worker.js", "@worker",
+                                    "@worker-answer")
+    assert child["program"] == "worker.js 7", child
+    assert child["adapter"] == "node", child
+    assert "ws://" not in json.dumps(child)  # the inspector's URL is a secret
+
+
+#: each kind of child process: (program, its args, file of the breakpoint, its
+#: marker, the line a step reaches, a name there and its value)
+KINDS = {
+    "pool-fork": ("pool.py", ["fork"], "pool.py", "@worker", "@worker-return", "n", "3"),
+    "pool-spawn": ("pool.py", ["spawn"], "pool.py", "@worker", "@worker-return", "n", "3"),
+    "pool-forkserver": ("pool.py", ["forkserver"], "pool.py", "@worker", "@worker-return",
+                        "n", "3"),
+    "subprocess.run": ("run_child.py", [], "child.py", "@child", "@child-print", "value", "7"),
+    "reloader": ("reloader.py", [], "reloader.py", "@serve", "@serve-return", "port", "8000"),
+    "node-fork": ("fork.js", ["fork"], "worker.js", "@worker", "@worker-answer", "value", "7"),
+}
+#: the cheap ones run every time; the rest are `slow`
+_CHEAP = {"subprocess.run", "node-fork"}
+
+
+def kinds():
+    return [pytest.param(kind, id=kind, marks=() if kind in _CHEAP else pytest.mark.slow)
+            for kind in KINDS]
+
+
+def _needs(kind: str) -> None:
+    if kind.startswith("node"):
+        from tests.support import require
+
+        require(shutil.which("node") is not None, "node")
+
+
+@pytest.mark.timeout(240)  # several real sessions, one after another
+@pytest.mark.parametrize("kind", kinds())
+async def test_a_child_process_through_mcp(kind, children, mcp_env, no_leftover_processes):
     import asyncio
 
     from tests.support.mcp import call, in_process_client
 
-    line = marker_line(children / "child.py", "@child")
-    after = marker_line(children / "child.py", "@child-print")
+    _needs(kind)
+    program, args, file, marker, after, name, value = KINDS[kind]
+    line = marker_line(children / file, marker)
+    after = marker_line(children / file, after)
     async with in_process_client() as client:
         await call(client, "debug_launch", {
-            "program": str(children / "run_child.py"), "cwd": str(children),
-            "breakpoints": [f"{children / 'child.py'}:{line}"], "waitMs": 0})
-        child = None
-        for _ in range(600):
+            "program": str(children / program), "args": args, "cwd": str(children),
+            "breakpoints": [f"{children / file}:{line}"], "waitMs": 0})
+        stop = None
+        for _ in range(600):  # the first child that stops (a pool has a helper or two)
             listed = (await call(client, "debug_sessions", {}))["sessions"]
-            child = next((s for s in listed if s.get("parent")), None)
-            if child:
+            for child in [s for s in listed if s.get("parent")]:
+                status = await call(client, "debug_status", {"debugSessionId": child["name"]})
+                if status.get("state") == "stopped":
+                    stop = status
+                    break
+            if stop:
                 break
             await asyncio.sleep(0.1)
-        assert child is not None and child["parent"] == listed[0]["name"]
-        stop = await call(client, "debug_wait", {"debugSessionId": child["name"],
-                                                 "timeoutMs": 60_000})
+        assert stop is not None, listed
+        root = next(s for s in listed if not s.get("parent"))
+        assert child["parent"] == root["name"], listed
         assert stop["stop"]["location"]["line"] == line, stop
+        assert stop["stop"]["location"]["path"].endswith(file), stop
         stepped = await call(client, "debug_step_over", {"debugSessionId": child["name"]})
         assert stepped["stop"]["location"]["line"] == after
-        value = await call(client, "debug_evaluate", {"expression": "doubled",
+        shown = await call(client, "debug_evaluate", {"expression": name,
                                                       "debugSessionId": child["name"]})
-        assert "14" in value.text
+        assert value in shown.text
         await call(client, "debug_terminate", {})  # the root's: its children end too
         for _ in range(100):
             listed = (await call(client, "debug_sessions", {}))["sessions"]
@@ -398,13 +449,18 @@ async def test_a_child_process_through_mcp(children, mcp_env, no_leftover_proces
 
 @pytest.mark.slow
 @pytest.mark.timeout(240)  # several real sessions, one after another
-async def test_the_tui_follows_a_stop_into_a_child_and_back(children, no_leftover_processes):
+@pytest.mark.parametrize("kind", kinds())
+async def test_the_tui_follows_a_stop_into_a_child_and_back(kind, children,
+                                                           no_leftover_processes):
     from tests.support.tui import wait_until
     from tui_debugger.tui.app import create_app
 
-    line = marker_line(children / "child.py", "@child")
-    app = create_app("launch", {"program": str(children / "run_child.py"),
-                                "breakpoints": [f"{children / 'child.py'}:{line}"]},
+    _needs(kind)
+    program, args, file, marker, after, _name, _value = KINDS[kind]
+    line = marker_line(children / file, marker)
+    after = marker_line(children / file, after)
+    app = create_app("launch", {"program": str(children / program), "args": args,
+                                "breakpoints": [f"{children / file}:{line}"]},
                      cwd=str(children))
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_until(pilot, lambda: app.state == "stopped" and app.link is not None
@@ -413,11 +469,11 @@ async def test_the_tui_follows_a_stop_into_a_child_and_back(children, no_leftove
         root = app.link.name.split(".")[0]
         await pilot.press("f10")
         await wait_until(pilot, lambda: app.state == "stopped"
-                         and app.source.location_line == line + 1, 30, "the step in the child")
+                         and app.source.location_line == after, 30, "the step in the child")
         await pilot.press("f5")  # the child ends: back to the parent, which ends too
-        await wait_until(pilot, lambda: app.link is not None and app.link.name == root, 30,
+        await wait_until(pilot, lambda: app.link is not None and app.link.name == root, 60,
                          "the TUI back on the parent")
-        await wait_until(pilot, lambda: app.state == "terminated", 30, "the parent's end")
+        await wait_until(pilot, lambda: app.state == "terminated", 60, "the parent's end")
 
 
 @pytest.mark.slow
