@@ -478,25 +478,31 @@ async def test_the_tui_follows_a_stop_into_a_child_and_back(kind, children,
 
 @pytest.mark.slow
 @pytest.mark.timeout(240)  # several real sessions, one after another
-@pytest.mark.parametrize("adapter", ["lldb-dap"])
+@pytest.mark.parametrize("adapter", ["lldb-dap", "dlv"])
 async def test_a_backend_that_does_not_follow_children_says_so_once(adapter, mcp_env,
                                                                     no_leftover_processes):
-    import asyncio
-
-    from tests.support import require_executable
     from tests.support.mcp import call, in_process_client
-    from tests.support.native_build import c_program, line_of
+    from tests.support.native_build import c_program, go_program, line_of
 
-    require_executable("lldb-dap-19", "lldb-dap")
-    program = c_program("native_fork")
+    if adapter == "dlv":
+        from backends.adapters import find_dlv
+        from tests.support import require
+
+        require(find_dlv() is not None, "delve (dlv)")
+        program, source = go_program("go_fork"), "go_fork.go"
+    else:
+        from tests.support import require_executable
+
+        require_executable("lldb-dap-19", "lldb-dap")
+        program, source = c_program("native_fork"), "native_fork.c"
     async with in_process_client() as client:
         await call(client, "debug_launch", {
             "program": str(program), "adapter": adapter,
-            "breakpoints": [f"{PROGRAMS / 'native_fork.c'}:{line_of('native_fork.c', 'after')}"],
+            "breakpoints": [f"{PROGRAMS / source}:{line_of(source, 'after')}"],
             "waitMs": 60_000})
         status = await call(client, "debug_status", {})
         assert status["state"] == "stopped", status
         out = await call(client, "debug_output", {})
         said = [e["text"] for e in out["entries"] if "does not follow child processes" in e["text"]]
-        assert len(said) == 1 and "lldb-dap" in said[0] and "tui-debugger attach" in said[0]
+        assert len(said) == 1 and adapter in said[0] and "tui-debugger attach" in said[0], said
         await call(client, "debug_terminate", {})

@@ -378,6 +378,11 @@ class Session:
         while generation == self._backend_gen and self.state != SessionState.terminated:
             await asyncio.sleep(0.5)
             pid = self.backend.debuggee_pid if self.backend is not None else None
+            if pid is None and self.backend is not None and self.backend.child_pids:
+                # No pid from the adapter (delve sends no `process` event): the
+                # program is the adapter's one child.
+                below = _children_of(self.backend.child_pids[0])
+                pid = below[0] if len(below) == 1 else None
             children = _children_of(pid) if pid else []
             if children:
                 text = (f"The program started child process {children[0]}; the {self.adapter} "
