@@ -476,6 +476,76 @@ async def test_the_tui_follows_a_stop_into_a_child_and_back(kind, children,
         await wait_until(pilot, lambda: app.state == "terminated", 60, "the parent's end")
 
 
+@pytest.mark.timeout(240)
+async def test_the_threads_pane_shows_the_processes_and_switches_between_them(
+        children, no_leftover_processes):
+    import contextlib
+
+    from textual.widgets import TabbedContent
+
+    from tests.support import require
+    from tests.support.tui import wait_until
+    from tui_debugger.tui.app import create_app
+
+    require(shutil.which("node") is not None, "node")
+    line = marker_line(children / "worker.js", "@worker")
+    app = create_app("launch", {"program": str(children / "fork.js"), "args": ["fork"],
+                                "breakpoints": [f"{children / 'worker.js'}:{line}"]},
+                     cwd=str(children))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: app.state == "stopped" and app.link is not None
+                         and "." in app.link.name, 60, "the TUI on the child's stop")
+        child = app.link.name
+        root = child.split(".")[0]
+        app.query_one("#nav-tabs", TabbedContent).active = "tab-threads"
+        table = app.query_one("#threads")
+
+        def keys() -> list[str]:
+            return [str(k.value) for k in table.rows]
+
+        await wait_until(pilot, lambda: keys()[:2] == [f"session:{root}", f"session:{child}"],
+                         30, "the processes in the Threads pane")
+        cells = [table.get_row(f"session:{name}") for name in (root, child)]
+        assert cells[0][3] == root and cells[0][2] == "running", cells
+        assert str(cells[1][0]).startswith("◆ └ pid ") and cells[1][1] == "worker.js 7", cells
+        assert cells[1][2] == "stopped", cells
+        assert keys()[2:] == ["1"]  # the child's thread, under it
+        table.focus()
+        # Choose the parent's process (a refresh of the pane may put the cursor
+        # back on the selected thread before Enter: then choose again).
+        for _ in range(5):
+            table.move_cursor(row=0)
+            await pilot.pause()
+            if table.cursor_row == 0:
+                await pilot.press("enter")
+                with contextlib.suppress(AssertionError):
+                    await wait_until(pilot, lambda: app.link is not None
+                                     and app.link.name == root, 10, "the TUI on the parent")
+            if app.link is not None and app.link.name == root:
+                break
+        assert app.link is not None and app.link.name == root
+
+
+def test_threads_pane_with_processes_snapshot(snap_compare):
+    from textual.app import App, ComposeResult
+
+    from tui_debugger.commands.views import ThreadView
+    from tui_debugger.tui.widgets.threads_pane import ProcessRow, ThreadsPane
+
+    class Scene(App):
+        def compose(self) -> ComposeResult:
+            yield ThreadsPane(id="threads")
+
+        def on_mount(self) -> None:
+            self.query_one(ThreadsPane).show_threads(
+                [ThreadView(id=1, name="main", selected=True, stopped=True)], (1, "breakpoint"),
+                [ProcessRow("fork", 0, 4100, "/home/me/fork.js", "running", False),
+                 ProcessRow("fork.4188", 1, 4188, "worker.js 7", "stopped", True),
+                 ProcessRow("fork.4190", 1, 4190, "worker.js 8", "running", False)])
+
+    assert snap_compare(Scene(), terminal_size=(80, 10))
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(240)  # several real sessions, one after another
 @pytest.mark.parametrize("adapter", ["lldb-dap", "dlv"])
