@@ -11,6 +11,10 @@
   const env = process.env;
   const fifo = env.TUI_DEBUGGER_NODE_CHILDREN;
   if (!fifo) return;
+  try {
+    // A worker thread is debugged through its process's inspector, not as a process.
+    if (!require('worker_threads').isMainThread) return;
+  } catch (e) { /* no worker_threads: a main thread */ }
   if (env.TUI_DEBUGGER_NODE_ROOT === '1') {
     delete env.TUI_DEBUGGER_NODE_ROOT;
     // fork() passes process.execArgv on: the debugger's --inspect-brk would
