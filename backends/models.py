@@ -350,6 +350,9 @@ class ChildProcessEvent(Model):
 
     kind: Literal["child"] = "child"
     pid: int | None = None
+    #: the process that started it, when it is not the announcing session's own
+    #: (a grandchild announces itself to the root's session: Node)
+    parent_pid: int | None = None
     name: str = ""
     attach: AttachRequest
 

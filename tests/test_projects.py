@@ -320,7 +320,8 @@ def hit_and_step_in_a_child(cwd: Path, program: str, args: list[str], file: str,
     root = next(e for e in child["listed"] if not e.get("parent"))
     assert root["current"] and not child["current"]  # the default stays the program's
     stepped = tdb(cwd, "next", "--session", child["name"]).stdout
-    assert f"Stopped (step) in " in stepped and f"{file}:{next_line}," in stepped, stepped
+    assert "Stopped (step) in " in stepped, stepped
+    assert f"{file}:{next_line}," in stepped or f"{file}:{next_line}:" in stepped, stepped
     status = json.loads(tdb(cwd, "status", "--json").stdout)
     assert status["session"] == root["name"]  # no --session: the root
     tdb(cwd, "stop")  # the root: the tree ends with it
@@ -359,33 +360,87 @@ def test_a_breakpoint_in_an_os_fork_child(children, no_leftover_daemons):
     hit_and_step_in_a_child(children, "forks.py", [], "forks.py", "@forked", "@forked-return")
 
 
-async def test_a_child_process_through_mcp(children, mcp_env, no_leftover_processes):
+@pytest.mark.timeout(240)  # several real sessions, one after another
+@pytest.mark.slow
+@pytest.mark.parametrize("how", ["fork", "spawn"])
+def test_a_breakpoint_in_a_node_child(how, children, no_leftover_daemons):
+    from tests.support import require
+
+    require(shutil.which("node") is not None, "node")
+    child = hit_and_step_in_a_child(children, "fork.js", [how], "worker.js", "@worker",
+                                    "@worker-answer")
+    assert child["program"] == "worker.js 7", child
+    assert child["adapter"] == "node", child
+    assert "ws://" not in json.dumps(child)  # the inspector's URL is a secret
+
+
+#: each kind of child process: (program, its args, file of the breakpoint, its
+#: marker, the line a step reaches, a name there and its value)
+KINDS = {
+    "pool-fork": ("pool.py", ["fork"], "pool.py", "@worker", "@worker-return", "n", "3"),
+    "pool-spawn": ("pool.py", ["spawn"], "pool.py", "@worker", "@worker-return", "n", "3"),
+    "pool-forkserver": ("pool.py", ["forkserver"], "pool.py", "@worker", "@worker-return",
+                        "n", "3"),
+    "subprocess.run": ("run_child.py", [], "child.py", "@child", "@child-print", "value", "7"),
+    "reloader": ("reloader.py", [], "reloader.py", "@serve", "@serve-return", "port", "8000"),
+    "node-fork": ("fork.js", ["fork"], "worker.js", "@worker", "@worker-answer", "value", "7"),
+}
+#: the cheap ones run every time; the rest are `slow`
+_CHEAP = {"subprocess.run", "node-fork"}
+
+
+def kinds():
+    return [pytest.param(kind, id=kind, marks=() if kind in _CHEAP else pytest.mark.slow)
+            for kind in KINDS]
+
+
+def _needs(kind: str) -> None:
+    if kind.startswith("node"):
+        from tests.support import require
+
+        require(shutil.which("node") is not None, "node")
+
+
+@pytest.mark.timeout(240)  # several real sessions, one after another
+@pytest.mark.parametrize("kind", kinds())
+async def test_a_child_process_through_mcp(kind, children, mcp_env, no_leftover_processes):
     import asyncio
 
     from tests.support.mcp import call, in_process_client
 
-    line = marker_line(children / "child.py", "@child")
-    after = marker_line(children / "child.py", "@child-print")
+    _needs(kind)
+    program, args, file, marker, after, name, value = KINDS[kind]
+    line = marker_line(children / file, marker)
+    after = marker_line(children / file, after)
     async with in_process_client() as client:
         await call(client, "debug_launch", {
-            "program": str(children / "run_child.py"), "cwd": str(children),
-            "breakpoints": [f"{children / 'child.py'}:{line}"], "waitMs": 0})
-        child = None
-        for _ in range(600):
+            "program": str(children / program), "args": args, "cwd": str(children),
+            "breakpoints": [f"{children / file}:{line}"], "waitMs": 0})
+        stop = None
+        for _ in range(600):  # the first child that stops (a pool has a helper or two)
             listed = (await call(client, "debug_sessions", {}))["sessions"]
-            child = next((s for s in listed if s.get("parent")), None)
-            if child:
+            for child in [s for s in listed if s.get("parent")]:
+                status = await call(client, "debug_status", {"debugSessionId": child["name"]})
+                if status.get("state") == "stopped":
+                    stop = status
+                    break
+            if stop:
                 break
             await asyncio.sleep(0.1)
-        assert child is not None and child["parent"] == listed[0]["name"]
-        stop = await call(client, "debug_wait", {"debugSessionId": child["name"],
-                                                 "timeoutMs": 60_000})
+        assert stop is not None, listed
+        root = next(s for s in listed if not s.get("parent"))
+        parents = {s["name"]: s.get("parent") for s in listed}
+        up = child["name"]
+        while parents.get(up):  # a forkserver's worker is the fork server's child
+            up = parents[up]
+        assert up == root["name"] and child["parent"] in parents, listed
         assert stop["stop"]["location"]["line"] == line, stop
+        assert stop["stop"]["location"]["path"].endswith(file), stop
         stepped = await call(client, "debug_step_over", {"debugSessionId": child["name"]})
         assert stepped["stop"]["location"]["line"] == after
-        value = await call(client, "debug_evaluate", {"expression": "doubled",
+        shown = await call(client, "debug_evaluate", {"expression": name,
                                                       "debugSessionId": child["name"]})
-        assert "14" in value.text
+        assert value in shown.text
         await call(client, "debug_terminate", {})  # the root's: its children end too
         for _ in range(100):
             listed = (await call(client, "debug_sessions", {}))["sessions"]
@@ -398,13 +453,18 @@ async def test_a_child_process_through_mcp(children, mcp_env, no_leftover_proces
 
 @pytest.mark.slow
 @pytest.mark.timeout(240)  # several real sessions, one after another
-async def test_the_tui_follows_a_stop_into_a_child_and_back(children, no_leftover_processes):
+@pytest.mark.parametrize("kind", kinds())
+async def test_the_tui_follows_a_stop_into_a_child_and_back(kind, children,
+                                                           no_leftover_processes):
     from tests.support.tui import wait_until
     from tui_debugger.tui.app import create_app
 
-    line = marker_line(children / "child.py", "@child")
-    app = create_app("launch", {"program": str(children / "run_child.py"),
-                                "breakpoints": [f"{children / 'child.py'}:{line}"]},
+    _needs(kind)
+    program, args, file, marker, after, _name, _value = KINDS[kind]
+    line = marker_line(children / file, marker)
+    after = marker_line(children / file, after)
+    app = create_app("launch", {"program": str(children / program), "args": args,
+                                "breakpoints": [f"{children / file}:{line}"]},
                      cwd=str(children))
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_until(pilot, lambda: app.state == "stopped" and app.link is not None
@@ -413,34 +473,110 @@ async def test_the_tui_follows_a_stop_into_a_child_and_back(children, no_leftove
         root = app.link.name.split(".")[0]
         await pilot.press("f10")
         await wait_until(pilot, lambda: app.state == "stopped"
-                         and app.source.location_line == line + 1, 30, "the step in the child")
+                         and app.source.location_line == after, 30, "the step in the child")
         await pilot.press("f5")  # the child ends: back to the parent, which ends too
-        await wait_until(pilot, lambda: app.link is not None and app.link.name == root, 30,
+        await wait_until(pilot, lambda: app.link is not None and app.link.name == root, 60,
                          "the TUI back on the parent")
-        await wait_until(pilot, lambda: app.state == "terminated", 30, "the parent's end")
+        await wait_until(pilot, lambda: app.state == "terminated", 60, "the parent's end")
+
+
+@pytest.mark.timeout(240)
+async def test_the_threads_pane_shows_the_processes_and_switches_between_them(
+        children, no_leftover_processes):
+    import contextlib
+
+    from textual.widgets import TabbedContent
+
+    from tests.support import require
+    from tests.support.tui import wait_until
+    from tui_debugger.tui.app import create_app
+
+    require(shutil.which("node") is not None, "node")
+    line = marker_line(children / "worker.js", "@worker")
+    app = create_app("launch", {"program": str(children / "fork.js"), "args": ["fork"],
+                                "breakpoints": [f"{children / 'worker.js'}:{line}"]},
+                     cwd=str(children))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: app.state == "stopped" and app.link is not None
+                         and "." in app.link.name, 60, "the TUI on the child's stop")
+        child = app.link.name
+        root = child.split(".")[0]
+        app.query_one("#nav-tabs", TabbedContent).active = "tab-threads"
+        table = app.query_one("#threads")
+
+        def keys() -> list[str]:
+            return [str(k.value) for k in table.rows]
+
+        await wait_until(pilot, lambda: keys()[:2] == [f"session:{root}", f"session:{child}"],
+                         30, "the processes in the Threads pane")
+        cells = [table.get_row(f"session:{name}") for name in (root, child)]
+        assert cells[0][3] == root and cells[0][2] == "running", cells
+        assert str(cells[1][0]).startswith("◆ └ pid ") and cells[1][1] == "worker.js 7", cells
+        assert cells[1][2] == "stopped", cells
+        assert keys()[2:] == ["1"]  # the child's thread, under it
+        table.focus()
+        # Choose the parent's process (a refresh of the pane may put the cursor
+        # back on the selected thread before Enter: then choose again).
+        for _ in range(5):
+            table.move_cursor(row=0)
+            await pilot.pause()
+            if table.cursor_row == 0:
+                await pilot.press("enter")
+                with contextlib.suppress(AssertionError):
+                    await wait_until(pilot, lambda: app.link is not None
+                                     and app.link.name == root, 10, "the TUI on the parent")
+            if app.link is not None and app.link.name == root:
+                break
+        assert app.link is not None and app.link.name == root
+
+
+def test_threads_pane_with_processes_snapshot(snap_compare):
+    from textual.app import App, ComposeResult
+
+    from tui_debugger.commands.views import ThreadView
+    from tui_debugger.tui.widgets.threads_pane import ProcessRow, ThreadsPane
+
+    class Scene(App):
+        def compose(self) -> ComposeResult:
+            yield ThreadsPane(id="threads")
+
+        def on_mount(self) -> None:
+            self.query_one(ThreadsPane).show_threads(
+                [ThreadView(id=1, name="main", selected=True, stopped=True)], (1, "breakpoint"),
+                [ProcessRow("fork", 0, 4100, "/home/me/fork.js", "running", False),
+                 ProcessRow("fork.4188", 1, 4188, "worker.js 7", "stopped", True),
+                 ProcessRow("fork.4190", 1, 4190, "worker.js 8", "running", False)])
+
+    assert snap_compare(Scene(), terminal_size=(80, 10))
 
 
 @pytest.mark.slow
 @pytest.mark.timeout(240)  # several real sessions, one after another
-@pytest.mark.parametrize("adapter", ["lldb-dap"])
+@pytest.mark.parametrize("adapter", ["lldb-dap", "dlv"])
 async def test_a_backend_that_does_not_follow_children_says_so_once(adapter, mcp_env,
                                                                     no_leftover_processes):
-    import asyncio
-
-    from tests.support import require_executable
     from tests.support.mcp import call, in_process_client
-    from tests.support.native_build import c_program, line_of
+    from tests.support.native_build import c_program, go_program, line_of
 
-    require_executable("lldb-dap-19", "lldb-dap")
-    program = c_program("native_fork")
+    if adapter == "dlv":
+        from backends.adapters import find_dlv
+        from tests.support import require
+
+        require(find_dlv() is not None, "delve (dlv)")
+        program, source = go_program("go_fork"), "go_fork.go"
+    else:
+        from tests.support import require_executable
+
+        require_executable("lldb-dap-19", "lldb-dap")
+        program, source = c_program("native_fork"), "native_fork.c"
     async with in_process_client() as client:
         await call(client, "debug_launch", {
             "program": str(program), "adapter": adapter,
-            "breakpoints": [f"{PROGRAMS / 'native_fork.c'}:{line_of('native_fork.c', 'after')}"],
+            "breakpoints": [f"{PROGRAMS / source}:{line_of(source, 'after')}"],
             "waitMs": 60_000})
         status = await call(client, "debug_status", {})
         assert status["state"] == "stopped", status
         out = await call(client, "debug_output", {})
         said = [e["text"] for e in out["entries"] if "does not follow child processes" in e["text"]]
-        assert len(said) == 1 and "lldb-dap" in said[0] and "tui-debugger attach" in said[0]
+        assert len(said) == 1 and adapter in said[0] and "tui-debugger attach" in said[0], said
         await call(client, "debug_terminate", {})

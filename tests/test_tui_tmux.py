@@ -58,3 +58,26 @@ def test_core_dump_and_disassembly_in_tmux(tmp_path):
         assert "native_segfault.c:10" in screen
     finally:
         finish(tmux, marker)
+
+
+@pytest.mark.slow
+def test_a_node_child_process_in_tmux(tmp_path):
+    """`run` of a Node program that forks: the TUI follows the stop into the child,
+    the Threads pane shows both processes, and quitting leaves nothing running."""
+    import shutil
+
+    from tests.support import marker_line, require
+
+    exe = require_executable("tui-debugger")
+    require(shutil.which("node") is not None, "node")
+    for name in ("fork.js", "worker.js"):
+        shutil.copy(ROOT / "tests" / "programs" / "children" / name, tmp_path / name)
+    line = marker_line(tmp_path / "worker.js", "@worker")
+    tmux, marker = start(tmp_path, [exe, "run", "--break", f"worker.js:{line}", "fork.js"],
+                         tmp_path)
+    try:
+        tmux.wait_for(lambda s: "STOPPED" in s and f"worker.js:{line}" in s, "the child's stop")
+        tmux.run("send-keys", "-t", "tui", "M-h")
+        tmux.wait_for(lambda s: "◆ └ pid" in s and "▶1" in s, "the processes in the Threads pane")
+    finally:
+        finish(tmux, marker)

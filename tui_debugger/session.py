@@ -383,7 +383,8 @@ class Session:
             if isinstance(exc, (asyncio.CancelledError, KeyboardInterrupt)):
                 raise
             raise InternalError(f"Starting the {adapter} backend failed: {reason}.") from exc
-        if adapter not in FOLLOWS_CHILDREN and not (self.backend and self.backend.post_mortem):
+        follows = adapter in FOLLOWS_CHILDREN or getattr(self.backend, "follows_children", False)
+        if not follows and not (self.backend and self.backend.post_mortem):
             self._children_watch = asyncio.get_running_loop().create_task(
                 self._say_children_are_not_followed(self._backend_gen))
         stop_on_its_way = self._stop_task is not None and not self._stop_task.done()
@@ -393,11 +394,16 @@ class Session:
 
     async def _say_children_are_not_followed(self, generation: int) -> None:
         """Say once, when the program starts a child process, that this debugger
-        does not follow it (lldb, delve, node): its breakpoints never stop there.
+        does not follow it (lldb, delve, a Node attached to): its breakpoints never stop there.
         Direct children of the program, read from /proc twice a second."""
         while generation == self._backend_gen and self.state != SessionState.terminated:
             await asyncio.sleep(0.5)
             pid = self.backend.debuggee_pid if self.backend is not None else None
+            if pid is None and self.backend is not None and self.backend.child_pids:
+                # No pid from the adapter (delve sends no `process` event): the
+                # program is the adapter's one child.
+                below = _children_of(self.backend.child_pids[0])
+                pid = below[0] if len(below) == 1 else None
             children = _children_of(pid) if pid else []
             if children:
                 text = (f"The program started child process {children[0]}; the {self.adapter} "

@@ -2,7 +2,8 @@
 same host as its parent's (docs/architecture.md, "Child processes").
 
 debugpy announces a child Python (multiprocessing, subprocess, os.fork) with a
-`startDebugging` reverse request; the backend turns it into a ChildProcessEvent
+`startDebugging` reverse request, and a child Node process announces itself to
+the CDP backend (backends/cdp/follow_children.js); the backend turns it into a ChildProcessEvent
 and the hub calls `start_child`, which makes the child's session, gives it the
 tree's breakpoints and exception filters, and attaches it. The child waits for
 that attach (its configurationDone) before it runs any of its code, so its
@@ -68,6 +69,10 @@ async def _start_child(hub, parent: Session, event: ChildProcessEvent) -> None:
     root = root_of(hub, parent)
     if parent.name not in hub.sessions or parent.state == SessionState.terminated:
         return
+    if event.parent_pid:  # a grandchild, announced to the root (Node): under its parent
+        parent = next((s for s in tree_of(hub, root)
+                       if s.metadata.get("pid") == event.parent_pid
+                       and s.state != SessionState.terminated), parent)
     pid = event.pid
     name = f"{root.name[:30]}.{pid}" if pid else None
     try:
@@ -86,7 +91,10 @@ async def _start_child(hub, parent: Session, event: ChildProcessEvent) -> None:
     child.exception_filters = root.exception_filters if root.exception_filters is not None \
         else parent.enabled_exception_filters() or None
     # debugpy reads no program from an attach: it names the session's program only.
-    request = event.attach.model_copy(update={"program": _child_program(pid, root.program)})
+    followed = event.attach.extra.get("followedChild")  # Node: it said what it runs
+    program = (event.attach.program or f"{root.program} (child process)") if followed \
+        else _child_program(pid, root.program)
+    request = event.attach.model_copy(update={"program": program})
     child.program = request.program
     hub.update_meta(child)
     _publish(hub, child, "started")

@@ -42,6 +42,7 @@ from ..models import (
     BreakpointSpec,
     BreakpointState,
     Capabilities,
+    ChildProcessEvent,
     ContinuedEvent,
     EvalResult,
     ExceptionFilter,
@@ -225,6 +226,13 @@ class CdpBackend(Backend):
         self._disposed = False
         #: the program's last stderr lines, for errors that need to say why it ended
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=20)
+        #: the program's child Node processes announce themselves here
+        self._children: _ChildAnnouncements | None = None
+        #: a child process followed from its parent's session (its console reaches
+        #: the program's own output already)
+        self._followed = False
+        #: its child processes are debugged too (each a session of its own)
+        self.follows_children = False
 
     # ================================================================= start
 
@@ -244,7 +252,9 @@ class CdpBackend(Backend):
             from ..dap.adapters import stdin_path
 
             stdin = stdin_path(request)
-        await self.launch_command(argv, cwd=cwd, env=env, configure=configure, stdin=stdin)
+        await self.launch_command(
+            argv, cwd=cwd, env=env, configure=configure, stdin=stdin,
+            follow_children=request.extra.get("autoAttachChildProcesses", True) is not False)
 
     async def send_input(self, text: str, eof: bool = False) -> None:
         stream = self._child.proc.stdin if self._child is not None else None
@@ -303,14 +313,22 @@ class CdpBackend(Backend):
         port_hint: int | None = None,
         stop_on_entry: bool | None = None,
         stdin: str | None = None,
+        follow_children: bool = True,
     ) -> None:
         """Start a node command that carries --inspect-brk, connect to its
         inspector and run the start-up sequence. `stdin`: a file the program
         reads as its standard input, STDIN_PIPE for Backend.send_input (default:
-        end of file)."""
+        end of file). `follow_children`: the program's child Node processes
+        announce themselves (ChildProcessEvent), each to be attached by a
+        session of its own."""
         if stop_on_entry is not None:
             self._stop_on_entry = stop_on_entry
         work_dir = cwd or os.getcwd()
+        if follow_children:
+            env = dict(os.environ if env is None else env)
+            self._children = _ChildAnnouncements(self._on_child_announced)
+            env.update(self._children.environment(env.get("NODE_OPTIONS")))
+            self.follows_children = True
         script = _main_script(argv[1:])
         if script:
             self.add_source_root(os.path.dirname(os.path.join(work_dir, script)))
@@ -391,6 +409,9 @@ class CdpBackend(Backend):
         127.0.0.1:9229 (or `port`)."""
         self._attached = True
         self._stop_on_entry = bool(request.extra.get("stopOnEntry", False))
+        if request.extra.get("followedChild"):
+            await self._attach_followed_child(request, configure)
+            return
         # A program started with --inspect-brk and reached by HOST:PORT with no
         # breakpoint to stop at stays where it waits, as the gdb-remote and dlv
         # servers' programs do, so that breakpoints can be set first.
@@ -425,6 +446,37 @@ class CdpBackend(Backend):
         self._generated.add_root(os.getcwd())
         await self._connect(ws_url)
         await self._start(configure)
+
+    async def _attach_followed_child(self, request: AttachRequest, configure: Configure) -> None:
+        """A child process of a launched program, waiting for us in
+        follow_children.js: its inspector's URL came through the announcement
+        (it is published on stderr only, never on http://…/json/list)."""
+        self._followed = True
+        # Its own children announce themselves to the root's session, whose
+        # environment they inherit.
+        self.follows_children = True
+        pid = request.extra.get("processId")
+        self.debuggee_pid = pid if isinstance(pid, int) else None
+        self._inspector_at = f"{request.host}:{request.port}"
+        self._generated.add_root(os.getcwd())
+        await self._connect(str(request.extra["wsUrl"]))
+        await self._start(configure)
+
+    def _on_child_announced(self, info: dict[str, Any]) -> None:
+        url, pid = info.get("url"), info.get("pid")
+        match = re.match(r"ws://([\d.]+):(\d+)/", str(url or ""))
+        if not match or not isinstance(pid, int):
+            return
+        ppid = info.get("ppid")
+        argv = [str(a) for a in info.get("argv") or []][:20]
+        program = " ".join(os.path.basename(a) if n == 0 else a for n, a in enumerate(argv))
+        self.emit(ChildProcessEvent(
+            pid=pid, parent_pid=ppid if isinstance(ppid, int) else None,
+            name=program[:200],
+            attach=AttachRequest(host=match.group(1), port=int(match.group(2)),
+                                 program=program[:200] or None,
+                                 extra={"followedChild": True, "wsUrl": url,
+                                        "processId": pid, "stopOnEntry": False})))
 
     async def _poll_inspector(self, host: str, port: int, seconds: float) -> str:
         loop = asyncio.get_running_loop()
@@ -487,6 +539,8 @@ class CdpBackend(Backend):
 
     async def dispose(self) -> None:
         self._disposed = True
+        if self._children is not None:
+            self._children.close()
         try:
             if self._conn is not None:
                 await self._conn.close()
@@ -512,6 +566,8 @@ class CdpBackend(Backend):
         if self._finished:
             return
         self._finished = True
+        if self._children is not None:
+            self._children.close()
         if self._conn is not None:
             await self._conn.close()
         exit_code: int | None = None
@@ -719,15 +775,16 @@ class CdpBackend(Backend):
 
     def _on_console(self, params: dict[str, Any]) -> None:
         # A launched program's console already reaches its stdout and stderr,
-        # which are captured; events would repeat it, and arrive later.
-        if self._child is not None:
+        # which are captured; events would repeat it, and arrive later. So does a
+        # followed child's, through its parent's (or into it, when piped).
+        if self._child is not None or self._followed:
             return
         kind = params.get("type", "log")
         category = "stderr" if kind in ("error", "warning", "assert", "trace") else "stdout"
         self.emit(OutputEvent(category=category, text=console_text(params.get("args") or []) + "\n"))
 
     def _on_exception_thrown(self, params: dict[str, Any]) -> None:
-        if self._child is not None:
+        if self._child is not None or self._followed:
             return
         details = params.get("exceptionDetails") or {}
         exception = details.get("exception") or {}
@@ -1347,3 +1404,69 @@ def _main_script(args: list[str]) -> str | None:
 async def _wait_quietly(awaitable: Any, seconds: float) -> None:
     with contextlib.suppress(Exception):
         await asyncio.wait_for(awaitable, seconds)
+
+
+class _ChildAnnouncements:
+    """Where the program's child Node processes say they wait for a debugger
+    (follow_children.js): a FIFO in a fresh directory only this user can enter.
+    Each announcement is one line of JSON (pid, ppid, inspector URL, argv), one
+    write below PIPE_BUF, so children writing at once never interleave."""
+
+    SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "follow_children.js")
+
+    def __init__(self, on_child: Callable[[dict[str, Any]], None]) -> None:
+        import tempfile
+
+        self._on_child = on_child
+        self._dir = tempfile.mkdtemp(prefix="tui-debugger-node-")  # 0700
+        self.path = os.path.join(self._dir, "children")
+        os.mkfifo(self.path, 0o600)
+        self._read_fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)
+        # Held open so that the reader never sees end of file between writers.
+        self._hold_fd = os.open(self.path, os.O_WRONLY | os.O_NONBLOCK)
+        self._buffer = b""
+        self._loop = asyncio.get_running_loop()
+        self._loop.add_reader(self._read_fd, self._readable)
+        self._closed = False
+
+    def environment(self, node_options: str | None) -> dict[str, str]:
+        script = self.SCRIPT.replace("\\", "\\\\").replace('"', '\\"')
+        ours = f'--require "{script}" --inspect-publish-uid=stderr'
+        return {
+            "NODE_OPTIONS": f"{node_options} {ours}" if node_options else ours,
+            "TUI_DEBUGGER_NODE_CHILDREN": self.path,
+            "TUI_DEBUGGER_NODE_ROOT": "1",
+        }
+
+    def _readable(self) -> None:
+        import json
+
+        try:
+            data = os.read(self._read_fd, 65536)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            self.close()
+            return
+        self._buffer += data
+        while b"\n" in self._buffer:
+            line, self._buffer = self._buffer.split(b"\n", 1)
+            try:
+                info = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(info, dict):
+                self._on_child(info)
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        import shutil
+
+        with contextlib.suppress(Exception):
+            self._loop.remove_reader(self._read_fd)
+        for fd in (self._read_fd, self._hold_fd):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        shutil.rmtree(self._dir, ignore_errors=True)

@@ -66,9 +66,11 @@ def processes_tagged(value: str) -> list[tuple[int, str]]:
 
 
 def marker_line(path: Path, marker: str) -> int:
-    """The line of a Python program marked with the comment `# marker`."""
+    """The line of a program marked with the comment `# marker` (`// marker` in
+    JavaScript)."""
     for n, line in enumerate(path.read_text().splitlines(), 1):
-        if f"# {marker}" in line or f"#{marker}" in line.replace(" ", ""):
+        if f"# {marker}" in line or f"#{marker}" in line.replace(" ", "") \
+                or f"// {marker}" in line:
             return n
     raise AssertionError(f"no marker {marker} in {path}")
 

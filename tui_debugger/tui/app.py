@@ -29,6 +29,7 @@ from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.reactive import var
 from textual.actions import SkipAction
+from textual.css.query import NoMatches
 from textual.widgets import Footer, Input, TabbedContent, TabPane, TextArea
 
 from backends.errors import DebuggerError
@@ -42,7 +43,8 @@ from ..router import RemoteHandle, join
 from .format import breakpoint_detail, breakpoint_glyph, display_path, own_origin, who_proper
 from .keymap import app_bindings, bindable_ids, user_keymap
 from .messages import (CompleteName, EditBreakpoint, EditValue, Evaluate, ExpandResult, Inspect, LoadChildren, Ordered,
-                       RunCommand, SendInput, ShowMemory, StartSession, ToggleBreakpoint, WatchesChanged,
+                       RunCommand, SendInput, ShowMemory, StartSession, SwitchSession, ToggleBreakpoint,
+                       WatchesChanged,
                        in_flight, next_order)
 from .frames import PacedScreen
 from .palette import RegistryCommands
@@ -67,7 +69,7 @@ from .widgets.source_prompt import SourcePrompt
 from .widgets.source_view import GutterMark, SourceView
 from .widgets.stack_pane import StackPane
 from .widgets.status_bar import StatusBar
-from .widgets.threads_pane import ThreadsPane
+from .widgets.threads_pane import ProcessRow, ThreadsPane
 from .widgets.variables_pane import Key, VariablesPane
 from .widgets.watches_pane import WatchesPane
 
@@ -138,7 +140,13 @@ class DebuggerApp(App[int]):
         #: changed: a thread started or ended, or another thread is selected.
         self._threads_stale = True
         self._threads_selected: int | None = None
+        #: the processes of the session tree, for the Threads pane (read again
+        #: after a switch and when a process starts, stops or ends)
+        self._processes: list[ProcessRow] | None = None
+        self._processes_stale = True
         self._threads_last: list[Any] | None = None
+        #: held while the screen is composed for a session and filled (_switch)
+        self._switch_lock = asyncio.Lock()
         self._shutting_down = False
         self._state_events = 0  # state, stop, resume and end events seen (see _sync_all)
         self._state_changes = 0  # changes of `state` (see watch_state)
@@ -281,8 +289,9 @@ class DebuggerApp(App[int]):
         except DebuggerError as exc:
             self.fail(exc.message)
             return
-        self._show_now(link)
-        await self._sync_all()
+        async with self._switch_lock:
+            self._show_now(link)
+            await self._sync_all(follow_child=True)
 
     async def _host(self, command_id: str, args: dict[str, Any]) -> RemoteHandle:
         """Start a host process (a daemon) running `command_id` for a new session,
@@ -335,8 +344,9 @@ class DebuggerApp(App[int]):
             self.state = "terminated"
             self.status.message = "the session's host went away"
 
-    async def _sync_all(self) -> None:
-        """Everything that happened before this client subscribed."""
+    async def _sync_all(self, follow_child: bool = False) -> None:
+        """Everything that happened before this client subscribed. `follow_child`:
+        on the first session shown, a child process already stopped is shown."""
         link = self.link
         if link is None:
             return
@@ -379,8 +389,16 @@ class DebuggerApp(App[int]):
             self.state = status.state
         if status.state == "stopped" and status.stop is not None and self.stop_info is None:
             self._on_stopped(status.stop, "session")
-        if status.adapter == "ray":
+        elif status.adapter == "ray":
             self._show_a_worker(status.session)
+        elif status.state == "running" and follow_child:
+            # A child process that stopped before this client subscribed (its
+            # `process` event came and went): follow it as if it had just stopped.
+            await self._fetch_processes()
+            stopped = next((p for p in self._processes or [] if not p.shown
+                            and p.state == "stopped"), None)
+            if stopped is not None and self.link is link and self.state == "running":
+                self.run_worker(self.switch_session(stopped.session), group="switch")
 
     def _show_a_worker(self, root: str) -> None:
         """A Ray root has no program of its own: show a paused worker of its tree
@@ -395,7 +413,7 @@ class DebuggerApp(App[int]):
         self.notify(f"{len(workers)} Ray worker{'s' if len(workers) > 1 else ''}: "
                     + ", ".join(f"{s.name} ({s.state})" for s in workers)
                     + ". Ctrl+P \"switch\" to another.", title="Ray")
-        self.run_worker(self.switch_session(workers[0].name), group="switch", exclusive=True)
+        self.run_worker(self.switch_session(workers[0].name), group="switch")
 
     def fail(self, message: str) -> None:
         """Starting failed: leave with the message (run_app prints it)."""
@@ -422,6 +440,10 @@ class DebuggerApp(App[int]):
             # Cancelled, perhaps while attaching (waiting for a simulator app): stop it.
             self.workers.cancel_group(self, "start-session")
 
+    def on_switch_session(self, message: SwitchSession) -> None:
+        message.stop()
+        self.run_worker(self.switch_session(message.name), group="switch")
+
     def on_start_session(self, message: StartSession) -> None:
         message.stop()
         self.run_worker(self._start_session(message.command_id, message.args),
@@ -442,18 +464,22 @@ class DebuggerApp(App[int]):
             return
         if isinstance(self.screen, AttachDialog):
             await self.screen.dismiss(True)
-        await self._switch(link)
+        async with self._switch_lock:
+            await self._switch(link)
 
     async def switch_session(self, name: str) -> None:
-        """Show another live session (joined through its socket)."""
-        if self.link is not None and self.link.name == name:
-            return
-        try:
-            link = await join(name, self.origin)
-        except DebuggerError as exc:
-            self.notify(exc.message, title="switch session", severity="error")
-            return
-        await self._switch(link)
+        """Show another live session (joined through its socket). Switches wait
+        for one another, never cancel one another: a switch cut off in the middle
+        of composing the screen would leave it empty."""
+        async with self._switch_lock:
+            if self.link is not None and self.link.name == name:
+                return
+            try:
+                link = await join(name, self.origin)
+            except DebuggerError as exc:
+                self.notify(exc.message, title="switch session", severity="error")
+                return
+            await self._switch(link)
 
     def other_sessions(self) -> list[str]:
         """Names of the live sessions one could switch to."""
@@ -487,6 +513,7 @@ class DebuggerApp(App[int]):
         self._last_resume = None
         self._threads_stale = True
         self._threads_last = None
+        self._processes_stale = True
         self.state = "connecting"
 
     async def _leave(self, previous: RemoteHandle) -> None:
@@ -641,8 +668,12 @@ class DebuggerApp(App[int]):
         if self.state not in ("running", "starting") or changes != self._state_changes:
             return  # stopped since (and maybe running again: a new timer is on its way)
         self._show_bindings_for(self.state)
-        for pane in (self.source, self.variables, self.query_one(StackPane),
-                     self.query_one(WatchesPane), self.query_one(ThreadsPane)):
+        try:
+            panes = (self.source, self.variables, self.query_one(StackPane),
+                     self.query_one(WatchesPane), self.query_one(ThreadsPane))
+        except NoMatches:
+            return  # the screen is being composed for another session (a switch)
+        for pane in panes:
             pane.add_class("-stale")
 
     def _on_stopped(self, stop: StopInfo, origin: str) -> None:
@@ -709,15 +740,17 @@ class DebuggerApp(App[int]):
         the parent when the process shown ends."""
         name, event = str(data.get("session") or ""), data.get("event")
         current = self.link.name if self.link is not None else None
+        self._processes_stale = self._threads_stale = True
+        if self.state == "stopped" and self._threads_shown():
+            self.run_worker(self._refresh_threads(), group="threads", exclusive=True)
         if event == "started":
             self.notify(str(data.get("text") or
                             f"Child process {data.get('pid')} is debugged as session {name}."),
                         title="Processes")
         elif event == "stopped" and name and name != current and self.state != "stopped":
-            self.run_worker(self.switch_session(name), group="switch", exclusive=True)
+            self.run_worker(self.switch_session(name), group="switch")
         elif event == "ended" and name == current and data.get("parent"):
-            self.run_worker(self.switch_session(str(data["parent"])), group="switch",
-                            exclusive=True)
+            self.run_worker(self.switch_session(str(data["parent"])), group="switch")
 
     def _on_selection(self, data: dict[str, Any], origin: str) -> None:
         if data.get("thread_id") not in (None, self._threads_selected):
@@ -781,8 +814,37 @@ class DebuggerApp(App[int]):
             threads = (await self.link.call("threads")).threads
             self._threads_stale = False
             self._threads_selected = next((t.id for t in threads if t.selected), None)
+            if self._processes_stale:
+                await self._fetch_processes()
             return threads
         return None
+
+    async def _fetch_processes(self) -> None:
+        """The processes of the tree of the session on screen, root first."""
+        link = self.link
+        if link is None:
+            return
+        with contextlib.suppress(DebuggerError):
+            entries = (await link.call("sessions")).sessions
+            self._processes_stale = False
+            by_name = {e.name: e for e in entries}
+
+            def root_and_depth(name: str) -> tuple[str, int]:
+                depth, seen = 0, set()
+                while by_name[name].parent in by_name and name not in seen:
+                    seen.add(name)
+                    name, depth = str(by_name[name].parent), depth + 1
+                return name, depth
+
+            if link.name not in by_name:
+                self._processes = None
+                return
+            root = root_and_depth(link.name)[0]
+            self._processes = [
+                ProcessRow(session=e.name, depth=root_and_depth(e.name)[1],
+                           pid=e.program_pid, program=e.program or "", state=e.state or "",
+                           shown=e.name == link.name)
+                for e in entries if root_and_depth(e.name)[0] == root]
 
     async def _refresh_threads(self) -> None:
         if self.state == "stopped":
@@ -794,7 +856,7 @@ class DebuggerApp(App[int]):
         if threads is not None:
             stop = self.stop_info
             self.query_one(ThreadsPane).show_threads(
-                threads, (stop.thread_id, stop.reason) if stop else None)
+                threads, (stop.thread_id, stop.reason) if stop else None, self._processes)
 
     async def _refresh_values(self) -> None:
         """A value changed (set_variable, a console assignment): read Locals and watches again."""

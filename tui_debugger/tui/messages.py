@@ -145,3 +145,12 @@ class ExpandResult(Message):
         self.node = node
         self.expression = expression
         self.start = start
+
+
+class SwitchSession(Message):
+    """Show another session: a process of this session's tree, chosen in the
+    Threads pane."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.name = name
