@@ -5,7 +5,7 @@ own start-up is paid on every call. A session command (`next`, `status`,
 `print`, `await` ...) therefore imports nothing here but the standard library's
 socket and json: it finds the session (as router.resolve_live does), hands its
 whole command line to the session's host, which parses, runs and renders it
-with the registry and models it has already imported (commandline.run_on_host),
+with the registry and models it has already imported (cliparse.run_on_host),
 and prints the answer. Anything else, and anything unusual on the way (no
 session or several, settings not yet checked, a host of an older version,
 help), takes the whole command line in commandline.py, which reports it as it
@@ -57,7 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         from .commandline import main as full_main
 
-        return full_main(argv)
+        return full_main(argv, settings_checked=remember_settings_checked)
     finally:
         if early:
             from .host import discard_early

@@ -99,7 +99,7 @@ class SessionServer:
         async def run_command_line(message: dict) -> None:
             # A CLI command's whole line, parsed, run and rendered here (cli.py's
             # quick client imports none of the registry, the models or pydantic).
-            from .commandline import run_on_host
+            from .cliparse import run_on_host
 
             call_id = message.get("id")
             try:
