@@ -266,6 +266,12 @@ def test_lldb_renderings_of_bytes_become_c():
     assert c_data_value(many, "char[100]", max_bytes=None) == many + " (100 bytes)"
     assert c_data_value('0x0000000000401000 "TEA-01"', "const char *") == \
         '0x0000000000401000 "TEA-01"'
+    # A const pointer to bytes (cJSON's `const unsigned char *const input_pointer`
+    # into a whole document) is cut as any pointer to bytes is.
+    doc = '0x0000555555556008 "' + "y" * 200 + '"'
+    assert c_data_value(doc, "const unsigned char *const") == \
+        '0x0000555555556008 "' + "y" * 32 + '…"'
+    assert c_data_value(doc, "char **") == doc  # a pointer to pointers is not bytes
     # Not bytes, or not a string: as it was.
     assert c_data_value('"abc"', "int[3]") == '"abc"'
     assert c_data_value("0x0000000000000000", "unsigned char *") == "0x0000000000000000"

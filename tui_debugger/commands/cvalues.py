@@ -19,7 +19,8 @@ import re
 #: element types that are bytes, as LLDB names them (typedefs included)
 _BYTE = r"(?:const\s+)?(?:unsigned char|signed char|char|uint8_t|int8_t|u_char|u8|Bytef|Byte|guchar|gchar)"
 BYTE_ARRAY = re.compile(_BYTE + r"\s*\[(\d+)\]")
-BYTE_POINTER = re.compile(_BYTE + r"\s*\*")
+#: (a `const` pointer, `const unsigned char *const p`, is a pointer to bytes too)
+BYTE_POINTER = re.compile(_BYTE + r"\s*\*(?:\s*const)?(?:\s*volatile)?(?:\s*restrict)?")
 
 #: bytes shown of a buffer in lists of values (a stop's locals, `variables`)
 SHORT_BYTES = 32
