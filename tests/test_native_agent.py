@@ -161,6 +161,11 @@ async def test_agent_on_the_c_example(mcp_env, adapter, tmp_path, no_leftover_pr
 
         changed = await call(client, "debug_set_variable", {"path": "minimum", "value": "5"})
         assert changed["variable"]["value"] == "5"
+        # `e,x`: in hex, an int and a char alike; the expression is read without it
+        hexed = await call(client, "debug_evaluate", {"expression": "minimum + 189,x"})
+        assert hexed["value"] == "0xc2", hexed
+        first_char = await call(client, "debug_evaluate", {"expression": "item->sku[0], x"})
+        assert first_char["value"] == "0x54", first_char  # 'T'
         member = await call(client, "debug_set_variable",
                             {"path": "item->price", "value": "4.25"})
         assert member["variable"]["value"] == "4.25"
@@ -177,7 +182,7 @@ async def test_agent_on_the_c_example(mcp_env, adapter, tmp_path, no_leftover_pr
         out = await call(client, "debug_step_out", {"waitMs": 20000})
         assert out["stop"]["return_value"] == "5" and out["stop"]["returned_from"] == "restock"
         # The MCP text is one line now: the returned value is the answer's data.
-        assert out["stop"]["return_type"] == "int", out
+        assert "return_type" not in out["stop"], out  # `int`: the value says it
         local = await call(client, "debug_variables", {})
         names = [v["name"] for v in local["variables"]]
         assert names[0] == "(Return Value)" and local["variables"][0]["value"] == "5"
@@ -197,7 +202,8 @@ async def test_agent_on_the_c_example(mcp_env, adapter, tmp_path, no_leftover_pr
 
 
 async def _set_and_step_out(client, program: str, line: int, path: str, value: str,
-                            expected: str, returned: str | None, **launch) -> None:
+                            expected: str, returned: str | None, hex: bool = True,
+                            **launch) -> None:
     await call(client, "debug_launch", {"program": program,
                                         "breakpoints": [f"{launch.pop('file', program)}:{line}"],
                                         **launch})
@@ -206,6 +212,9 @@ async def _set_and_step_out(client, program: str, line: int, path: str, value: s
     assert changed["variable"]["value"] == expected, changed
     shown = await call(client, "debug_variables", {"names": [path.split(".")[0]]})
     assert expected in shown["variables"][0]["value"]
+    if hex:  # C and Go read `e,x` as hex; elsewhere `a,x` is code
+        hexed = await call(client, "debug_evaluate", {"expression": f"{path},x"})
+        assert hexed["value"] == f"0x{int(expected):x}", hexed
     out = await call(client, "debug_step_out", {"waitMs": 20000})
     assert out["status"] == "stopped"
     if returned is not None:
@@ -218,7 +227,8 @@ async def test_set_and_step_out_on_debugpy(mcp_env, no_leftover_processes):
     program = PROGRAMS / "py_basic.py"
     line = _line(program, "# @scale")
     async with in_process_client() as client:
-        await _set_and_step_out(client, str(program), line, "value", "21", "21", "42")
+        await _set_and_step_out(client, str(program), line, "value", "21", "21", "42",
+                                hex=False)
 
 
 async def test_set_on_dlv(mcp_env, no_leftover_processes):
@@ -241,7 +251,7 @@ async def test_set_on_node(mcp_env, tmp_path, no_leftover_processes):
         "const order = { id: 7, items: [{ price: 2 }, { price: 3 }] };\n"
         "console.log('total', total(order), order.id);\n")
     async with in_process_client() as client:
-        await _set_and_step_out(client, str(script), 4, "sum", "41", "41", None)
+        await _set_and_step_out(client, str(script), 4, "sum", "41", "41", None, hex=False)
         await call(client, "debug_launch", {"program": str(script),
                                             "breakpoints": [f"{script}:4"]})
         await call(client, "debug_wait", {"timeoutMs": 20000})

@@ -189,8 +189,8 @@ async def _bp_list(ctx: CommandContext, args: NoArgs) -> BreakpointList:
 
 register(Command(
     id="breakpoint_list", help="List breakpoints with their verified state and hit counts.",
-    description="List breakpoints: id, location, condition, verified state (and the line the "
-    "debugger moved it to), hit count, and who set it.",
+    description="List breakpoints: id, place, condition, verified (or moved) line, hits, who "
+    "set it.",
     args=NoArgs, result=BreakpointList, handler=_bp_list, read_only=True,
     mcp="debug_breakpoint_list", cli=[CliSpec(("break", "list"), aliases=(("break", "ls"),))],
 ))

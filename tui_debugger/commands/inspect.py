@@ -297,7 +297,7 @@ register(Command(
 
 
 class EvaluateArgs(Args):
-    expression: str = Field(description="Expression in the program's language.")
+    expression: str = Field(description="Expression in the program's language; C/Go: `e,x` in hex.")
     frame_index: int | None = Field(None, ge=0, description="Frame to evaluate in (default: selected).")
     context: str = Field("repl", description="repl (default), watch or hover.")
     children: int = Field(0, ge=0, le=200, description="List this many of its children.")
@@ -374,10 +374,42 @@ async def _with_fields(session: Session, result: Any, depth: int, budget: int) -
     return None
 
 
+#: `expr,x`: the value in hex, as Visual Studio's and VS Code's C/C++ debuggers
+#: read it. Only where a comma cannot end a meaningful expression (C's comma
+#: operator would drop the left side; Go has none): in Python or JavaScript
+#: `a,x` is a tuple or the comma operator, and hex(a) / a.toString(16) exist.
+_HEX_SUFFIX = re.compile(r"^(?P<expr>.*\S)\s*,\s*[xX]$", re.DOTALL)
+_HEX_ADAPTERS = frozenset({"lldb-dap", "lldb-cli", "simctl", "dlv"})
+#: an integer or a C character literal standing alone in a rendering, outside quotes
+_NUMBER_OR_CHAR = re.compile(r"'(?:[^'\\]|\\[^']*)'|(?<![\w.$])-?\d+(?![\w.])")
+
+
+def hex_value(value: str) -> str:
+    """A rendering with its integers and character literals in hex: `194` ->
+    `0xc2`, `'\\xc0'` -> `0xc0`, `{a = 1, b = 300}` -> `{a = 0x1, b = 0x12c}`;
+    strings ("...") stay as they are."""
+    from .cvalues import lldb_string_bytes
+
+    def one(match: re.Match[str]) -> str:
+        token = match.group(0)
+        if token.startswith("'"):
+            data, _ = lldb_string_bytes(token[1:-1])
+            return "0x" + data.hex() if len(data) == 1 else token
+        number = int(token)
+        return f"-0x{-number:x}" if number < 0 else f"0x{number:x}"
+
+    parts = re.split(r'("(?:[^"\\]|\\.)*")', value)
+    return "".join(part if n % 2 else _NUMBER_OR_CHAR.sub(one, part)
+                   for n, part in enumerate(parts))
+
+
 async def _evaluate(ctx: CommandContext, args: EvaluateArgs) -> EvaluateResult:
     session = session_of(ctx)
     if not args.expression.strip():
         raise InvalidInput("Give an expression to evaluate, e.g. `print len(items)`.")
+    as_hex = _HEX_SUFFIX.match(args.expression) if session.adapter in _HEX_ADAPTERS else None
+    if as_hex is not None:
+        args = args.model_copy(update={"expression": as_hex.group("expr")})
     result = await session.evaluate(args.expression, args.frame_index, args.context)
     limit = EVALUATE_CHARS if args.context == "repl" else settings().max_value_chars * 4
     length = None
@@ -386,6 +418,9 @@ async def _evaluate(ctx: CommandContext, args: EvaluateArgs) -> EvaluateResult:
     shown = c_data_value(result.value, result.type, max_bytes=None)
     if args.context == "repl":
         shown = await _with_fields(session, result, args.depth, limit - 100) or shown
+    if as_hex is not None:
+        described = _DESCRIPTION.fullmatch(shown)  # lldb-cli's `(int) $0 = 194`
+        shown = hex_value(described.group(1) if described else shown)
     value, truncated = cap(redact_value(args.expression, shown), limit, length)
     children: list[VariableView] = []
     children_total = None
@@ -475,7 +510,7 @@ EVALUATE_CHARS = 1_500
 register(Command(
     id="evaluate", help="Evaluate one expression in the selected frame.",
     description="Evaluate one expression in a frame of the stopped program (it may have side "
-    "effects). A buffer's raw bytes: debug_memory_read.",
+    "effects). A buffer's raw bytes: debug_memory_read (callable unlisted).",
     args=EvaluateArgs, result=EvaluateResult, handler=_evaluate, mcp="debug_evaluate",
     cli=[CliSpec(("print",), aliases=(("p",), ("eval",)), build=lambda p: (
         p.add_argument("expression", nargs="+", metavar="EXPRESSION",

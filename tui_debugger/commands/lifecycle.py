@@ -585,9 +585,8 @@ def _as_tree(entries: list[SessionListEntry]) -> list[SessionListEntry]:
 
 register(Command(
     id="sessions", help="List live sessions.",
-    description="List live debug sessions (name, program, adapter, project, starter, child "
-    "sessions), marking this project's and the current one. Pass a name as debugSessionId to "
-    "address one.",
+    description="Live debug sessions and their children, marking this project's and the current "
+    "one; a name is a debugSessionId.",
     args=NoArgs, result=SessionList, handler=_sessions, read_only=True, needs_session=False,
     mcp="debug_sessions", cli=[CliSpec(("sessions",))],
 ))
