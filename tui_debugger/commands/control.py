@@ -179,8 +179,8 @@ def _location_cli(parser: argparse.ArgumentParser) -> None:
 
 register(Command(
     id="until", help="Run to a line (run to cursor), or jump there (set next statement).",
-    description="Continue until the program reaches file:line (a one-shot breakpoint), or stops "
-    "elsewhere first; with jump, set the next statement there (debugpy, lldb-dap).",
+    description="Run until file:line (a one-shot breakpoint) or another stop; with jump, set "
+    "the next statement there instead (debugpy, lldb-dap).",
     args=UntilArgs, result=RunResult, handler=_until, mcp="debug_run_to",
     cli=[CliSpec(("until",), build=_location_cli,
                  adapt=lambda ns: dict(zip(("file", "line"), parse_location(ns.location)))),
@@ -301,8 +301,8 @@ def _trace_cli(parser: argparse.ArgumentParser) -> None:
 
 register(Command(
     id="trace", help="Collect an expression's value at each hit of FILE:LINE, without stopping.",
-    description="Read `expression` each time file:line runs (up to maxHits or timeoutMs), the "
-    "program running on after each; answers the values. Another breakpoint ends it there.",
+    description="Read `expression` each time file:line runs (up to maxHits or timeoutMs) "
+    "without stopping; answers the values. Another breakpoint ends it there.",
     args=TraceArgs, result=TraceResult, handler=_trace, mcp="debug_trace",
     cli=[CliSpec(("trace",), build=_trace_cli, adapt=lambda ns: {
         "file": parse_location(ns.location)[0], "line": parse_location(ns.location)[1],

@@ -41,7 +41,7 @@ class LaunchArgs(Args):
     program: str = Field("", description="A .py, .js, native or Go program, or a .c/.cpp/.rs/.go "
                          "source; with launchConfig: its ${file}.")
     args: list[str] = Field(default_factory=list, description="Arguments for the program.")
-    cwd: str | None = Field(None)
+    cwd: str | None = Field(None, description="Runs and resolves paths here (default: caller's dir).")
     env: dict[str, str] = Field(default_factory=dict)
     adapter: str | None = Field(None, description="debugpy, lldb-dap, lldb-cli, dlv or node (default: by program type).")
     stop_on_entry: bool = Field(False, description="Stop at the first line (native: at main).")
