@@ -205,6 +205,35 @@ async def test_native_threads_every_hit_shown_mcp(no_leftover_processes, adapter
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(300)
+async def test_delve_conditional_breakpoint_holds_no_goroutine_by_place_alone(no_leftover_processes):
+    """Goroutines on a conditional breakpoint's line are not hits by place: the
+    ones whose condition is false are never shown, held or counted."""
+    program, source = native_program("dlv")
+    async with in_process_client() as client:
+        await call(client, "debug_launch", {
+            "program": str(program), "args": ["barrier", "20"], "adapter": "dlv",
+            "breakpoints": [{"file": str(source), "line": hit_line(source),
+                             "condition": "index%2 == 0"}]})
+        answer = await call(client, "debug_wait", {"timeoutMs": 20000})
+        seen = []
+        for _ in range(25):
+            if answer.get("status") == "running":
+                answer = await call(client, "debug_wait", {"timeoutMs": 20000})
+                continue
+            if answer.get("status") != "stopped":
+                break
+            seen.append(answer["stop"]["thread_id"])
+            index = await call(client, "debug_evaluate", {"expression": "index"})
+            assert int(index["value"]) % 2 == 0, (seen, index)
+            answer = await call(client, "debug_continue", {"waitMs": 5000})
+        listed = await call(client, "debug_breakpoint_list")
+        await call(client, "debug_terminate")
+    assert seen and len(seen) == len(set(seen)) <= 10, seen
+    assert listed["breakpoints"][0]["hits"] == len(seen), listed
+
+
+@pytest.mark.slow
 @pytest.mark.timeout(180)  # a dozen CLI processes, each a Python start-up
 def test_cli_threads_show_state_and_place_and_continue_shows_each_hit(no_leftover_daemons, hits_program):
     import subprocess
