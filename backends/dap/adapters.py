@@ -857,7 +857,7 @@ class DelveBackend(DapBackend):
                 self._publish(OutputEvent(category="console", text=str(body["output"])))
                 return ExitedEvent(exit_code=int(found.group(1)))
         translated = await super()._translate(message)
-        if event == "stopped" and self._plain_breakpoints and translated is not None:
+        if event == "stopped" and any(self._plain_breakpoints.values()) and translated is not None:
             # Read before the stop is told, so the held hits are beside it
             # before anyone can continue.
             held = await self._goroutines_on_breakpoints(translated)
