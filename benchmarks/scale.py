@@ -9,6 +9,7 @@ program alone and a bare DAP client talking to debugpy directly (the floor).
   module      a breakpoint at line 99,995 of a 100,000-line module (this Python and
               each --python, chosen through a launch.json)
   threads     10 threads pass one breakpoint 50 ms apart; 100 threads at a barrier
+  go-threads  the same with goroutines under delve (dlv dap)
   memory      resident size of each process of a stopped session, the TUI included
               (beside pudb's: --pudb PYTHON)
 
@@ -241,13 +242,15 @@ async def ours_first_stop(program: Path, line: int, python: str = sys.executable
         return spent, status, message
 
 
-async def ours_threads(program: Path, mode: str, count: int) -> tuple[int, int, float]:
-    line = next(n for n, t in enumerate(program.read_text().splitlines(), 1) if "@hit" in t)
+async def ours_threads(program: Path, mode: str, count: int, source: Path | None = None,
+                       **launch) -> tuple[int, int, float]:
+    source = source or program
+    line = next(n for n, t in enumerate(source.read_text().splitlines(), 1) if "@hit" in t)
     async with mcp() as client:
         t0 = time.perf_counter()
         answer = await tool(client, "debug_launch", {
             "program": str(program), "args": [mode, str(count)],
-            "breakpoints": [f"{program}:{line}"]})
+            "breakpoints": [f"{source}:{line}"], **launch})
         shown, told = 0, 0
         status = answer.get("state")
         while status != "terminated":
@@ -354,7 +357,7 @@ async def main() -> None:
     parser.add_argument("--pudb", help="a Python with pudb installed, for the memory row")
     args = parser.parse_args()
     want = set(args.only) or {"output", "breakpoints", "continues", "stack", "module", "threads",
-                              "memory"}
+                              "go-threads", "memory"}
     os.environ.setdefault("TUI_DEBUGGER_REDACT", "0")
     print("| case | program alone | bare debugpy | tui-debugger |")
     print("|---|---|---|---|")
@@ -403,6 +406,15 @@ async def main() -> None:
             shown, told, spent = await ours_threads(hits, mode, count)
             row(label, "—", "—", f"{shown} hits shown, {told} told as passed, of {count} "
                 f"({spent:.1f} s)")
+    if "go-threads" in want:
+        from tests.support.native_build import go_program
+
+        source = ROOT / "tests" / "programs" / "go_thread_hits.go"
+        built = go_program("go_thread_hits")
+        for mode, count, label in (("stagger", 10, "10 goroutines pass one breakpoint 50 ms apart"),
+                                   ("barrier", 100, "100 goroutines released together")):
+            shown, told, spent = await ours_threads(built, mode, count, source, adapter="dlv")
+            row(f"{label} (delve)", "—", "—", f"{shown} hits shown of {count} ({spent:.1f} s)")
     if "memory" in want:
         memory_of_a_stopped_session(args.pudb)
 

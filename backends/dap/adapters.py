@@ -808,6 +808,10 @@ class DelveBackend(DapBackend):
     - it sends `terminated` twice (the generic backend reports one);
     - a `continue` answered after the program ended must not read as running;
     - globals are shown (showGlobalVariables) so Go has a Globals scope as C does.
+    - goroutines that sit on a breakpoint when it stops, beside the one it
+      reports, are stepped past it on the next continue and never reported: at
+      each stop we read where the goroutines running on a thread are, and report
+      those on a plain breakpoint as held hits (docs/backends.md).
     Goroutines are its threads; the program's stdout is dlv's own stdout, which
     the DAP client forwards as output.
     """
@@ -819,6 +823,8 @@ class DelveBackend(DapBackend):
     def __init__(self, emit, **options: Any) -> None:
         super().__init__(emit, **options)
         self._disconnect_sent = False
+        #: each breakpoint's addresses, as read at the stops delve reported there
+        self._breakpoint_pcs: dict[int | str, set[str]] = {}
 
     async def launch(self, request: LaunchRequest, configure) -> None:
         self.post_mortem = bool(request.core_file)
@@ -850,7 +856,66 @@ class DelveBackend(DapBackend):
             if found:
                 self._publish(OutputEvent(category="console", text=str(body["output"])))
                 return ExitedEvent(exit_code=int(found.group(1)))
-        return await super()._translate(message)
+        translated = await super()._translate(message)
+        if event == "stopped" and any(self._plain_breakpoints.values()) and translated is not None:
+            # Read before the stop is told, so the held hits are beside it
+            # before anyone can continue.
+            held = await self._goroutines_on_breakpoints(translated)
+            if held:
+                self._publish(translated)
+                for hit in held:
+                    self._publish(hit)
+                return None
+        return translated
+
+    async def _goroutines_on_breakpoints(self, stop) -> list:
+        """The other goroutines sitting on a plain breakpoint at this stop, as
+        breakpoint stops of their own. delve reports one goroutine's stop and, on
+        the next continue, steps every thread whose PC is at a breakpoint past it
+        (pkg/proc/native `resume`, `FindBreakpoint` with the PC itself or the PC
+        after the trap): those hits would never be told. Only a goroutine running
+        on a thread can sit there (`threads` names it "(Thread N)"), so one
+        `stackTrace` level each for at most a few goroutines, not every one. A
+        goroutine held here is stepped past by that continue, so delve never
+        reports the same hit again; a goroutine still on the line but past the
+        breakpoint's address (stepped over, now mid-line) is not held. The
+        address is the one delve stopped at for that breakpoint; for a
+        breakpoint it has not reported yet, the line alone decides."""
+        from ..models import StoppedEvent
+
+        try:
+            listed = (await self._request("threads")).get("threads") or []
+        except DebuggerError:
+            return []
+        if stop.thread_id is not None and stop.hit_breakpoint_ids:
+            top = await self._top_frame(stop.thread_id)
+            if top is not None and top.instruction_pointer:
+                for bp_id in stop.hit_breakpoint_ids:
+                    self._breakpoint_pcs.setdefault(bp_id, set()).add(top.instruction_pointer)
+        on_threads = [t["id"] for t in listed if isinstance(t.get("id"), int)
+                      and t["id"] != stop.thread_id and "(Thread " in str(t.get("name") or "")]
+        tops = await asyncio.gather(*(self._top_frame(g) for g in on_threads))
+        held = []
+        for goroutine, top in zip(on_threads, tops):
+            if top is None or top.location is None or not top.location.path:
+                continue
+            lines = self._plain_breakpoints.get(os.path.abspath(top.location.path)) or {}
+            bp_id = lines.get(top.location.line)
+            if bp_id is None:
+                continue
+            known = self._breakpoint_pcs.get(bp_id)
+            if known and top.instruction_pointer not in known:
+                continue  # on the line, past the breakpoint: not a hit
+            held.append(StoppedEvent(reason="breakpoint", thread_id=goroutine,
+                                     all_threads_stopped=True, hit_breakpoint_ids=[bp_id]))
+        return held
+
+    async def _top_frame(self, thread_id: int):
+        try:
+            frames, _ = await self.stack_trace(thread_id, 0, 1)
+        except DebuggerError:
+            return None
+        return frames[0] if frames else None
 
     def _publish(self, event) -> None:
         from ..models import ContinuedEvent
