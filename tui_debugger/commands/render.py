@@ -533,9 +533,13 @@ def _agent_lean(structured: dict[str, Any], command_id: str) -> dict[str, Any]:
         for gone in ("program", "python", "adapter", "breakpoints", "pid"):
             structured.pop(gone, None)
         if killed(structured.get("exitCode"), structured.get("terminatedReason"), adapter):
-            # "killed by SIGKILL: stopped by mcp" says the exit code and the reason
-            structured["ended"] = ending(structured.pop("exitCode", None),
-                                         structured.pop("terminatedReason", None), adapter)
+            structured["ended"] = ending(structured.get("exitCode"),
+                                         structured.get("terminatedReason"), adapter)
+            if command_id == "terminate":
+                # "killed by SIGKILL: stopped by mcp": the agent's own stop, said
+                # whole (a status keeps the fields, which a lost server fills).
+                structured.pop("exitCode", None)
+                structured.pop("terminatedReason", None)
     if isinstance(structured.get("variable"), dict):
         structured.pop("message", None)  # "name = value (type)": the variable again
     if command_id == "evaluate" and (structured.get("type") in _EVIDENT_TYPES or _type_in_value(
