@@ -122,12 +122,12 @@ async def test_a_whole_session(mcp_env, no_leftover_processes):
         assert launched.text.startswith("Session py_basic: stopped. Stopped (entry)")
         assert "\n" not in launched.text
         entry = await call(client, "debug_wait", {"timeoutMs": 10_000})
-        assert entry["status"] == "stopped" and entry["stop"]["reason"] == "entry"
+        assert "stop" in entry and entry["stop"]["reason"] == "entry"
 
         added = await call(client, "debug_breakpoint_add", {"file": str(PY_BASIC), "line": scale_line})
         assert added["breakpoint"]["verified"] and added["breakpoint"]["set_by"] == "mcp"
         hit = await call(client, "debug_continue", {"waitMs": 10_000})
-        assert hit["status"] == "stopped" and hit["stop"]["reason"] == "breakpoint"
+        assert "stop" in hit and hit["stop"]["reason"] == "breakpoint"
         assert hit["stop"]["location"]["line"] == scale_line
         assert "nextSteps" not in hit.data  # obvious after a stop: look, step, continue
         assert "stop" not in hit["context"]  # the stop is said once
@@ -160,10 +160,11 @@ async def test_a_whole_session(mcp_env, no_leftover_processes):
                 v["name"].isdigit()][:2] == ["1", "2"]
 
         evaluated = await call(client, "debug_evaluate", {"expression": "value * factor + 40"})
-        assert evaluated["value"] == "42" and evaluated["type"] == "int" and evaluated.text.startswith("42")
+        assert evaluated["value"] == "42" and evaluated.text.startswith("42 (int)")
+        assert "type" not in evaluated  # the value says it
 
         stepped = await call(client, "debug_step_over", {})
-        assert stepped["status"] == "stopped" and stepped["stop"]["location"]["line"] == scale_line + 1
+        assert "stop" in stepped and stepped["stop"]["location"]["line"] == scale_line + 1
         out_of = await call(client, "debug_step_out", {})
         assert out_of["stop"]["function"] == "total"
 
@@ -265,7 +266,7 @@ async def test_bad_input_is_an_error_and_the_server_keeps_serving(mcp_env, tmp_p
         status = await call(client, "debug_status", {})
         assert status["state"] == "running"
         paused = await call(client, "debug_pause", {})
-        assert paused["status"] == "stopped"
+        assert "stop" in paused
         await call(client, "debug_terminate", {})
         await fails(client, "debug_continue", {}, "invalid_input", "ended", "debug_launch")
 
@@ -298,7 +299,7 @@ async def test_agent_safety(mcp_env, tmp_path, monkeypatch, no_leftover_processe
         await call(client, "debug_launch", {"program": str(program),
                                             "breakpoints": [f"{program}:{spin_line}"]})
         stop = await call(client, "debug_wait", {"timeoutMs": 10_000})
-        assert stop["status"] == "stopped"
+        assert "stop" in stop
 
         values = await call(client, "debug_variables", {"names": ["password", "token_count", "big"]})
         by_name = {v["name"]: v for v in values["variables"]}
@@ -330,9 +331,9 @@ async def test_agent_safety(mcp_env, tmp_path, monkeypatch, no_leftover_processe
         waiting = asyncio.ensure_future(call(client, "debug_wait", {"timeoutMs": 20_000}))
         await asyncio.sleep(0.2)
         paused = await call(client, "debug_pause", {})
-        assert paused["status"] == "stopped" and paused["stop"]["reason"] == "pause"
+        assert "stop" in paused and paused["stop"]["reason"] == "pause"
         woken = await asyncio.wait_for(waiting, 10)
-        assert woken["status"] == "stopped" and woken["waitedMs"] < 10_000
+        assert "stop" in woken and woken["waitedMs"] < 10_000
         await call(client, "debug_terminate", {})
 
 
@@ -341,7 +342,7 @@ async def test_uncaught_exception_stops_and_its_reason_stays(mcp_env, no_leftove
     async with in_process_client() as client:
         await call(client, "debug_launch", {"program": str(program)})
         stop = await call(client, "debug_wait", {"timeoutMs": 10_000})
-        assert stop["status"] == "stopped" and stop["stop"]["reason"] == "exception"
+        assert "stop" in stop and stop["stop"]["reason"] == "exception"
         assert "bad value 3" in stop["stop"]["text"] and "bad value 3" in stop.text
         context = await call(client, "debug_context", {})
         assert context["stop"]["reason"] == "exception" and "ValueError" in context.text
@@ -365,7 +366,7 @@ async def test_lldb_command_behind_the_allowlist(mcp_env, no_leftover_processes)
     async with in_process_client() as client:
         await call(client, "debug_launch", {"program": str(binary), "breakpoints": [
             f"{source}:{line_of(source, 'LINE:loop_body')}"]})
-        assert (await call(client, "debug_wait", {"timeoutMs": 15_000}))["status"] == "stopped"
+        assert "stop" in (await call(client, "debug_wait", {"timeoutMs": 15_000}))
         shown = await call(client, "debug_lldb_command", {"command": "frame variable origin"})
         assert "x = 3, y = 4" in shown["output"] and not shown.get("unsafe")
         denied = await fails(client, "debug_lldb_command", {"command": "memory write &i 0x1"},

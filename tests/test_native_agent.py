@@ -155,7 +155,7 @@ async def test_agent_on_the_c_example(mcp_env, adapter, tmp_path, no_leftover_pr
             "breakpoints": [{"file": str(INVENTORY_C), "line": body,
                              "condition": "item->quantity == 0"}]})
         stop = await call(client, "debug_wait", {"timeoutMs": 20000})
-        assert stop["status"] == "stopped"
+        assert "stop" in stop
         caller = await call(client, "debug_stack", {"maxFrames": 2})
         assert caller["frames"][1]["name"] == "main"
 
@@ -182,7 +182,7 @@ async def test_agent_on_the_c_example(mcp_env, adapter, tmp_path, no_leftover_pr
         out = await call(client, "debug_step_out", {"waitMs": 20000})
         assert out["stop"]["return_value"] == "5" and out["stop"]["returned_from"] == "restock"
         # The MCP text is one line now: the returned value is the answer's data.
-        assert "return_type" not in out["stop"], out  # `int`: the value says it
+        assert "return_type" not in out["stop"], out  # "5" says it is an int
         local = await call(client, "debug_variables", {})
         names = [v["name"] for v in local["variables"]]
         assert names[0] == "(Return Value)" and local["variables"][0]["value"] == "5"
@@ -190,7 +190,7 @@ async def test_agent_on_the_c_example(mcp_env, adapter, tmp_path, no_leftover_pr
         # first stop here: nothing of main's is marked changed against restock's.
         assert not any(v.get("changed") for v in local["variables"])
         nxt = await call(client, "debug_step_over", {"waitMs": 20000})
-        assert nxt["status"] == "stopped"
+        assert "stop" in nxt
         after = await call(client, "debug_variables", {"names": ["added"]})
         assert after["variables"][0]["value"] == "5" and after["variables"][0]["changed"]
 
@@ -207,7 +207,7 @@ async def _set_and_step_out(client, program: str, line: int, path: str, value: s
     await call(client, "debug_launch", {"program": program,
                                         "breakpoints": [f"{launch.pop('file', program)}:{line}"],
                                         **launch})
-    assert (await call(client, "debug_wait", {"timeoutMs": 20000}))["status"] == "stopped"
+    assert "stop" in (await call(client, "debug_wait", {"timeoutMs": 20000}))
     changed = await call(client, "debug_set_variable", {"path": path, "value": value})
     assert changed["variable"]["value"] == expected, changed
     shown = await call(client, "debug_variables", {"names": [path.split(".")[0]]})
@@ -216,7 +216,7 @@ async def _set_and_step_out(client, program: str, line: int, path: str, value: s
         hexed = await call(client, "debug_evaluate", {"expression": f"{path},x"})
         assert hexed["value"] == f"0x{int(expected):x}", hexed
     out = await call(client, "debug_step_out", {"waitMs": 20000})
-    assert out["status"] == "stopped"
+    assert "stop" in out
     if returned is not None:
         assert out["stop"]["return_value"] == returned, out
         assert out["stop"].get("returned_from"), out

@@ -34,7 +34,7 @@ async def test_agent_disassembles_steps_reads_memory_and_watches(mcp_env, adapte
             "breakpoints": [f"{DEMO_C}:{loop}"]})
         assert launched["adapter"] == adapter
         stop = await call(client, "debug_wait", {"timeoutMs": 20000})
-        assert stop["status"] == "stopped"
+        assert "stop" in stop
 
         around = await call(client, "debug_disassemble", {"count": 12})
         current = [i for i in around["instructions"] if i.get("current")]
@@ -48,9 +48,9 @@ async def test_agent_disassembles_steps_reads_memory_and_watches(mcp_env, adapte
         # stepi lands on the instruction after the pc, as the listing showed it.
         following = around["instructions"][around["instructions"].index(current[0]) + 1]
         stepped = await call(client, "debug_stepi", {})
-        assert stepped["status"] == "stopped"
+        assert "stop" in stepped
         assert (await call(client, "debug_disassemble", {"count": 3}))["pc"] == following["address"]
-        assert (await call(client, "debug_nexti", {}))["status"] == "stopped"
+        assert "stop" in (await call(client, "debug_nexti", {}))
 
         memory = await call(client, "debug_memory_read", {"expression": "origin.label",
                                                           "count": 6})

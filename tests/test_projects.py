@@ -198,6 +198,7 @@ async def test_restart_after_stop_through_mcp(basic, mcp_env, no_leftover_proces
         assert ended["state"] == "terminated"
         again = await call(client, "debug_restart", {})
         assert again["state"] == "stopped" and again["stop"]["location"]["line"] == line
+        assert again["pid"] > 0 and "adapter" not in again and "python" not in again  # as before
         await call(client, "debug_terminate", {})
 
 

@@ -180,7 +180,7 @@ async def test_debugpy_listen_with_path_mappings(no_leftover_processes, mcp_env,
             "pathMap": {str(remote_src): str(local_src)}})
         await call(client, "debug_breakpoint_add", {"file": local_file, "line": line})
         hit = await call(client, "debug_wait", {"timeoutMs": 20000})
-        assert hit["status"] == "stopped", hit
+        assert "stop" in hit, hit
         assert hit["stop"]["location"]["path"] == local_file, hit
         adapter_pids = processes_serving(port)
         await call(client, "debug_terminate", {})

@@ -36,7 +36,7 @@ async def count_hits_mcp(client, program: Path, mode: str, count: int, **launch)
     stops = []
     answer = launched
     for _ in range(count + 5):
-        status = answer.get("status") or answer.get("state")
+        status = "stopped" if "stop" in answer else answer.get("status") or answer.get("state")
         if status == "stopped":
             stop = answer["stop"]
             stops.append((stop["thread_id"], stop.get("breakpoint_ids")))
@@ -117,17 +117,19 @@ async def test_continue_answers_within_its_bound_when_debugpy_does_not(no_leftov
         await call(client, "debug_launch", {
             "launchConfig": "all-stop", "cwd": str(hits_program.parent),
             "breakpoints": [f"{hits_program}:{line}"]})
-        status = (await call(client, "debug_wait", {"timeoutMs": 10000}))["status"]
+        answer = await call(client, "debug_wait", {"timeoutMs": 10000})
+        status = "stopped" if "stop" in answer else answer["status"]
         for _ in range(25):
             if status == "terminated":
                 break
             if status == "running":
-                status = (await call(client, "debug_wait", {"timeoutMs": 1000}))["status"]
+                answer = await call(client, "debug_wait", {"timeoutMs": 1000})
+                status = "stopped" if "stop" in answer else answer["status"]
                 continue
             started = time.monotonic()
             answer = await call(client, "debug_continue", {"waitMs": 1000})
             assert time.monotonic() - started < 3, "debug_continue outlived its waitMs"
-            status = answer["status"]
+            status = "stopped" if "stop" in answer else answer["status"]
             if "has not answered continue" in (answer.get("message") or ""):
                 unanswered += 1
                 # The session stays usable: its state reads at once, pause answers.
@@ -153,7 +155,7 @@ async def native_hits(program: Path, source: Path, adapter: str, mode: str, coun
             "breakpoints": [f"{source}:{line}"]})
         stops, answer = [], launched
         for _ in range(count + 5):
-            status = answer.get("status") or answer.get("state")
+            status = "stopped" if "stop" in answer else answer.get("status") or answer.get("state")
             if status == "running":
                 answer = await call(client, "debug_wait", {"timeoutMs": 20000})
                 continue

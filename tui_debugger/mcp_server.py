@@ -76,8 +76,10 @@ acts on the current session unless debugSessionId names another (see
 debug_sessions). debug_launch takes breakpoints and, with them or stopOnEntry,
 answers with the first stop (source and locals), as the step tools do; then
 step, continue, evaluate. A step answers the new line and the locals that
-changed. Run control waits waitMs for the next stop, else answers 'running':
-then call debug_wait. threadId and frameIndex default to the selected ones.
+changed (unchanged: how many others; debug_variables lists them); its stop has
+no reason when the step completed. An answer with a stop is stopped. Run
+control waits waitMs for the next stop, else answers 'running': then call
+debug_wait. threadId and frameIndex default to the selected ones.
 More tools (native, simulator, threads, frames) open by name: debug_tools. debug_variables drills into values by path. debug_output
 answers the newest lines; pass nextCursor back as since for what follows.
 debug_trace collects an expression's values at each hit of a line without

@@ -50,7 +50,7 @@ async def test_caps_hold_on_floods_and_huge_values(adapter, mcp_env, no_leftover
         await call(client, "debug_launch", {
             "program": str(binary), "adapter": adapter,
             "breakpoints": [f"{source}:{line_of(source, 'LINE:deepest')}"]})
-        assert (await call(client, "debug_wait", {"timeoutMs": 30_000}))["status"] == "stopped"
+        assert "stop" in (await call(client, "debug_wait", {"timeoutMs": 30_000}))
         for tool, args in (
             ("debug_output", {}), ("debug_output", {"tail": 5}), ("debug_output", {"since": 0}),
             ("debug_stack", {"maxFrames": 1000}),
@@ -89,7 +89,7 @@ async def test_caps_hold_on_debugpy(tmp_path, mcp_env, no_leftover_processes):
     async with in_process_client() as client:
         await call(client, "debug_launch", {
             "program": str(program), "breakpoints": [f"{program}:{line_of(program, '# DEEPEST')}"]})
-        assert (await call(client, "debug_wait", {"timeoutMs": 30_000}))["status"] == "stopped"
+        assert "stop" in (await call(client, "debug_wait", {"timeoutMs": 30_000}))
         top = 301  # the module's frame, below 300 calls of deep()
         for tool, args in (
             ("debug_output", {}), ("debug_output", {"tail": 5}), ("debug_output", {"since": 0}),

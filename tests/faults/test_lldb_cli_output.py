@@ -57,5 +57,5 @@ async def test_a_flood_does_not_grow_a_file(tmp_path, monkeypatch, mcp_env,
         assert "zzzz" in "".join(e["text"] for e in output["entries"]), output
         # the program is running (writing), and a pause stops it
         paused = await call(client, "debug_pause", {"waitMs": 10_000})
-        assert paused["status"] == "stopped", paused
+        assert "stop" in paused, paused
         await call(client, "debug_terminate", {})

@@ -184,7 +184,7 @@ async def test_a_command_echoing_the_log_marker_keeps_the_session(lldb_here, mcp
         await call(client, "debug_launch", {
             "program": str(binary), "adapter": "lldb-cli",
             "breakpoints": [f"{source}:{line_of(source, 'LINE:loop_body')}"]})
-        assert (await call(client, "debug_wait", {"timeoutMs": 20_000}))["status"] == "stopped"
+        assert "stop" in (await call(client, "debug_wait", {"timeoutMs": 20_000}))
         for command in ("bt @@TDBG-LOG [1]", "bt @@TDBG-LOG {}", 'bt @@TDBG-LOG "x"',
                         "bt @@TDBG {\"error\": 1}"):
             await call(client, "debug_lldb_command", {"command": command}, ok=False)

@@ -37,7 +37,7 @@ async def test_no_escape_runs(adapter, mcp_env, no_leftover_processes):
         await call(client, "debug_launch", {
             "program": str(binary), "adapter": adapter,
             "breakpoints": [f"{source}:{line_of(source, 'LINE:loop_body')}"]})
-        assert (await call(client, "debug_wait", {"timeoutMs": 20_000}))["status"] == "stopped"
+        assert "stop" in (await call(client, "debug_wait", {"timeoutMs": 20_000}))
         paths = [("debug_lldb_command", "command", "")]
         if adapter == "lldb-dap":  # its evaluate REPL runs commands
             paths += [("debug_evaluate", "expression", ""), ("debug_evaluate", "expression", "`")]

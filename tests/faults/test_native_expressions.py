@@ -34,7 +34,7 @@ async def test_expressions_call_into_the_program_without_allow_unsafe(
         await call(client, "debug_launch", {
             "program": str(binary), "adapter": adapter,
             "breakpoints": [f"{source}:{line_of(source, 'LINE:loop_body')}"]})
-        assert (await call(client, "debug_wait", {"timeoutMs": 20_000}))["status"] == "stopped"
+        assert "stop" in (await call(client, "debug_wait", {"timeoutMs": 20_000}))
         attempts = [("debug_evaluate", {"expression": f'(int)creat("{made}/evaluate", 0600)'})]
         for n, command in enumerate(("p", "expression --", "call", "po", "dwim-print --")):
             attempts.append(("debug_lldb_command",

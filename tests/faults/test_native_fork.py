@@ -45,7 +45,7 @@ async def test_an_expression_that_forks_leaves_the_session_working(
     async with in_process_client() as client:
         await call(client, "debug_launch", {
             "program": str(binary), "adapter": adapter, "breakpoints": [f"{source}:{tick}"]})
-        assert (await call(client, "debug_wait", {"timeoutMs": 20_000}))["status"] == "stopped"
+        assert "stop" in (await call(client, "debug_wait", {"timeoutMs": 20_000}))
         forked = await run_text('(int)system("true")')
         # the call finished (system() answered 0), it was not interrupted
         assert not forked.is_error and "vfork" not in _said(forked), forked
@@ -54,7 +54,7 @@ async def test_an_expression_that_forks_leaves_the_session_working(
         assert (await call(client, "debug_status", {}))["state"] == "stopped"
         # continue reaches the next hit of the breakpoint
         again = await call(client, "debug_continue", {"waitMs": 15_000})
-        assert again["status"] == "stopped", again
+        assert "stop" in again, again
         assert (await call(client, "debug_evaluate", {"expression": "ticks"}))["value"] \
             .endswith("1")
         # an expression that crashes still leaves the program where it was, alive
@@ -62,7 +62,7 @@ async def test_an_expression_that_forks_leaves_the_session_working(
         assert crashed.is_error or "SIGSEGV" in _said(crashed), crashed
         assert "thread return" not in _said(crashed), crashed
         again = await call(client, "debug_continue", {"waitMs": 15_000})
-        assert again["status"] == "stopped", again
+        assert "stop" in again, again
         assert (await call(client, "debug_evaluate", {"expression": "ticks"}))["value"] \
             .endswith("2")
         # and a pause while it runs stops it
@@ -70,5 +70,5 @@ async def test_an_expression_that_forks_leaves_the_session_working(
         running = await call(client, "debug_continue", {"waitMs": 300})
         assert running["status"] == "running", running
         paused = await call(client, "debug_pause", {"waitMs": 10_000})
-        assert paused["status"] == "stopped", paused
+        assert "stop" in paused, paused
         await call(client, "debug_terminate", {})

@@ -25,8 +25,8 @@ async def test_secrets_are_redacted_everywhere(tmp_path, mcp_env, no_leftover_pr
     async with in_process_client() as client:
         stopped = await call(client, "debug_launch", {
             "program": str(program), "breakpoints": [f"{program}:{line_of(program, '# STOP')}"]})
-        if stopped.get("status") != "stopped":
-            assert (await call(client, "debug_wait", {"timeoutMs": 15_000}))["status"] == "stopped"
+        if "stop" not in stopped:
+            assert "stop" in (await call(client, "debug_wait", {"timeoutMs": 15_000}))
         answers = [stopped,
                    await call(client, "debug_context", {"lines": 5}),
                    await call(client, "debug_variables", {}),
@@ -105,7 +105,7 @@ async def test_escaped_json_in_native_strings(adapter, mcp_env, no_leftover_proc
         await call(client, "debug_launch", {
             "program": str(binary), "adapter": adapter,
             "breakpoints": [f"{source}:{line_of(source, 'LINE:print')}"]})
-        assert (await call(client, "debug_wait", {"timeoutMs": 30_000}))["status"] == "stopped"
+        assert "stop" in (await call(client, "debug_wait", {"timeoutMs": 30_000}))
         answers = [await call(client, "debug_variables", {}),
                    await call(client, "debug_evaluate", {"expression": "config"}),
                    await call(client, "debug_evaluate", {"expression": "header"})]

@@ -29,7 +29,7 @@ async def test_restart_racing_step_and_continue(mcp_env, no_leftover_processes):
         await call(client, "debug_launch", {
             "program": str(binary), "adapter": "lldb-dap",
             "breakpoints": [f"{source}:{line_of(source, 'LINE:tick')}"]})
-        assert (await call(client, "debug_wait", {"timeoutMs": 20_000}))["status"] == "stopped"
+        assert "stop" in (await call(client, "debug_wait", {"timeoutMs": 20_000}))
         for _round in range(2):
             tools = ["debug_restart", "debug_continue", "debug_step_over", "debug_continue",
                      "debug_step_into", "debug_restart", "debug_continue"]
@@ -46,5 +46,5 @@ async def test_restart_racing_step_and_continue(mcp_env, no_leftover_processes):
             settled = await call(client, "debug_wait", {"timeoutMs": 15_000}, ok=False)
             assert not settled.is_error or settled["code"] == "timeout", settled
         await call(client, "debug_restart", {})
-        assert (await call(client, "debug_wait", {"timeoutMs": 20_000}))["status"] == "stopped"
+        assert "stop" in (await call(client, "debug_wait", {"timeoutMs": 20_000}))
         await call(client, "debug_terminate", {})

@@ -61,6 +61,9 @@ class Answer:
     def get(self, key: str, default: Any = None) -> Any:
         return self.data.get(key, default)
 
+    def __contains__(self, key: str) -> bool:
+        return key in self.data
+
     def __repr__(self) -> str:
         return f"Answer(is_error={self.is_error}, data={json.dumps(self.data)[:2000]})"
 

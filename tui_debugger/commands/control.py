@@ -64,9 +64,18 @@ async def run_result(session: Session, label: str, started: float,
     waited = int((time.monotonic() - started) * 1000)
     others = others_activity(session, origin)
     if session.state == SessionState.stopped and session.stop is not None:
+        # The stop this run made, taken before the context is read: another
+        # client may resume the program meanwhile, and an answer of a stop
+        # without its stop would say neither where nor why.
+        stop = session.stop
         context = await build_context(session, lines=3, embedded=True)
-        return RunResult(status="stopped", command=label, waited_ms=waited, stop=session.stop,
-                         context=context, others=others)
+        message = None
+        if session.state != SessionState.stopped:
+            message = (f"Stopped, then resumed at once by {session.resumed_by or 'another client'}"
+                       ": it is running again. Call debug_wait (`tui-debugger await`) for its "
+                       "next stop.")
+        return RunResult(status="stopped", command=label, waited_ms=waited, stop=stop,
+                         context=context, others=others, message=message)
     if (generation is not None and session.state == SessionState.running
             and session.last_stop is not None and session.last_stop_generation == generation):
         # This run did stop, but another client resumed the program before this

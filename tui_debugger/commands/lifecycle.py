@@ -494,6 +494,7 @@ async def _restart(ctx: CommandContext, args: RestartArgs) -> SessionStatus:
         raise InvalidInput("Only a launched program can be restarted; attach again instead.")
     generation = session.run_generation
     session.seen_locals.clear()  # a new run: its first stops are told whole
+    before = (session.adapter, session.metadata.get("python"))
     await session.restart(ctx.origin)
     # As launch does: a run that will stop answers with its first stop.
     request = session.launch_request
@@ -504,7 +505,9 @@ async def _restart(ctx: CommandContext, args: RestartArgs) -> SessionStatus:
     if will_stop and session.state != SessionState.stopped:
         wait = settings().continue_wait_ms if args.wait_ms is None else args.wait_ms
         await session.wait_for_stop(wait / 1000, generation)
-    return await launch_status(session, [], ctx.origin)
+    status = await launch_status(session, [], ctx.origin)
+    status._as_before = (status.adapter, status.python) == before
+    return status
 
 
 register(Command(

@@ -508,6 +508,8 @@ _ECHOED = ("command", "waitedMs", "expression", "hostPid", "outputCursor",
 #: cost 20 bytes a local.
 _EVIDENT_TYPES = {"NoneType", "int", "str", "bool", "float", "number", "string", "boolean",
                   "undefined", "null"}
+#: The step commands: their answer's stop reason "step" is the step asked for.
+_STEPS = ("next", "step", "finish", "stepi", "nexti")
 
 
 def _agent_lean(structured: dict[str, Any], command_id: str) -> dict[str, Any]:
@@ -533,8 +535,16 @@ def _agent_lean(structured: dict[str, Any], command_id: str) -> dict[str, Any]:
         if killed(structured.get("exitCode"), structured.get("terminatedReason"), adapter):
             structured["ended"] = ending(structured.get("exitCode"),
                                          structured.get("terminatedReason"), adapter)
+            if command_id == "terminate":
+                # "killed by SIGKILL: stopped by mcp": the agent's own stop, said
+                # whole (a status keeps the fields, which a lost server fills).
+                structured.pop("exitCode", None)
+                structured.pop("terminatedReason", None)
     if isinstance(structured.get("variable"), dict):
         structured.pop("message", None)  # "name = value (type)": the variable again
+    if command_id == "evaluate" and (structured.get("type") in _EVIDENT_TYPES or _type_in_value(
+            structured.get("type"), structured.get("value"))):
+        structured.pop("type")  # `0`, `(1, 2)`: the value says it, as a local's does
     if command_id == "activity":
         structured.pop("note", None)  # `earlier` says it; the text says how to ask for more
         for entry in structured.get("entries") or []:
@@ -549,6 +559,12 @@ def _agent_lean(structured: dict[str, Any], command_id: str) -> dict[str, Any]:
             stop.pop("thread_id", None)
         if stop.get("reason") not in ("exception", "signal"):
             stop.pop("description", None)  # "Paused on breakpoint": the reason again
+        if command_id in _STEPS and stop.get("reason") == "step":
+            # The step asked for completed; a stop on the way (a breakpoint, an
+            # exception) keeps its reason. The instructions say so.
+            stop.pop("reason")
+        if structured.get("status") == "stopped":
+            structured.pop("status")  # the stop says it
         if isinstance(stop.get("location"), dict):
             stop["location"].pop("name", None)  # the file's name: the path says it
     if isinstance(stop, dict) and "return_value" in stop:
@@ -567,6 +583,10 @@ def _agent_lean(structured: dict[str, Any], command_id: str) -> dict[str, Any]:
     if structured.get("total") == len(structured.get("variables") or []) and not structured.get(
             "truncated"):
         structured.pop("total", None)
+    if command_id == "variables" and structured.get("variables"):
+        # The scopes searched say where else to look when nothing was found;
+        # beside what was found they are noise.
+        structured.pop("scopes", None)
     context = structured.get("context") if isinstance(structured.get("context"), dict) else structured
     for var in [*(context.get("locals") or []), *(structured.get("variables") or []),
                 *(structured.get("children") or [])]:
@@ -576,9 +596,12 @@ def _agent_lean(structured: dict[str, Any], command_id: str) -> dict[str, Any]:
         if isinstance(var, dict) and context.get("localsNote", "").count("unchanged"):
             var.pop("changed", None)  # a step's answer lists only what changed
     note = context.get("localsNote")
-    if isinstance(note, str) and note.endswith(" unchanged (debug_variables)"):
-        # "22 unchanged": the instructions say debug_variables lists them all.
-        context["localsNote"] = note[:-len(" (debug_variables)")]
+    unchanged = re.fullmatch(r"(\d+) unchanged \(debug_variables\)", note) \
+        if isinstance(note, str) else None
+    if unchanged:
+        # "unchanged": 22, a count: the instructions say debug_variables lists them.
+        del context["localsNote"]
+        context["unchanged"] = int(unchanged.group(1))
     if isinstance(context.get("locals"), list):
         _fold_empty_locals(context)
     if isinstance(context.get("source"), list):
@@ -697,6 +720,9 @@ def short_text(result: Any) -> str:
             text += f" [{result.dropped} earlier entries were dropped]"
     elif stop is not None and getattr(result, "state", getattr(result, "status", "")) == "stopped":
         text = _short_stop(stop)
+        if isinstance(result, views.RunResult) and result.command in _STEPS and \
+                text.startswith("Stopped (step)"):
+            text = "Stopped" + text[len("Stopped (step)"):]  # the step asked for: as the data says
         if _same_frame_step(result):
             # The function and file were in the last answer: the line is what moved.
             loc = stop.location
@@ -730,6 +756,10 @@ def agent_answer(command_id: str, result: Any, cwd: str | None = None
         text = short_text(result)
     text = text or ("No new output." if command_id == "output" else "Done.")
     structured = _agent_lean(lean_dump(result), command_id)
+    if command_id == "restart" and getattr(result, "_as_before", False):
+        # The same adapter and interpreter as the launch answer said (the pid is new).
+        structured.pop("adapter", None)
+        structured.pop("python", None)
     stop = structured.get("stop")
     if _same_frame_step(result) and isinstance(stop, dict):
         # A step in the frame of this client's last answer: like its unchanged

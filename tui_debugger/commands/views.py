@@ -65,6 +65,9 @@ class SessionStatus(ActionResult):
     restored: list[str] = Field(default_factory=list,
                                 description="breakpoints brought back from the last run")
     context: ContextResult | None = Field(None, description="where it stopped, after a launch that stopped")
+    #: A restart that runs under the same adapter and interpreter as before: an
+    #: agent's answer does not say them again (its launch answer did).
+    _as_before: bool = PrivateAttr(default=False)
 
 
 class SessionListEntry(Result):
