@@ -124,8 +124,12 @@ def remember_settings_checked() -> None:
             if stamp.read_text() == key:
                 return
         tmp = stamp.with_name(f".{_SETTINGS_STAMP}.{os.getpid()}")
-        tmp.write_text(key)
-        tmp.replace(stamp)
+        try:
+            tmp.write_text(key)
+            tmp.replace(stamp)
+        except OSError:  # a full disk: no stamp, and no half-written file left
+            with contextlib.suppress(OSError):
+                tmp.unlink()
 
 
 # ============================================================================ finding the session

@@ -101,6 +101,8 @@ class SpareHost:
             self.proc.wait(timeout=5)
         if self.proc.stdout is not None:
             self.proc.stdout.close()
+        with contextlib.suppress(OSError):
+            os.unlink(self.log)  # it hosted nothing: its log says nothing to keep
 
 
 #: A host started first thing by `run`/`start` (start_early), before their

@@ -97,5 +97,6 @@ def test_an_invalid_session_name_starts_nothing(name, tmp_path, mcp_env):
     assert started.returncode != 0
     assert "Invalid session name" in started.stderr, started.stderr
     assert "Traceback" not in started.stderr
-    after = set(os.listdir(runtime_dir()))
-    assert after == before, sorted(after - before)
+    # (the settings stamp is the command line's, written once it read the settings)
+    after = set(os.listdir(runtime_dir())) - {"settings-checked"}
+    assert after <= before, sorted(after - before)
