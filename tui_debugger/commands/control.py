@@ -280,6 +280,10 @@ async def _trace(ctx: CommandContext, args: TraceArgs) -> TraceResult:
             # The trace fills in the activity log as it goes (the TUI shows it).
             session.record_activity(ctx.origin, "trace", f"{where} {args.expression} = "
                                     f"{json.dumps(hit['value'])[:80]} ({hit['type']})")
+            if len(results) >= args.max_hits and bp.id in session.breakpoints:
+                # Gone before the program goes on: a loop would be back at the line
+                # before a removal sent after the continue reached the debugger.
+                await session.remove_breakpoints([bp.id], "session")
             generation = await session.resume("continue", ctx.origin)
     finally:
         if bp.id in session.breakpoints:
