@@ -21,6 +21,7 @@ from tests.support.mcp import call, in_process_client
 from tests.support.native_build import (
     BuildFailed,
     PROGRAMS,
+    c_program,
     go_program,
     line_of,
     source_path,
@@ -300,3 +301,31 @@ def test_output_head_reads_lines_from_the_start_and_on():
     rest = buf.head_lines(10, since=first.next_cursor)
     assert [e.text for e in rest.entries] == ["1\n2\n3\n", "done\n"] and not rest.truncated
     assert rest.next_cursor == buf.next_seq
+
+
+@pytest.mark.parametrize("language", ["c", "go"])
+async def test_inner_block_locals_are_among_the_first_locals(language, mcp_env,
+                                                             no_leftover_processes):
+    """C's lexical blocks and Go's shadowed names are locals an agent sees at the
+    stop, and `names` finds them, as JavaScript's let/const are (issue 23)."""
+    if language == "go":
+        require(shutil.which("dlv") is not None, "dlv")
+        program, source, line = go_program("go_shadow"), "go_shadow.go", line_of(
+            "go_shadow.go", "shadow")
+    else:
+        program, source, line = c_program("native_blocks"), "native_blocks.c", line_of(
+            "native_blocks.c", "block")
+    async with in_process_client() as client:
+        stop = await call(client, "debug_launch", {
+            "program": str(program), "breakpoints": [f"{source_path(source)}:{line}"]})
+        assert "stop" in stop, stop
+        shown = {v["name"]: v["value"] for v in stop["context"]["locals"]}
+        if language == "go":
+            assert shown.get("x") == "11" and shown.get("(x)") == "1", shown  # inner, outer
+        else:
+            assert {"total", "i", "square"} <= set(shown) or "localsByValue" in stop["context"], stop
+            folded = ", ".join(stop["context"].get("localsByValue", {}).values())
+            assert all(n in shown or n in folded for n in ("total", "i", "square")), stop
+        found = await call(client, "debug_variables", {"names": ["i"]})
+        assert [v["name"] for v in found["variables"]] == ["i"], found
+        await call(client, "debug_terminate", {})
