@@ -53,7 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if early:
         from .host import start_early
 
-        start_early()
+        start_early(argv)
     try:
         from .commandline import main as full_main
 
