@@ -18,6 +18,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from . import early_adapter
 from .errors import DependencyMissing
 from .procinfo import pid_alive  # noqa: F401  (its home is light: the CLI client reads it)
 
@@ -93,6 +94,11 @@ async def spawn(
     is killed (kill -9, a closed terminal) leaves no debugger, and with it no
     debuggee, running."""
     argv = [str(a) for a in argv]
+    if early_adapter.pending():
+        early = early_adapter.take(argv, cwd, env)
+        if early is not None and (stdin, stdout, stderr) == (subprocess.PIPE,) * 3:
+            _spawned.add(early.pid)
+            return ChildProcess(await _adopt(early), argv)  # type: ignore[arg-type]
     try:
         proc = await asyncio.create_subprocess_exec(
             *argv,
@@ -117,6 +123,63 @@ async def spawn(
         ) from exc
     _spawned.add(proc.pid)
     return ChildProcess(proc, argv)
+
+
+class _Adopted:
+    """A process started with subprocess.Popen before the event loop ran
+    (early_adapter), seen as asyncio.subprocess.Process is: stream pipes, and
+    an exit waited for through a pidfd (no thread, no poll)."""
+
+    def __init__(self, popen: subprocess.Popen[bytes], stdin: asyncio.StreamWriter,
+                 stdout: asyncio.StreamReader, stderr: asyncio.StreamReader) -> None:
+        self._popen = popen
+        self.pid = popen.pid
+        self.stdin, self.stdout, self.stderr = stdin, stdout, stderr
+        self._exited: asyncio.Future[int] | None = None
+
+    @property
+    def returncode(self) -> int | None:
+        return self._popen.poll()
+
+    async def wait(self) -> int:
+        code = self._popen.poll()
+        if code is not None:
+            return code
+        loop = asyncio.get_running_loop()
+        try:
+            fd = os.pidfd_open(self.pid)
+        except (AttributeError, OSError):
+            return await asyncio.to_thread(self._popen.wait)
+        exited: asyncio.Future[None] = loop.create_future()
+        loop.add_reader(fd, lambda: exited.done() or exited.set_result(None))
+        try:
+            await exited
+        finally:
+            loop.remove_reader(fd)
+            os.close(fd)
+        return self._popen.wait()
+
+    def send_signal(self, sig: int) -> None:
+        self._popen.send_signal(sig)
+
+    def terminate(self) -> None:
+        self._popen.terminate()
+
+    def kill(self) -> None:
+        self._popen.kill()
+
+
+async def _adopt(popen: subprocess.Popen[bytes]) -> _Adopted:
+    loop = asyncio.get_running_loop()
+    readers = []
+    for pipe in (popen.stdout, popen.stderr):
+        reader = asyncio.StreamReader(limit=2**24, loop=loop)
+        await loop.connect_read_pipe(lambda r=reader: asyncio.StreamReaderProtocol(r), pipe)
+        readers.append(reader)
+    transport, protocol = await loop.connect_write_pipe(
+        lambda: asyncio.streams.FlowControlMixin(loop=loop), popen.stdin)
+    writer = asyncio.StreamWriter(transport, protocol, None, loop)
+    return _Adopted(popen, writer, readers[0], readers[1])
 
 
 #: pids started by `spawn`: asyncio's child watcher waits for those, so the

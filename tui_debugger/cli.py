@@ -53,7 +53,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if early:
         from .host import start_early
 
-        start_early()
+        # `start` only: under `run` the adapter started early competed with the
+        # TUI's own Textual import and paint, and the entry stop came later
+        # (docs/performance.md).
+        start_early(argv if argv[0] == "start" else None)
     try:
         from .commandline import main as full_main
 

@@ -29,10 +29,10 @@ from backends.process import (
     stop_orphan_watchdog,
 )
 
-from .config import settings
-from .execute import execute
-from .hub import Hub
-from .models import SessionState
+from backends import early_adapter
+
+# The hub, the commands and pydantic are imported by serve(): a host told to
+# (--debugpy) starts debugpy's adapter before it imports them.
 
 
 def _write_ready(message: dict[str, Any]) -> None:
@@ -49,6 +49,11 @@ def _write_ready(message: dict[str, Any]) -> None:
 
 
 async def serve(spec: dict[str, Any]) -> int:
+    from .config import settings
+    from .execute import execute
+    from .hub import Hub
+    from .models import SessionState
+
     become_subreaper()
     start_orphan_watchdog()
     reaper = asyncio.get_running_loop().create_task(reap_orphans_forever())
@@ -70,7 +75,10 @@ async def serve(spec: dict[str, Any]) -> int:
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop)
     try:
-        result = await starting
+        try:
+            result = await starting
+        finally:
+            early_adapter.discard()  # an adapter started early that the launch did not take
     except asyncio.CancelledError:
         await hub.close_all()
         await end_descendants()
@@ -178,9 +186,27 @@ def main(argv: list[str] | None = None) -> int:
     """`python -P -m tui_debugger.daemon [--spare]`, its spec on stdin: what
     host.py starts. It skips the CLI's parser, which a host does not need, so a
     session starts sooner."""
-    spare = "--spare" in (sys.argv[1:] if argv is None else argv)
-    spec = read_spec(preload=spare)
-    return run_daemon(spec) if spec is not None else 0
+    argv = sys.argv[1:] if argv is None else argv
+    if "--debugpy" in argv:
+        start_debugpy_early()
+    try:
+        spec = read_spec(preload="--spare" in argv)
+        return run_daemon(spec) if spec is not None else 0
+    finally:
+        early_adapter.discard()
+
+
+def start_debugpy_early() -> None:
+    """debugpy's adapter, started before this host imports the hub and the
+    commands, as the debugpy backend would start it: in a process group of its
+    own, to die with this process, below this (subreaper) host and carrying its
+    watchdog's tag, so the backend's own command and environment match it
+    (backends/early_adapter.py)."""
+    from backends.process import _LIBC, _die_with
+
+    become_subreaper()
+    start_orphan_watchdog()
+    early_adapter.start(os.getcwd(), preexec=_die_with(os.getpid()) if _LIBC is not None else None)
 
 
 if __name__ == "__main__":

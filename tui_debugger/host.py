@@ -36,20 +36,23 @@ def no_first_stop_wait(command: str, args: dict[str, Any]) -> dict[str, Any]:
     return {**args, "wait_ms": 0}
 
 
-def daemon_argv(spare: bool = False) -> list[str]:
+def daemon_argv(spare: bool = False, debugpy: bool = False) -> list[str]:
     """`-P`: the daemon starts in the caller's directory, and `-m` would put that
     directory first on sys.path, so an `argparse.py` or `signal.py` lying there
-    would run inside the daemon."""
-    return [sys.executable, "-P", "-m", "tui_debugger.daemon", *(["--spare"] if spare else [])]
+    would run inside the daemon. `debugpy`: it starts debugpy's adapter first
+    thing (backends/early_adapter.py)."""
+    return [sys.executable, "-P", "-m", "tui_debugger.daemon", *(["--spare"] if spare else []),
+            *(["--debugpy"] if debugpy else [])]
 
 
-def _spawn(cwd: str, spare: bool = False) -> tuple[subprocess.Popen[bytes], Path]:
+def _spawn(cwd: str, spare: bool = False, debugpy: bool = False
+           ) -> tuple[subprocess.Popen[bytes], Path]:
     """A daemon process, waiting for its spec on stdin, and its log."""
     log = paths.runtime_dir() / f"daemon-starting-{os.getpid()}-{int(time.time() * 1000)}.log"
     # Appending, so that the clean-up can cut a log that grew too large under its writer.
     with open(log, "ab") as log_file:
         proc = subprocess.Popen(
-            daemon_argv(spare), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log_file,
+            daemon_argv(spare, debugpy), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log_file,
             start_new_session=True, cwd=cwd,
         )
     # Named after the daemon, so the clean-up can tell whose log is still written.
@@ -78,11 +81,13 @@ class SpareHost:
     not wait for a Python process to start and import (2.5-3 s on a loaded
     2-core machine, about 0.5 s idle; docs/performance.md)."""
 
-    def __init__(self, cwd: str | None = None, *, preload: bool = True) -> None:
+    def __init__(self, cwd: str | None = None, *, preload: bool = True,
+                 debugpy: bool = False) -> None:
         """`preload`: import every backend while waiting (a long-lived starter's
         spare); without, only what every host imports (the start of a command
-        about to send its spec)."""
-        self.proc, self.log = _spawn(cwd or os.getcwd(), spare=preload)
+        about to send its spec). `debugpy`: start debugpy's adapter first (a
+        command about to launch a Python program)."""
+        self.proc, self.log = _spawn(cwd or os.getcwd(), spare=preload, debugpy=debugpy)
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -110,13 +115,17 @@ class SpareHost:
 _early: SpareHost | None = None
 
 
-def start_early() -> None:
+def start_early(argv: list[str] | None = None) -> None:
     """Start the host of the session this process is about to start, so that
     its start-up (a Python process importing the hub, the commands, pydantic)
-    overlaps this one's (the registry, the parse, Textual's import)."""
+    overlaps this one's (the registry, the parse, Textual's import). When the
+    command line (`argv`, not parsed yet) names a Python program, the host
+    starts debugpy's adapter before its own imports."""
     global _early
+    from backends.early_adapter import wants_debugpy
+
     with contextlib.suppress(Exception):  # then the launch starts one as before
-        _early = SpareHost(preload=False)
+        _early = SpareHost(preload=False, debugpy=wants_debugpy(argv or []))
 
 
 def discard_early() -> None:

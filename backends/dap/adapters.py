@@ -16,6 +16,8 @@ import subprocess
 import sys
 from typing import Any
 
+# NODELAY_DIR: holds the sitecustomize that sets TCP_NODELAY on debugpy's sockets
+from ..early_adapter import NODELAY_DIR, debugpy_adapter_argv, with_nodelay  # noqa: F401
 from ..errors import BackendDied, DebuggerError, DependencyMissing, InvalidInput, Timeout
 from ..models import (STDIN_PIPE, AttachRequest, ContinuedEvent, EvalResult, LaunchRequest,
                       OutputEvent, Variable)
@@ -23,8 +25,6 @@ from ..process import spawn
 from .backend import AdapterProfile, DapBackend
 from .client import DapClient
 
-#: holds the sitecustomize that sets TCP_NODELAY on debugpy's sockets
-NODELAY_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_nodelay")
 
 
 #: the debuggee's stdin file, read by _nodelay/sitecustomize.py
@@ -41,12 +41,6 @@ def stdin_path(request: LaunchRequest) -> str:
     if not os.path.exists(path) or os.path.isdir(path):
         raise InvalidInput(f"There is no file {path} to give the program as its stdin.")
     return path
-
-
-def with_nodelay(pythonpath: str | None) -> str:
-    """PYTHONPATH with the TCP_NODELAY sitecustomize in front of whatever was there."""
-    parts = [p for p in (pythonpath or "").split(os.pathsep) if p and p != NODELAY_DIR]
-    return os.pathsep.join([NODELAY_DIR, *parts])
 
 
 # =============================================================================== debugpy
@@ -110,8 +104,8 @@ class DebugpyProfile(AdapterProfile):
                              port=int(connect["port"]), extra=extra)
 
     def adapter_argv(self) -> list[str]:
-        # -P: the adapter runs in the program's directory; -m would import from it.
-        return [sys.executable, "-P", "-m", "debugpy.adapter"]
+        # the command the host may have started already (backends/early_adapter.py)
+        return debugpy_adapter_argv()
 
     # At a userUnhandled stop pydevd appends its own notes to the frame's name and
     # the exception's id: "test_add (Current frame)", "AssertionError       (note:
