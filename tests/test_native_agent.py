@@ -288,6 +288,19 @@ def test_lldb_renderings_of_bytes_become_c():
     assert c_data_value("0x0000000000000000", "unsigned char *") == "0x0000000000000000"
 
 
+def test_output_head_after_a_partial_line_and_a_big_chunk():
+    """A print's text read before its newline, then a 64 KiB chunk: the first
+    lines asked for are still given (the chunk was judged whole and left out)."""
+    from tui_debugger.output import OutputBuffer
+
+    buf = OutputBuffer()
+    buf.append("stdout", "line 0")
+    buf.append("stdout", "\n" + "".join(f"line {i}\n" for i in range(1, 9000)))
+    first = buf.head_lines(3)
+    assert "".join(e.text for e in first.entries) == "line 0\nline 1\nline 2\n"
+    assert first.truncated
+
+
 def test_output_head_reads_lines_from_the_start_and_on():
     from tui_debugger.output import OutputBuffer
 

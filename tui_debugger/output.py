@@ -122,15 +122,22 @@ class OutputBuffer:
         for entry in self._entries:
             if entry.seq < start:
                 continue
-            if lines >= count or (out and chars + len(entry.text) > max_chars):
+            if lines >= count:
                 next_cursor, truncated = entry.seq, True
                 break
             text = entry.text
             pieces = text.splitlines(keepends=True)
             ends = sum(1 for p in pieces if p.endswith("\n"))
-            if lines + ends > count or len(text) > max_chars:
-                keep = pieces[:count - lines] if lines + ends > count else pieces
-                text = "".join(keep)
+            cut = lines + ends > count
+            if cut:
+                text = "".join(pieces[:count - lines])
+            # Judged by what would be shown of it: a partial line (a print's text
+            # read before its newline) followed by a 64 KiB chunk still gives
+            # the lines asked for.
+            if out and chars + len(text) > max_chars:
+                next_cursor, truncated = entry.seq, True
+                break
+            if cut or len(text) > max_chars:
                 if len(text) > max_chars:
                     text = text[:max_chars] + f"… [{len(text) - max_chars:,} more characters]\n"
                 next_cursor, truncated = entry.seq, True
