@@ -99,8 +99,10 @@ def signal_of(exit_code: int | None, reason: str | None = None) -> str | None:
         return f"signal {number}"
 
 
-#: Backends that kill the program they launched without telling its status.
-_KILLS_SILENTLY = ("dlv",)
+#: Backends that kill the program they launched without telling its status
+#: (delve), or whose status may not be in when the stop answers (LLDB's, on a
+#: loaded machine: the exit code 9 comes after the answer).
+_KILLS_SILENTLY = ("dlv", "lldb-cli", "lldb-dap")
 
 
 def killed(exit_code: int | None, reason: str | None, adapter: str | None = None) -> bool:
