@@ -359,10 +359,16 @@ async def test_agent_actions_appear_as_they_happen():
             assert "●A" in source_row(app, AFTER_LOOP)  # marked with who set it
             assert "agent" in str(app.query_one(BreakpointsPane).get_row_at(1))
 
+            seen: list[str] = []
+
+            def told() -> bool:
+                # Kept as they come: a loaded machine may outlast the toast's life.
+                seen.extend(n.message for n in app._notifications)  # noqa: SLF001
+                return any("agent stepped over" in m for m in seen)
+
             await agent.call("next", {"waitMs": 5000})
+            await wait_until(pilot, told, what="the agent's step told")
             await stopped_at(pilot, IF_ADDED)
-            messages = [n.message for n in app._notifications]  # noqa: SLF001
-            assert any("agent stepped over" in m for m in messages), messages
             activity = app.query_one("#activity")
             # The host logs a command once it has answered, so the entry may
             # follow the stop it caused.
