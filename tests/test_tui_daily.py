@@ -184,10 +184,16 @@ async def test_selecting_a_thread_moves_the_source(tmp_path):
         await stopped_at(pilot, brk)
         threads = app.query_one(ThreadsPane)
         await wait_until(pilot, lambda: threads.row_count >= 2, what="two threads")
-        states = {str(threads.get_row_at(r)[1]): str(threads.get_row_at(r)[2])
-                  for r in range(threads.row_count)}
-        assert states["MainThread"] == "stopped: breakpoint", states
-        assert states["bg-worker"] == "stopped", states
+
+        def states() -> dict[str, str]:
+            return {str(threads.get_row_at(r)[1]): str(threads.get_row_at(r)[2])
+                    for r in range(threads.row_count)}
+
+        # The other thread's pause (all-stop) comes after the breakpoint's stop,
+        # and the pane follows it as it comes.
+        await wait_until(pilot, lambda: states().get("bg-worker") == "stopped",
+                         what="the worker paused beside the stop")
+        assert states()["MainThread"] == "stopped: breakpoint", states()
         row = next(r for r in range(threads.row_count) if str(threads.get_row_at(r)[1]) == "bg-worker")
         await pilot.press("alt+h")
         threads.move_cursor(row=row)
