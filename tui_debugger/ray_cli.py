@@ -72,14 +72,10 @@ def run_ray(ns: argparse.Namespace) -> int:
         print(json.dumps(result.model_dump(mode="json", by_alias=True), indent=2))
     else:
         print(f"Session {result.root}: the Ray cluster at {result.dashboard}; its workers:")
+        from .commands.ray import stop_place
+
         for worker in result.workers:
-            stop = worker.stop
-            place = ""
-            if stop is not None and stop.location is not None and stop.location.path:
-                place = f" at {stop.location.path}:{stop.location.line}"
-                if stop.reason == "exception":
-                    place += f" ({stop.text or stop.description or 'exception'})"
-            print(f"  {worker.session}: {worker.state}{place}")
+            print(f"  {worker.session}: {worker.state}{stop_place(worker.stop)}")
         for message in result.errors:
             print(f"error: {message}", file=sys.stderr)
         if not ns.ui:

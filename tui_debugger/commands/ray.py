@@ -71,14 +71,21 @@ def workers_of(hub: Any, root: Any) -> list[Any]:
     return [s for s in hub.sessions.values() if s.parent == root.name]
 
 
+def stop_place(stop: Any, short: bool = False) -> str:
+    """` at file:line`, and the exception where it is one: a worker's place in
+    a listing (`short`: the file's name, the exception's first 80 characters)."""
+    if stop is None or stop.location is None or not stop.location.path:
+        return ""
+    path = stop.location.path.rsplit("/", 1)[-1] if short else stop.location.path
+    where = f" at {path}:{stop.location.line}"
+    if stop.reason == "exception":
+        text = stop.text or stop.description or "exception"
+        where += f" ({text[:80] if short else text})"
+    return where
+
+
 def _worker_line(session: Any) -> str:
-    stop = session.stop
-    where = ""
-    if stop is not None and stop.location is not None and stop.location.path:
-        where = f" at {stop.location.path.rsplit('/', 1)[-1]}:{stop.location.line}"
-        if stop.reason == "exception":
-            where += f" ({(stop.text or stop.description or 'exception')[:80]})"
-    return f"{session.name} {session.state.value}{where}"
+    return f"{session.name} {session.state.value}{stop_place(session.stop, short=True)}"
 
 
 def root_guard(hub: Any, root: Any, command_id: str) -> None:
