@@ -7,6 +7,7 @@ router.py's.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 
@@ -31,6 +32,8 @@ class Hub:
         #: was started from and who started it (tui / cli / mcp)
         self.origins: dict[str, dict[str, str]] = {}
         self._on_session_created: list = []
+        #: sessions whose <name>.json waits for their new state (_state_changed)
+        self._meta_due: set[str] = set()
 
     def on_session_created(self, callback) -> None:
         self._on_session_created.append(callback)
@@ -90,12 +93,34 @@ class Hub:
                 raise
             # `sessions` in another process reads the state and the program's pid here.
             session.add_listener(lambda event, s=session: event.kind == "state" and
-                                 self.update_meta(s))
+                                 self._state_changed(s))
         for cb in self._on_session_created:
             cb(session)
         return session
 
+    def _state_changed(self, session: Session) -> None:
+        """The new state reaches <name>.json on the loop's next turn, not inside
+        the publish: a step publishes running and then stopped on its way to the
+        answer, and each write-and-rename cost ~1 ms on the test machine's
+        filesystem (half the host's CPU in a step, measured with py-spy); from
+        the next turn it overlaps the adapter's work, and states that follow
+        one another within a turn are written once."""
+        if session.name in self._meta_due:
+            return
+        self._meta_due.add(session.name)
+
+        def write() -> None:
+            if session.name in self._meta_due:  # not written since, nor closed
+                with contextlib.suppress(DebuggerError):  # said at create_session already
+                    self.update_meta(session)
+
+        try:
+            asyncio.get_running_loop().call_soon(write)
+        except RuntimeError:  # no loop (a test's direct call): write now
+            write()
+
     def update_meta(self, session: Session) -> None:
+        self._meta_due.discard(session.name)
         if self.serve and session.name in self.servers:
             backend = session.backend
             paths.write_meta(session.name, {
@@ -114,6 +139,7 @@ class Hub:
                 await self.close_session(child)
         session = self.sessions.pop(name, None)
         server = self.servers.pop(name, None)
+        self._meta_due.discard(name)
         self.origins.pop(name, None)
         if session is not None:
             await session.close()
