@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual import work
 from textual.widgets import TabbedContent
 
 from backends.errors import DebuggerError
@@ -21,13 +22,14 @@ from .widgets.memory_screen import MemoryScreen
 
 
 class Inspection:
-    """The panes' requests for values, each answered in a worker."""
+    """The panes' requests for values, each answered in a worker (`@work`): a
+    worker's group is what a switch of session cancels (SessionLink._switch)."""
 
     def on_load_children(self, message: LoadChildren) -> None:
         message.stop()
-        self.run_worker(self._load_children(message.scope, message.path, message.start),
-                        group="children")
+        self._load_children(message.scope, message.path, message.start)
 
+    @work(group="children")
     async def _load_children(self, scope: str, path: str | None, start: int) -> None:
         if self.link is None:
             return
@@ -44,14 +46,12 @@ class Inspection:
 
     def on_show_memory(self, message: ShowMemory) -> None:
         message.stop()
-        self.run_worker(self._show_memory({"expression": message.expression,
-                                           "frame_index": self.selected_frame}),
-                        group="memory")
+        self._show_memory({"expression": message.expression, "frame_index": self.selected_frame})
 
     def on_memory_screen_page(self, message: MemoryScreen.Page) -> None:
-        self.run_worker(self._show_memory({"address": hex(message.address),
-                                           "count": message.count}), group="memory")
+        self._show_memory({"address": hex(message.address), "count": message.count})
 
+    @work(group="memory")
     async def _show_memory(self, args: dict[str, Any]) -> None:
         result = await self._call("memory_read", {"count": 128, **args})
         if result is None:
@@ -63,7 +63,7 @@ class Inspection:
 
     def on_evaluate(self, message: Evaluate) -> None:
         message.stop()
-        self.run_worker(self._evaluate(message.expression), group="console")
+        self._evaluate(message.expression)
 
     def on_inspect(self, message: Inspect) -> None:
         message.stop()
@@ -74,8 +74,9 @@ class Inspection:
             self.screen.minimize()
         self.query_one("#io-tabs", TabbedContent).active = "tab-console"
         self.query_one(ConsolePane).echo(message.expression)
-        self.run_worker(self._evaluate(message.expression), group="console")
+        self._evaluate(message.expression)
 
+    @work(group="console")
     async def _evaluate(self, expression: str) -> None:
         console = self.query_one(ConsolePane)
         if self.link is None:
@@ -94,8 +95,9 @@ class Inspection:
 
     def on_expand_result(self, message: ExpandResult) -> None:
         message.stop()
-        self.run_worker(self._expand_result(message), group="console")
+        self._expand_result(message)
 
+    @work(group="console")
     async def _expand_result(self, message: ExpandResult) -> None:
         """A page of a console result's children: the expression that reaches the
         value, evaluated in the selected frame, its children listed from `start`."""
@@ -113,8 +115,9 @@ class Inspection:
 
     def on_complete_name(self, message: CompleteName) -> None:
         message.stop()
-        self.run_worker(self._complete(message), group="console")
+        self._complete(message)
 
+    @work(group="console")
     async def _complete(self, message: CompleteName) -> None:
         """What `complete` proposes (the debugger's completions, or the frame's
         names where it has none), put in at the cursor."""

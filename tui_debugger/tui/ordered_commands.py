@@ -15,6 +15,8 @@ import heapq
 import time
 from typing import Any
 
+from textual import work
+
 from backends.errors import DebuggerError
 
 from ..commands import registry
@@ -200,8 +202,9 @@ class OrderedCommands:
         self.push_screen(ValueDialog(message.path, message.value), done)
 
     def action_exception_breakpoints(self) -> None:
-        self.run_worker(self._choose_exceptions(), group="commands")
+        self._choose_exceptions()
 
+    @work(group="commands")
     async def _choose_exceptions(self) -> None:
         listed = await self._call("exception_breakpoints", {})
         if listed is None:

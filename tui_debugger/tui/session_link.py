@@ -12,6 +12,8 @@ import asyncio
 import contextlib
 from typing import Any
 
+from textual import work
+
 from backends.errors import DebuggerError
 
 from .. import paths
@@ -209,9 +211,9 @@ class SessionLink:
 
     def on_start_session(self, message: StartSession) -> None:
         message.stop()
-        self.run_worker(self._start_session(message.command_id, message.args),
-                        group="start-session", exclusive=True)
+        self._start_session(message.command_id, message.args)
 
+    @work(group="start-session", exclusive=True)
     async def _start_session(self, command_id: str, args: dict[str, Any]) -> None:
         """Start attach / attach_sim / launch in a host of its own, then switch to
         the new session. The one on screen before keeps running (see _leave).
