@@ -156,7 +156,7 @@ class SessionLink:
             self.state = status.state
         if status.state == "stopped" and status.stop is not None and self.stop_info is None:
             self._on_stopped(status.stop, "session")
-        elif status.adapter == "ray":
+        elif status.root_without_program:
             self._show_a_worker(status.session)
         elif status.state == "running" and follow_child:
             # A child process that stopped before this client subscribed (its
