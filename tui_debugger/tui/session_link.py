@@ -97,8 +97,9 @@ class SessionLink:
     def _show_now(self, link: RemoteHandle) -> None:
         """Make `link` the session on screen and pump its events (panes already empty)."""
         self.link = link
-        self.run_worker(self._pump(link), name="events", group="events", exclusive=True)
+        self._pump(link)
 
+    @work(name="events", group="events", exclusive=True)
     async def _pump(self, link: RemoteHandle) -> None:
         async for event in link.events():
             if self.link is not link:
