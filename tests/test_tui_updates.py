@@ -276,3 +276,101 @@ async def test_an_update_of_a_hidden_tab_alone_paints_nothing_and_runs_what_wait
         app.query_one("#status", Static).update("shown")
         await pilot.pause(0.05)
         assert paints  # a visible change is painted
+
+
+# ---------------------------------------------------------------------------- Textual's internals
+
+def _fingerprint(qualified: str) -> str:
+    """As tui/frames.py records them: sha256 of the function's `ast.unparse`,
+    docstring left out, read from the installed Textual's source file."""
+    import ast
+    import hashlib
+    import importlib
+    import inspect
+
+    module_name, class_name, function_name = qualified.rsplit(".", 2)
+    source = inspect.getsource(importlib.import_module(module_name))
+    klass = next(node for node in ast.parse(source).body
+                 if isinstance(node, ast.ClassDef) and node.name == class_name)
+    function = next((node for node in klass.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                     and node.name == function_name), None)
+    assert function is not None, f"{qualified} is gone from Textual: tui/frames.py relies on it"
+    if function.body and isinstance(function.body[0], ast.Expr) \
+            and isinstance(function.body[0].value, ast.Constant):
+        function.body = function.body[1:]
+    return hashlib.sha256(ast.unparse(function).encode()).hexdigest()[:16]
+
+
+def test_textual_is_the_release_whose_internals_frames_copies():
+    """tui/frames.py copies two of Textual's compositor functions and replaces
+    the screen's update timer. Textual is pinned exactly for it; another
+    release, or the same functions changed, must fail here, loudly, not fall
+    back or paint wrongly."""
+    import importlib.metadata
+    import tomllib
+    from pathlib import Path
+
+    from tui_debugger.tui import frames
+
+    pyproject = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text())
+    pins = [d for d in pyproject["project"]["dependencies"] if d.startswith("textual")
+            and not d.startswith("textual-")]
+    assert pins == [f"textual=={frames.TEXTUAL_VERSION}"], \
+        "pyproject.toml must pin the Textual whose internals tui/frames.py copies"
+    installed = importlib.metadata.version("textual")
+    assert installed == frames.TEXTUAL_VERSION, (
+        f"Textual {installed} is installed; tui/frames.py was written against "
+        f"{frames.TEXTUAL_VERSION} (see its docstring before upgrading)")
+    changed = {name: (recorded, _fingerprint(name)) for name, recorded in frames.TEXTUAL_SOURCES.items()
+               if _fingerprint(name) != recorded}
+    assert not changed, (
+        "Textual's source changed where tui/frames.py copies or overrides it "
+        f"(name: (recorded, installed)): {changed}. Port the change, measure, record the new fingerprints.")
+
+
+def test_textuals_internals_that_frames_uses_are_there_and_shaped_as_expected():
+    """The names the pacer and the focused compositor use, with the shapes they
+    use them in: the fingerprints above say the code is the same; this says
+    what it is used for still holds."""
+    import ast
+    import inspect
+    from pathlib import Path
+
+    import textual
+    from textual._compositor import ChopsUpdate, Compositor
+    from textual.screen import Screen
+
+    from tui_debugger.tui.frames import FocusedCompositor, PacedScreen
+
+    # The screen's update timer is only ever paused and resumed: that is all of
+    # Timer's interface FramePacer stands in for.
+    uses = []
+    for path in Path(textual.__file__).parent.rglob("*.py"):
+        tree = ast.parse(path.read_text(), str(path))
+        parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr == "_update_timer":
+                use = parents.get(node)
+                called = isinstance(use, ast.Attribute) and isinstance(parents.get(use), ast.Call)
+                uses.append((path.name, use.attr if called else ast.unparse(use or node)))
+    assert uses and {attr for _, attr in uses} <= {"pause", "resume"}, uses
+
+    # What PacedScreen._on_timer_update reads and calls.
+    screen = PacedScreen(id="_default")
+    for name in ("_dirty_widgets", "_layout_required", "_scroll_required", "_repaint_required",
+                 "_recompose_required", "_callbacks", "_compositor"):
+        assert hasattr(screen, name), f"Screen.{name} is gone"
+    assert isinstance(Screen.__dict__["_update_timer"], property)
+    assert list(inspect.signature(Screen._on_timer_update).parameters) == ["self"]
+    assert inspect.iscoroutinefunction(Screen._invoke_and_clear_callbacks)
+    assert callable(getattr(screen, "_compositor_refresh", None))
+
+    # What FocusedCompositor reads, and the update it builds.
+    compositor = screen._compositor
+    assert isinstance(compositor, FocusedCompositor) and isinstance(compositor, Compositor)
+    for name in ("cuts", "visible_widgets"):
+        assert isinstance(getattr(Compositor, name, None), property), f"Compositor.{name} is gone"
+    for name in ("_dirty_regions", "size"):
+        assert name in vars(compositor), f"Compositor.{name} is gone"
+    assert list(inspect.signature(compositor._regions_to_spans).parameters) == ["regions"]
+    assert list(inspect.signature(ChopsUpdate).parameters) == ["chops", "spans", "chop_ends"]

@@ -85,6 +85,7 @@ def status_of(session: Session) -> SessionStatus:
         selected_thread_id=session.selected_thread_id,
         selected_frame_index=session.selected_frame_index,
         post_mortem=bool(backend and backend.post_mortem),
+        root_without_program=bool(session.metadata.get("root_without_program")),
         python=session.metadata.get("python"),
         python_short=session.metadata.get("python_short"),
     )

@@ -107,6 +107,7 @@ async def make_root(ctx: CommandContext, dashboard: str, name: str | None) -> An
     root.program = f"Ray cluster at {dashboard}"
     root.cwd = ctx.client_cwd or root.cwd
     root.metadata["ray"] = dashboard
+    root.metadata["root_without_program"] = True  # the TUI shows a worker instead
     root.leave_running = True
     root.command_guard = lambda command_id: root_guard(hub, root, command_id)
     # It stands for the cluster, which runs: its host lives until it is ended.

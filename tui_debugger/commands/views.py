@@ -57,6 +57,9 @@ class SessionStatus(ActionResult):
     selected_thread_id: int | None = None
     selected_frame_index: int = 0
     post_mortem: bool = False  # a core dump: it reads, it does not run
+    root_without_program: bool = Field(False, description="the session stands for a tree of "
+                                       "processes (a Ray cluster): it runs no program itself, "
+                                       "its child sessions do")
     python: str | None = Field(None, description="the interpreter that runs a Python program, "
                                "and why that one")
     python_short: str | None = Field(None, description="the same, short, when it is not "

@@ -27,6 +27,13 @@ top row), two rows of the source, the stack (bottom right) and the variables
 renders only the widgets that overlap a changed region, and of each only the
 rows that do. Every span written to the terminal lies in a changed region, so
 each of its cells still comes from the front-most widget there.
+
+Both lean on Textual's internals, so Textual is pinned exactly (pyproject.toml):
+the copies and overrides below are of `TEXTUAL_VERSION`'s source, and
+tests/test_tui_updates.py fails, naming what moved, when the installed Textual
+is another release or its source differs from the fingerprints recorded here.
+Upgrading Textual means reading what changed in those functions, porting it,
+measuring again, and recording the new fingerprints.
 """
 
 from __future__ import annotations
@@ -35,15 +42,27 @@ import asyncio
 from typing import Any, Callable
 
 from textual import constants
+from textual._compositor import ChopsUpdate, Compositor
 from textual.geometry import Region
 from textual.screen import Screen
 from textual.strip import Strip
 from textual.widget import Widget
 
-try:  # Textual's internals: a release that moves them gets Textual's own updates
-    from textual._compositor import ChopsUpdate, Compositor
-except ImportError:  # pragma: no cover - not with the locked Textual
-    ChopsUpdate = Compositor = None  # type: ignore[assignment,misc]
+#: The Textual release pyproject.toml pins: the one whose source is copied here.
+TEXTUAL_VERSION = "8.2.8"
+#: What of Textual's source this module copies or overrides, by a fingerprint of
+#: each function (the first 16 hex digits of the sha256 of its `ast.unparse`,
+#: docstring left out: formatting and comments do not count, code does).
+TEXTUAL_SOURCES = {
+    # copied into FocusedCompositor.render_partial_update
+    "textual._compositor.Compositor.render_partial_update": "cd25a2bce076224a",
+    # copied into FocusedCompositor._focused_chops, with what it renders from _get_renders
+    "textual._compositor.Compositor._render_chops": "395572f64657beeb",
+    "textual._compositor.Compositor._get_renders": "15704cdc5497f3d9",
+    # overridden by PacedScreen: the timer it replaces, the update it wraps
+    "textual.screen.Screen._update_timer": "0fdf304ef57a03f3",
+    "textual.screen.Screen._on_timer_update": "63e2c1dbbefb1c5d",
+}
 
 
 #: Frames that may be painted back to back after idle: a stop's line, its panes,
@@ -100,7 +119,7 @@ class FramePacer:
             self._tokens_at = now
 
 
-class FocusedCompositor(Compositor or object):  # type: ignore[misc]
+class FocusedCompositor(Compositor):
     """A compositor whose partial updates render only what changed (see above).
 
     The rest is Textual's own: `render_partial_update` and `_render_chops` with
@@ -176,8 +195,7 @@ class PacedScreen(Screen):
     def __init__(self, name: str | None = None, id: str | None = None,
                  classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
-        if _internals_as_expected(self):
-            self._compositor = FocusedCompositor()
+        self._compositor = FocusedCompositor()
 
     @property
     def _update_timer(self) -> FramePacer:  # type: ignore[override]
@@ -217,11 +235,3 @@ def _in_hidden_part(widget: Widget, screen: Screen) -> bool:
         node = node._parent
     return False
 
-
-def _internals_as_expected(screen: Screen) -> bool:
-    """Whether this Textual has the internals the focused compositor works with
-    (it is pinned in the lock; a user's newer release may have moved them)."""
-    compositor = getattr(screen, "_compositor", None)
-    return Compositor is not None and isinstance(compositor, Compositor) and all(
-        hasattr(compositor, name) for name in (
-            "_dirty_regions", "_regions_to_spans", "cuts", "visible_widgets", "size"))
