@@ -128,12 +128,12 @@ async def serve(spec: dict[str, Any]) -> int:
             if (not session.clients and owner_started is not None and start_time(int(owner)) != owner_started
                   and loop.time() - last_client > cfg.orphan_grace_s):
                 # Not at once: `tui-debugger ui` may rejoin it meanwhile.
-                session.output.append("console", "Ending the session: the TUI that started "
-                                      "it is gone.\n")
+                session.add_output("console", "Ending the session: the TUI that started "
+                                   "it is gone.\n")
                 break
             unused = min(session.idle_seconds, loop.time() - last_client)
             if cfg.idle_timeout_s and not session.clients and unused > cfg.idle_timeout_s:
-                session.output.append("console", "Ending the session: idle timeout.\n")
+                session.add_output("console", "Ending the session: idle timeout.\n")
                 break
     finally:
         reaper.cancel()

@@ -14,11 +14,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import re
-import sys
 import time
 from collections import deque
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Callable
 
 from backends.adapters import create_backend
 from backends.base import Backend
@@ -48,17 +46,18 @@ from backends.models import (
     Variable,
 )
 
+from . import events
+from .events import SessionEvent
 from .models import (
     ActivityEntry,
     ClientInfo,
     Origin,
-    SessionEvent,
     SessionState,
     StopInfo,
     Watch,
     WatchChange,
 )
-from .output import OutputBuffer
+from .output import OutputBuffer, OutputLine
 
 
 class Subscription:
@@ -151,7 +150,8 @@ class Session:
         self._subscribers: set[Subscription] = set()
         self._listeners: list[Any] = []  # called in publish(); see add_listener
         self._event_seq = 0
-        self._state_changed = asyncio.Condition()
+        # Set (and replaced) at every state change: wait_for_state's waiters re-check.
+        self._state_changed = asyncio.Event()
         self._run_generation = 0  # bumped at every resume
         self._last_how: str | None = None  # how the program was last resumed
         self._resumed_by: Origin | None = None
@@ -237,9 +237,10 @@ class Session:
         self._subscribers.add(sub)
         return sub
 
-    def publish(self, kind: str, data: dict[str, Any] | None = None, origin: Origin = "session") -> None:
+    def publish(self, event: events.Event) -> None:
+        """Tell every subscriber and listener; the event's `seq` is set here."""
         self._event_seq += 1
-        event = SessionEvent(seq=self._event_seq, kind=kind, origin=origin, data=data or {})  # type: ignore[arg-type]
+        event.seq = self._event_seq
         for sub in list(self._subscribers):
             sub.push(event)
         for listener in list(self._listeners):
@@ -258,7 +259,7 @@ class Session:
         entry = ActivityEntry(origin=origin, command=command, summary=summary, ok=ok,
                               client=client, seq=self._activity_seq)
         self.activity.append(entry)
-        self.publish("activity", entry.model_dump(), origin=origin)
+        self.publish(events.Activity(entry=entry, origin=origin))
 
     def others_since_last_call(self, client: str, limit: int = 5) -> list[ActivityEntry]:
         """What other clients did since `client`'s previous call (at most the
@@ -282,31 +283,42 @@ class Session:
 
     def add_client(self, client: ClientInfo) -> None:
         self.clients[client.id] = client
-        self.publish("clients", {"clients": [c.model_dump() for c in self.clients.values()]})
+        self.publish(events.Clients(clients=list(self.clients.values())))
 
     def remove_client(self, client_id: str) -> None:
         if self.clients.pop(client_id, None) is not None:
-            self.publish("clients", {"clients": [c.model_dump() for c in self.clients.values()]})
+            self.publish(events.Clients(clients=list(self.clients.values())))
 
-    async def _set_state(self, state: SessionState, origin: Origin = "session") -> None:
-        async with self._state_changed:
-            self.state = state
-            self._state_changed.notify_all()
-        self.publish("state", {"state": state.value}, origin=origin)
-
-    def _set_state_nowait(self, state: SessionState, origin: Origin = "session") -> None:
+    def set_state(self, state: SessionState, origin: Origin = "session") -> None:
+        """The one way the state changes: set it, wake whoever waits on it
+        (wait_for_state), and tell every subscriber."""
         self.state = state
-        asyncio.get_running_loop().create_task(self._notify())
-        self.publish("state", {"state": state.value}, origin=origin)
+        woken, self._state_changed = self._state_changed, asyncio.Event()
+        woken.set()
+        self.publish(events.State(state=state, origin=origin))
 
-    async def _notify(self) -> None:
-        async with self._state_changed:
-            self._state_changed.notify_all()
+    def add_output(self, category: str, text: str, origin: Origin = "session") -> int:
+        """The one way output enters the session: kept in the buffer (read by
+        cursor) and told to every subscriber. Returns its cursor."""
+        seq = self.output.append(category, text)
+        self.publish(events.Output(line=OutputLine(seq=seq, category=category, text=text),
+                                   origin=origin))
+        return seq
+
+    def _end_of_run(self, reason: str | None, origin: Origin = "session") -> None:
+        """The one place a run ends, whoever ended it (the program, the
+        debugger's death, a failed start, terminate or detach): the state, then
+        the news with the exit code."""
+        self.set_state(SessionState.terminated, origin)
+        self.publish(events.Terminated(reason=reason, exit_code=self.exit_code, origin=origin))
 
     # ================================================================= start
 
     async def launch(self, request: LaunchRequest, adapter: str, origin: Origin = "user") -> None:
         self._require_state({SessionState.idle}, "launch")
+        await self._launch(request, adapter, origin)
+
+    async def _launch(self, request: LaunchRequest, adapter: str, origin: Origin) -> None:
         self.adapter = adapter
         self.launch_request = request
         self.program = request.program
@@ -326,23 +338,14 @@ class Session:
                                                             SessionState.running):
             return
         text = f"No stop yet after {SLOW_FIRST_STOP_S:.0f} s; the program runs."
-        if self.adapter == "debugpy":
-            found = re.match(r"Python (\d+)\.(\d+)", str(self.metadata.get("python") or ""))
-            version = (int(found.group(1)), int(found.group(2))) if found else sys.version_info[:2]
-            named = f"Python {version[0]}.{version[1]}"
-            traced = ("the code holding a breakpoint" if version >= (3, 12) else "all code")
-            text += (f" Still starting: on {named} debugpy traces every line of {traced}, so a "
-                     "breakpoint late in a long module takes long to reach (100,000 lines: "
-                     "22 s on 3.11).")
-            if version != tuple(sys.version_info[:2]):
-                text += (f" debugpy was installed for Python {sys.version_info[0]}."
-                         f"{sys.version_info[1]}: on {named} its tracer runs without its compiled "
-                         "speed-ups (the same module took about 10 minutes on 3.12); a breakpoint "
-                         "inside a function is reached sooner.")
+        hint = self.backend.slow_first_stop_hint(
+            str(self.metadata.get("python") or "") or None) if self.backend else None
+        if hint:
+            text += " " + hint
         self.first_stop_notice = text
         # In the activity log too: a TUI that joins after the notice finds it there.
         self.record_activity("session", "waiting", text)
-        self.publish("notice", {"text": text})
+        self.publish(events.Notice(text=text))
 
     async def attach(self, request: AttachRequest, adapter: str, origin: Origin = "user",
                      backend: Backend | None = None) -> None:
@@ -353,14 +356,17 @@ class Session:
         self.attach_request = request
         self.program = request.program or (f"pid {request.pid}" if request.pid else
                                            f"{request.host}:{request.port}")
-        # A gdb-remote server's program stays stopped where the server holds it.
-        self._stop_expected = request.pid is None and request.port is not None and \
-            adapter in ("lldb-dap", "lldb-cli", "dlv")
-        await self._start(lambda b: b.attach(request, self._configure), adapter, origin,
-                          backend=backend)
+        remote = request.pid is None and request.port is not None
+
+        def start(started: Backend):
+            # A gdb-remote server's program stays stopped where the server holds it.
+            self._stop_expected = remote and started.remote_attach_stops
+            return started.attach(request, self._configure)
+
+        await self._start(start, adapter, origin, backend=backend)
 
     async def _start(self, start, adapter: str, origin: Origin, backend: Backend | None = None) -> None:
-        await self._set_state(SessionState.starting, origin)
+        self.set_state(SessionState.starting, origin)
         try:
             if backend is not None:
                 backend._emit = self._sink()  # noqa: SLF001 - adopt its events
@@ -376,21 +382,19 @@ class Session:
             # Some exceptions carry no text (a bare TimeoutError): name the kind.
             reason = str(exc) or f"{type(exc).__name__} (no message)"
             self.terminated_reason = reason
-            await self._set_state(SessionState.terminated, origin)
-            self.publish("terminated", {"reason": reason})
+            self._end_of_run(reason, origin)
             if isinstance(exc, DebuggerError):
                 raise
             if isinstance(exc, (asyncio.CancelledError, KeyboardInterrupt)):
                 raise
             raise InternalError(f"Starting the {adapter} backend failed: {reason}.") from exc
-        follows = adapter in FOLLOWS_CHILDREN or getattr(self.backend, "follows_children", False)
-        if not follows and not (self.backend and self.backend.post_mortem):
+        if not (self.backend and self.backend.follows_children) and not (self.backend and self.backend.post_mortem):
             self._children_watch = asyncio.get_running_loop().create_task(
                 self._say_children_are_not_followed(self._backend_gen))
         stop_on_its_way = self._stop_task is not None and not self._stop_task.done()
         if self.state == SessionState.starting and not stop_on_its_way:
             # No stop arrived during start-up: the program runs.
-            await self._set_state(SessionState.running, origin)
+            self.set_state(SessionState.running, origin)
 
     async def _say_children_are_not_followed(self, generation: int) -> None:
         """Say once, when the program starts a child process, that this debugger
@@ -409,8 +413,7 @@ class Session:
                 text = (f"The program started child process {children[0]}; the {self.adapter} "
                         "backend does not follow child processes, so breakpoints in them do "
                         f"not stop. Attach to one with `tui-debugger attach {children[0]}`.\n")
-                seq = self.output.append("important", text)
-                self.publish("output", {"seq": seq, "category": "important", "text": text})
+                self.add_output("important", text)
                 return
 
     def _sink(self):
@@ -444,8 +447,7 @@ class Session:
                 # Filters saved for this program that this adapter does not offer: run
                 # with its defaults rather than not at all, and say so.
                 text = f"Exception breakpoints not set ({exc.message}); using the defaults.\n"
-                seq = self.output.append("console", text)
-                self.publish("output", {"seq": seq, "category": "console", "text": text})
+                self.add_output("console", text)
                 self.exception_filters = None
                 defaults = [f.id for f in self.backend.capabilities.exception_filters if f.default]
                 with contextlib.suppress(DebuggerError):
@@ -455,66 +457,85 @@ class Session:
 
     def _on_backend_event(self, event: BackendEvent) -> None:
         self._last_activity = time.monotonic()
-        if isinstance(event, OutputEvent):
-            seq = self.output.append(event.category, event.text)
-            self.publish("output", {"seq": seq, "category": event.category, "text": event.text})
-        elif isinstance(event, StoppedEvent):
-            if event.let_go:
-                self._report_let_go(event)
-                return
-            if self._beside_current_stop(event):
-                return
+        handler = self._BACKEND_EVENT_HANDLERS.get(type(event))
+        if handler is not None:
+            handler(self, event)
+
+    def _on_output(self, event: OutputEvent) -> None:
+        self.add_output(event.category, event.text)
+
+    def _on_stopped(self, event: StoppedEvent) -> None:
+        if event.let_go:
+            self._report_let_go(event)
+            return
+        if self._beside_current_stop(event):
+            return
+        self._invalidate_caches()
+        if self._stop_task and not self._stop_task.done():
+            self._stop_task.cancel()
+        self._stop_task_thread = event.thread_id
+        self._stop_task = asyncio.get_running_loop().create_task(self._handle_stop(event))
+
+    def _on_continued(self, event: ContinuedEvent) -> None:
+        # A core dump never runs, whatever the adapter says while it loads one.
+        post_mortem = self.backend is not None and self.backend.post_mortem
+        if post_mortem:
+            return
+        if self.state == SessionState.stopped:
             self._invalidate_caches()
-            if self._stop_task and not self._stop_task.done():
-                self._stop_task.cancel()
-            self._stop_task_thread = event.thread_id
-            self._stop_task = asyncio.get_running_loop().create_task(self._handle_stop(event))
-        elif isinstance(event, ContinuedEvent):
-            # A core dump never runs, whatever the adapter says while it loads one.
-            post_mortem = self.backend is not None and self.backend.post_mortem
-            if post_mortem:
-                return
-            if self.state == SessionState.stopped:
-                self._invalidate_caches()
-                self.stop = None
-                self._set_state_nowait(SessionState.running)
-                self.publish("continued", {"thread_id": event.thread_id})
-            elif self._stop_task is not None and not self._stop_task.done():
-                # The stop being read is over already (debugpy tells a thread's
-                # `continued` when it wakes, which under load can come after its
-                # stop): shown, it would be a stop the adapter refuses to continue.
-                self._stop_overtaken = self._stop_task
-        elif isinstance(event, ExitedEvent):
-            self.exit_code = event.exit_code
-            self.publish("exited", {"exit_code": event.exit_code})
-        elif isinstance(event, TerminatedEvent):
-            if self.state != SessionState.terminated:
-                # When someone asked for the end, say who; the backend only saw it end.
-                if not self.end_requested:
-                    self.terminated_reason = event.reason
-                    if event.adapter_died:
-                        self.adapter_died = event.reason or "it exited"
-                self.stop = None  # last_stop keeps it for whoever asks what happened
-                self._stop_expected = False
-                self._invalidate_caches()
-                self._set_state_nowait(SessionState.terminated)
-                self.publish("terminated", {"reason": event.reason, "exit_code": self.exit_code})
-        elif isinstance(event, BreakpointChangedEvent):
-            self._apply_breakpoint_change(event)
-        elif isinstance(event, ThreadEvent):
-            if self._live_threads is None:
-                self._live_threads = set()
-            if event.reason == "started":
-                self._live_threads.add(event.thread_id)
-            else:
-                self._live_threads.discard(event.thread_id)
-            if event.reason == "exited":
-                self._thread_stops.pop(event.thread_id, None)
-                self._held = deque(e for e in self._held if e.thread_id != event.thread_id)
-            self.publish("threads", {"thread_id": event.thread_id, "reason": event.reason})
-        elif isinstance(event, ChildProcessEvent):
-            if self.on_child is not None:
-                self.on_child(self, event)
+            self.stop = None
+            self.set_state(SessionState.running)
+            self.publish(events.Continued(thread_id=event.thread_id))
+        elif self._stop_task is not None and not self._stop_task.done():
+            # The stop being read is over already (debugpy tells a thread's
+            # `continued` when it wakes, which under load can come after its
+            # stop): shown, it would be a stop the adapter refuses to continue.
+            self._stop_overtaken = self._stop_task
+
+    def _on_exited(self, event: ExitedEvent) -> None:
+        self.exit_code = event.exit_code
+        self.publish(events.Exited(exit_code=event.exit_code))
+
+    def _on_terminated(self, event: TerminatedEvent) -> None:
+        if self.state == SessionState.terminated:
+            return
+        # When someone asked for the end, say who; the backend only saw it end.
+        if not self.end_requested:
+            self.terminated_reason = event.reason
+            if event.adapter_died:
+                self.adapter_died = event.reason or "it exited"
+        self.stop = None  # last_stop keeps it for whoever asks what happened
+        self._stop_expected = False
+        self._invalidate_caches()
+        self._end_of_run(event.reason)
+
+    def _on_thread(self, event: ThreadEvent) -> None:
+        if self._live_threads is None:
+            self._live_threads = set()
+        if event.reason == "started":
+            self._live_threads.add(event.thread_id)
+        else:
+            self._live_threads.discard(event.thread_id)
+        if event.reason == "exited":
+            self._thread_stops.pop(event.thread_id, None)
+            self._held = deque(e for e in self._held if e.thread_id != event.thread_id)
+        self.publish(events.Threads(thread_id=event.thread_id, reason=event.reason))
+
+    def _on_child_process(self, event: ChildProcessEvent) -> None:
+        if self.on_child is not None:
+            self.on_child(self, event)
+
+    #: what each kind of backend event does to the session (_on_backend_event)
+    _BACKEND_EVENT_HANDLERS: dict[type, Callable[..., None]] = {
+        OutputEvent: _on_output,
+        StoppedEvent: _on_stopped,
+        ContinuedEvent: _on_continued,
+        ExitedEvent: _on_exited,
+        TerminatedEvent: _on_terminated,
+        BreakpointChangedEvent: lambda self, event: self._apply_breakpoint_change(event),
+        ThreadEvent: _on_thread,
+        ChildProcessEvent: _on_child_process,
+    }
 
     def _report_let_go(self, event: StoppedEvent) -> None:
         """A thread reached a breakpoint while a continue was on its way, and the
@@ -558,7 +579,7 @@ class Session:
         self._thread_stops[event.thread_id] = "" if event.reason == "pause" else event.reason
         if event.reason not in ("pause", "entry", "step", "goto"):
             self._held.append(event)
-        self.publish("threads", {"thread_id": event.thread_id, "reason": "held"})
+        self.publish(events.Threads(thread_id=event.thread_id, reason="held"))
         return True
 
     async def _handle_stop(self, event: StoppedEvent) -> None:
@@ -661,12 +682,12 @@ class Session:
         self.last_stop = info
         self.last_stop_generation = self._run_generation
         self._stop_expected = False
-        await self._set_state(SessionState.stopped)
+        self.set_state(SessionState.stopped)
         if self._wants_stop_view():
             # Scheduled before the stop's events are sent: the adapter works on the
             # locals while the stop travels to the TUI and is painted.
             asyncio.get_running_loop().create_task(self._prefetch_stop_view(self._run_generation))
-        self.publish("stopped", info.model_dump(mode="json"), origin=self._resumed_by or "session")
+        self.publish(events.Stopped(stop=info.model_copy(), origin=self._resumed_by or "session"))
         if session_bp_ids:
             self._publish_breakpoints()
 
@@ -724,11 +745,11 @@ class Session:
         return self.backend
 
     async def wait_for_state(
-        self, predicate, timeout: float | None
+        self, predicate: Callable[[], bool], timeout: float | None
     ) -> bool:
         async def _wait() -> None:
-            async with self._state_changed:
-                await self._state_changed.wait_for(predicate)
+            while not predicate():
+                await self._state_changed.wait()
 
         try:
             await asyncio.wait_for(_wait(), timeout)
@@ -805,7 +826,6 @@ class Session:
         self._stepping_out_of = (previous_stop.function or "?") if (
             how == "step_out" and previous_stop is not None) else None
         self.stop = None
-        self.state = SessionState.running
         self._stop_expected = how != "continue"
         self._last_how = how
         if how == "continue" or not backend.steps_keep_others_held:
@@ -814,8 +834,8 @@ class Session:
             self._thread_stops.clear()
         elif tid is not None:
             self._thread_stops.pop(tid, None)
-        self.publish("continued", {"thread_id": tid, "how": how}, origin=origin)
-        self.publish("state", {"state": "running"}, origin=origin)
+        self.publish(events.Continued(thread_id=tid, how=how, origin=origin))
+        self.set_state(SessionState.running, origin)
         request = asyncio.get_running_loop().create_task(
             self._send_resume(backend, how, tid, previous_stop, origin, target))
         request.add_done_callback(lambda task: task.cancelled() or task.exception())
@@ -855,8 +875,7 @@ class Session:
             # The request failed: the program did not move; keep the stop readable.
             if self.state == SessionState.running and self.backend is not None:
                 self.stop = previous_stop
-                self.state = SessionState.stopped
-                self.publish("state", {"state": "stopped"}, origin=origin)
+                self.set_state(SessionState.stopped, origin)
             raise
         finally:
             self.resume_unanswered = None
@@ -868,10 +887,9 @@ class Session:
         self._run_generation += 1
         self._resumed_by = origin
         self.stop = None
-        self.state = SessionState.running
         self._stop_expected = True
-        self.publish("continued", {"thread_id": event.thread_id, "how": "continue"}, origin=origin)
-        self.publish("state", {"state": "running"}, origin=origin)
+        self.publish(events.Continued(thread_id=event.thread_id, how="continue", origin=origin))
+        self.set_state(SessionState.running, origin)
         self._stop_task_thread = event.thread_id
         self._stop_task = asyncio.get_running_loop().create_task(self._handle_stop(event))
         return self._run_generation
@@ -986,9 +1004,9 @@ class Session:
             self.selected_thread_id = thread_id
         frame = await self.frame(index)
         self.selected_frame_index = index
-        self.publish("selection", {"thread_id": self.selected_thread_id, "frame_index": index,
-                                   "location": frame.location.model_dump() if frame.location else None,
-                                   "function": frame.name}, origin=origin)
+        self.publish(events.Selection(thread_id=self.selected_thread_id, frame_index=index,
+                                      placed=True, location=frame.location, function=frame.name,
+                                      origin=origin))
         return frame
 
     async def select_thread(self, thread_id: int, origin: Origin) -> None:
@@ -1002,17 +1020,16 @@ class Session:
         self.selected_frame_index = 0
         # The thread's top frame goes with the event, so every front end's source pane
         # moves to where that thread is, not only its stack and variables.
-        data: dict[str, Any] = {"thread_id": thread_id, "frame_index": 0}
+        selection = events.Selection(thread_id=thread_id, frame_index=0, origin=origin)
         try:
             frames, _ = await self._frames_for(thread_id)
         except DebuggerError:
             frames = []
         if frames:
             top = _first_with_source(frames) or frames[0]
-            self.selected_frame_index = data["frame_index"] = top.index
-            data["location"] = top.location.model_dump() if top.location else None
-            data["function"] = top.name
-        self.publish("selection", data, origin=origin)
+            self.selected_frame_index = selection.frame_index = top.index
+            selection.placed, selection.location, selection.function = True, top.location, top.name
+        self.publish(selection)
 
     async def scopes(self, frame_index: int | None = None) -> list[Scope]:
         frame = await self.frame(frame_index)
@@ -1102,7 +1119,7 @@ class Session:
         # Scopes go too: delve answers a scope's variables as read when the scope
         # was listed, so the changed value shows only through new scopes.
         self._scopes.clear()
-        self.publish("values", {"name": name, "value": variable.value}, origin=origin)
+        self.publish(events.Values(name=name, value=variable.value, origin=origin))
         return variable
 
     async def send_input(self, text: str, eof: bool, origin: Origin) -> None:
@@ -1129,7 +1146,7 @@ class Session:
         if self.backend is not None and self.state != SessionState.starting:
             await self.backend.set_exception_filters(filters)
         self.exception_filters = filters
-        self.publish("exception_filters", {"filters": filters}, origin=origin)
+        self.publish(events.ExceptionFilters(filters=filters, origin=origin))
 
     async def raw_command(self, command: str, timeout: float) -> str:
         backend = self._live_backend("run a debugger command")
@@ -1161,7 +1178,7 @@ class Session:
         await self.settle()
         backend = self._live_backend("disassemble")
         if not backend.capabilities.disassemble:
-            await backend.disassemble("0x0", count)  # the backend's own refusal, by name
+            raise backend.not_supported("disassemble")
         self._require_state({SessionState.stopped}, "disassemble")
         if target:
             address = await self.resolve_address(target, frame_index)
@@ -1178,7 +1195,7 @@ class Session:
                           ) -> tuple[str, bytes]:
         backend = self._live_backend("read memory")
         if not backend.capabilities.read_memory:
-            await backend.read_memory("0x0", count)  # the backend's own refusal, by name
+            raise backend.not_supported("read_memory")
         self._require_state({SessionState.stopped}, "read memory")
         address = await self.resolve_address(target, frame_index)
         return address, await backend.read_memory(address, count)
@@ -1191,7 +1208,7 @@ class Session:
         backend = self._live_backend("set a watchpoint")
         self._refuse_post_mortem("set a watchpoint")
         if not backend.capabilities.data_breakpoints:
-            await backend.set_data_breakpoints([DataBreakpointSpec(expression=expression)])
+            raise backend.not_supported("data_breakpoints")
         self._require_state({SessionState.stopped}, "set a watchpoint")
         if not expression.strip():
             raise InvalidInput("Give the expression to watch, e.g. `watch counter`.")
@@ -1245,8 +1262,9 @@ class Session:
                                    size=w.size) for w in self.watches.values()]
 
     def _publish_watches(self, origin: Origin = "session") -> None:
-        self.publish("watches", {"watches": [w.model_dump(mode="json")
-                                             for w in self.watches.values()]}, origin=origin)
+        # Copies: the event is sent after this returns, and hits change meanwhile.
+        self.publish(events.Watches(watches=[w.model_copy() for w in self.watches.values()],
+                                    origin=origin))
 
     async def _watch_value(self, watch: Watch, frame_id: int | None,
                            expression: str | None = None) -> str | None:
@@ -1281,11 +1299,9 @@ class Session:
     # ================================================================= breakpoints
 
     def _publish_breakpoints(self, origin: Origin = "session") -> None:
-        self.publish(
-            "breakpoints",
-            {"breakpoints": [bp.model_dump(mode="json") for bp in self.breakpoints.values()]},
-            origin=origin,
-        )
+        # Copies: the event is sent after this returns, and hit counts change meanwhile.
+        self.publish(events.Breakpoints(
+            breakpoints=[bp.model_copy() for bp in self.breakpoints.values()], origin=origin))
 
     def _session_ids_for(self, backend_ids: list[int | str]) -> list[int]:
         if not backend_ids:
@@ -1456,13 +1472,10 @@ class Session:
         self.terminated_reason = None
         self.adapter_died = None
         self._backend_ids.clear()
-        text = f"--- restarted by {origin} ---\n"
-        seq = self.output.append("console", text)
-        self.publish("output", {"seq": seq, "category": "console", "text": text}, origin=origin)
+        self.add_output("console", f"--- restarted by {origin} ---\n", origin)
         # A restart after `stop` brings the session back: its host stays for it.
         self.end_requested = False
-        self.state = SessionState.idle
-        await self.launch(self.launch_request, self.adapter, origin)
+        await self._launch(self.launch_request, self.adapter, origin)
 
     # ================================================================= end
 
@@ -1488,9 +1501,7 @@ class Session:
             self._stop_task.cancel()
         self.stop = None
         if self.state != SessionState.terminated:
-            await self._set_state(SessionState.terminated, origin)
-            self.publish("terminated", {"reason": self.terminated_reason, "exit_code": self.exit_code},
-                         origin=origin)
+            self._end_of_run(self.terminated_reason, origin)
 
     async def close(self) -> None:
         """End everything: used when the hosting process exits."""
@@ -1499,10 +1510,6 @@ class Session:
                         and not self.leave_running, origin="session")
         for sub in list(self._subscribers):
             sub.close()
-
-
-#: backends whose child processes become sessions of the tree (tui_debugger/tree.py)
-FOLLOWS_CHILDREN = {"debugpy"}
 
 
 def _children_of(pid: int) -> list[int]:
