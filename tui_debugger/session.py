@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import time
 from collections import deque
@@ -92,6 +93,28 @@ class Subscription:
             if event is None:
                 return
             yield event
+
+
+def guarded(*states: SessionState, doing: str, settle: bool = True, live: bool = True):
+    """A state guard, as debugpy's `_only_allowed_while`: before the method runs,
+    wait (bounded) for a stop on its way (`settle`), check that a program is
+    being debugged (`live`) and that the state is one of `states`; otherwise
+    refuse in words that say what to do next (Session._require_state)."""
+    allowed = set(states)
+
+    def wrap(method):
+        @functools.wraps(method)
+        async def guarded_method(self: "Session", *args: Any, **kwargs: Any) -> Any:
+            if settle:
+                await self.settle()
+            if live:
+                self._live_backend(doing)
+            self._require_state(allowed, doing)
+            return await method(self, *args, **kwargs)
+
+        return guarded_method
+
+    return wrap
 
 
 RESTARTING = ("the session is restarting; wait for the new program (`await`, debug_wait), "
@@ -314,8 +337,8 @@ class Session:
 
     # ================================================================= start
 
+    @guarded(SessionState.idle, doing="launch", settle=False, live=False)
     async def launch(self, request: LaunchRequest, adapter: str, origin: Origin = "user") -> None:
-        self._require_state({SessionState.idle}, "launch")
         await self._launch(request, adapter, origin)
 
     async def _launch(self, request: LaunchRequest, adapter: str, origin: Origin) -> None:
@@ -347,11 +370,11 @@ class Session:
         self.record_activity("session", "waiting", text)
         self.publish(events.Notice(text=text))
 
+    @guarded(SessionState.idle, doing="attach", settle=False, live=False)
     async def attach(self, request: AttachRequest, adapter: str, origin: Origin = "user",
                      backend: Backend | None = None) -> None:
         """Attach through `adapter`, or through a prepared `backend` (the simctl
         flow resolves the simulator and the app before the session attaches)."""
-        self._require_state({SessionState.idle}, "attach")
         self.adapter = adapter
         self.attach_request = request
         self.program = request.program or (f"pid {request.pid}" if request.pid else
@@ -977,17 +1000,15 @@ class Session:
         self._frames[thread_id] = (frames, total)
         return frames, total
 
+    @guarded(SessionState.stopped, doing="read the stack")
     async def stack(self, thread_id: int | None = None, max_frames: int = 20) -> tuple[list[Frame], int | None]:
-        await self.settle()
-        backend = self._live_backend("read the stack")
-        self._require_state({SessionState.stopped}, "read the stack")
         tid = thread_id or self.selected_thread_id
         if tid is None:
             raise InvalidInput("No thread is selected; pass a thread id (see `threads`).")
         if max_frames <= self.stack_levels:
             frames, total = await self._frames_for(tid)
             return frames[:max_frames], total
-        return await backend.stack_trace(tid, 0, max_frames)
+        return await self._backend_now().stack_trace(tid, 0, max_frames)
 
     async def frame(self, index: int | None = None, thread_id: int | None = None) -> Frame:
         frames, total = await self.stack(thread_id, max(self.stack_levels, (index or 0) + 1))
@@ -1009,9 +1030,8 @@ class Session:
                                       origin=origin))
         return frame
 
+    @guarded(SessionState.stopped, doing="select a thread", live=False)
     async def select_thread(self, thread_id: int, origin: Origin) -> None:
-        await self.settle()
-        self._require_state({SessionState.stopped}, "select a thread")
         threads = await self.threads()
         if not any(t.id == thread_id for t in threads):
             ids = ", ".join(str(t.id) for t in threads)
@@ -1051,10 +1071,9 @@ class Session:
                 self._scopes[frame_id] = mine
         return scopes
 
+    @guarded(SessionState.stopped, doing="read variables")
     async def variables(self, ref: int, start: int = 0, count: int = 0) -> list[Variable]:
-        await self.settle()
-        backend = self._live_backend("read variables")
-        self._require_state({SessionState.stopped}, "read variables")
+        backend = self._backend_now()
         if start == 0 and count == 0:
             found = await _shared(self._variables, ref, lambda: backend.variables(ref))
         else:
@@ -1097,24 +1116,22 @@ class Session:
         self._variables.clear()
         return result
 
+    @guarded(SessionState.stopped, doing="complete")
     async def completions(self, text: str, column: int,
                           frame_index: int | None = None) -> tuple[bool, list[Completion]]:
         """What the debugger proposes to complete `text` at `column` in a frame, and
         whether it proposes at all (False: complete from the frame's names)."""
-        await self.settle()
-        backend = self._live_backend("complete")
-        self._require_state({SessionState.stopped}, "complete")
+        backend = self._backend_now()
         if not backend.capabilities.completions:
             return False, []
         frame_id = (await self.frame(frame_index)).id
         return True, await backend.completions(text, column, frame_id)
 
+    @guarded(SessionState.stopped, doing="change a variable", settle=False)
     async def set_variable(self, container_ref: int, name: str, value: str,
                            origin: Origin) -> Variable:
         """Change a value in the stopped program; every front end re-reads its variables."""
-        backend = self._live_backend("change a variable")
-        self._require_state({SessionState.stopped}, "change a variable")
-        variable = await backend.set_variable(container_ref, name, value)
+        variable = await self._backend_now().set_variable(container_ref, name, value)
         self._variables.clear()
         # Scopes go too: delve answers a scope's variables as read when the scope
         # was listed, so the changed value shows only through new scopes.
@@ -1122,11 +1139,11 @@ class Session:
         self.publish(events.Values(name=name, value=variable.value, origin=origin))
         return variable
 
+    @guarded(SessionState.running, SessionState.stopped, doing="give the program input",
+             settle=False)
     async def send_input(self, text: str, eof: bool, origin: Origin) -> None:
         """Give the program (launched with stdin 'pipe') a line of input."""
-        backend = self._live_backend("give the program input")
-        self._require_state({SessionState.running, SessionState.stopped}, "give the program input")
-        await backend.send_input(text, eof)
+        await self._backend_now().send_input(text, eof)
 
     def available_exception_filters(self) -> list[ExceptionFilter]:
         return list(self.backend.capabilities.exception_filters) if self.backend else []
@@ -1154,11 +1171,10 @@ class Session:
 
     # ================================================================= machine level
 
+    @guarded(SessionState.stopped, doing="read an address")
     async def resolve_address(self, expression: str, frame_index: int | None = None) -> str:
         """A function's start, a pointer's value, or an array's or object's own address."""
-        await self.settle()
-        backend = self._live_backend("read an address")
-        self._require_state({SessionState.stopped}, "read an address")
+        backend = self._backend_now()
         frame_id = (await self.frame(frame_index)).id
         try:
             return await backend.resolve_address(expression, frame_id)
