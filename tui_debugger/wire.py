@@ -19,6 +19,10 @@ host -> client (`Reply`)
                 "stderr", "rc", "wait_exit"} or {"fallback": true}}
                {"type": "result", "id": 1, "ok": false, "error": {"code", "message", "details"}}
   EventMessage {"type": "event", "event": {one of events.SessionEvent}}
+
+Starting a host (host.py -> daemon.py, on the new process's stdin and stdout):
+  HostSpec     {"command": "launch", "args": {...}, "cwd": "/path", "origin": "tui", "owner": 123}
+  HostReady    {"ok": true, "result": {...}} or {"ok": false, "error": {...}}
 """
 
 from __future__ import annotations
@@ -112,6 +116,29 @@ class EventMessage(BaseModel):
 
 
 Reply = Annotated[Union[Welcome, Result, EventMessage], Field(discriminator="type")]
+
+
+class HostSpec(BaseModel):
+    """What host.py writes to a new host's stdin (daemon.py): the command that
+    makes its session. host.py writes it as plain JSON, since the CLI imports
+    host.py before pydantic; the host validates it here."""
+
+    command: str
+    args: dict[str, Any] | None = None
+    cwd: str | None = None
+    origin: str | None = None
+    #: the TUI or MCP server that started the session: killed, it says no
+    #: goodbye, and the host ends the session once no client is left
+    owner: int | None = None
+
+
+class HostReady(BaseModel):
+    """The one line a host writes to its starter: the start command's result
+    by alias, or why it failed. Read by host.py as plain JSON."""
+
+    ok: bool
+    result: dict[str, Any] | None = None
+    error: ErrorBody | None = None
 Message = Union[Hello, Call, CommandLine, Welcome, Result, EventMessage]
 
 _REQUEST: TypeAdapter[Any] = TypeAdapter(Request)
