@@ -66,9 +66,28 @@ class Backend(abc.ABC):
         #: stay there through it (debugpy with steppingResumesAllThreads off);
         #: otherwise a step lets them run past their hit
         self.steps_keep_others_held = False
+        #: the program's child processes are followed: each is announced with a
+        #: ChildProcessEvent and becomes a session of the tree (debugpy, a
+        #: launched Node); otherwise the session says once that they are not
+        self.follows_children = False
+        #: attaching to HOST:PORT (a gdb-remote server, dlv's) finds the program
+        #: stopped where the server holds it, so the session waits for that stop
+        self.remote_attach_stops = False
 
     def emit(self, event: BackendEvent) -> None:
         self._emit(event)
+
+    def not_supported(self, ability: str) -> NotSupported:
+        """The typed refusal of an optional ability this backend lacks (its
+        Capabilities flag is False), in this backend's words: what a base
+        method below raises, and what the session raises without calling it."""
+        return NotSupported(UNSUPPORTED[ability].format(name=self.name))
+
+    def slow_first_stop_hint(self, program_python: str | None) -> str | None:
+        """Why a launch's first stop may be slow with this debugger, added to
+        the session's notice when it waits long for it. `program_python`: the
+        version line of the program's interpreter, when known. Default: nothing."""
+        return None
 
     def running(self) -> bool:
         """The adapter has told that no thread is stopped any more (its
@@ -199,19 +218,14 @@ class Backend(abc.ABC):
     async def disassemble(self, address: str, count: int = 32, offset: int = 0) -> list[Instruction]:
         """`count` instructions from `offset` instructions after (or, negative,
         before) `address` (hex)."""
-        raise NotSupported(
-            f"The {self.name} backend cannot disassemble; use lldb-dap, lldb-cli or dlv "
-            "for native code."
-        )
+        raise self.not_supported("disassemble")
 
     async def resolve_address(self, expression: str, frame_id: int | None) -> str:
         """The address (hex) a function name or an address expression stands for."""
         raise NotSupported(f"The {self.name} backend cannot resolve addresses.")
 
     async def read_memory(self, address: str, count: int) -> bytes:
-        raise NotSupported(
-            f"The {self.name} backend cannot read memory; use lldb-dap or lldb-cli."
-        )
+        raise self.not_supported("read_memory")
 
     async def step_instruction(self, thread_id: int, over: bool) -> None:
         """One machine instruction; `over` steps over calls (nexti), else into (stepi)."""
@@ -225,10 +239,7 @@ class Backend(abc.ABC):
     ) -> list[DataBreakpointState]:
         """Replace all watchpoints with `specs`; one state per spec, in order."""
         if specs:
-            raise NotSupported(
-                f"The {self.name} backend has no watchpoints (data breakpoints); use lldb-dap "
-                "or lldb-cli, or a conditional breakpoint where the value changes."
-            )
+            raise self.not_supported("data_breakpoints")
         return []
 
     async def restart(self) -> None:
@@ -241,3 +252,13 @@ class Backend(abc.ABC):
             f"The {self.name} backend cannot jump to a line (set next statement); "
             "use debugpy, or run to the line instead (until)."
         )
+
+
+#: Backend.not_supported's words for each optional ability, by its Capabilities flag
+UNSUPPORTED: dict[str, str] = {
+    "disassemble": ("The {name} backend cannot disassemble; use lldb-dap, lldb-cli or dlv "
+                    "for native code."),
+    "read_memory": "The {name} backend cannot read memory; use lldb-dap or lldb-cli.",
+    "data_breakpoints": ("The {name} backend has no watchpoints (data breakpoints); use lldb-dap "
+                         "or lldb-cli, or a conditional breakpoint where the value changes."),
+}

@@ -93,8 +93,7 @@ async def one_run(kind: str, work: Path) -> tuple[float, float]:
     stopped = asyncio.get_running_loop().create_future()
 
     def on_event(event) -> None:
-        data = event.data or {}
-        if event.kind == "process" and data.get("event") == "stopped" and not stopped.done():
+        if event.kind == "process" and event.event == "stopped" and not stopped.done():
             stopped.set_result(time.time())
 
     root.add_listener(on_event)

@@ -129,6 +129,8 @@ async def ingest(folder: Path, lines: int = 100_000, per_event: int = 100) -> fl
     """Lines per second from the first output event until the pane shows the last line."""
     from tui_debugger.tui.app import create_app
     from tui_debugger.tui.widgets.output_pane import OutputPane
+    from tui_debugger.events import Output
+    from tui_debugger.output import OutputLine
 
     program = folder / "small.py"
     app = create_app("launch", {"program": str(program), "breakpoints": [f"{program}:4"]},
@@ -147,7 +149,7 @@ async def ingest(folder: Path, lines: int = 100_000, per_event: int = 100) -> fl
         seq = app.output_cursor
         started = time.perf_counter()
         for chunk in chunks:
-            app.on_session_event("output", {"seq": seq, "category": "stdout", "text": chunk}, "session")
+            app.on_session_event(Output(line=OutputLine(seq=seq, category="stdout", text=chunk)))
             seq += 1
             await asyncio.sleep(0)  # other events (keys, the stop) interleave, as in the app
         await until(pilot, painted)

@@ -216,7 +216,7 @@ async def test_sessions_launched_here_can_be_joined(mcp_env, no_leftover_process
 
             await asyncio.wait_for(until_attributed(), 10)
             assert any(e.kind == "stopped" and e.origin == "mcp" for e in seen)
-            assert seen[-1].data["command"] == "next"
+            assert seen[-1].entry.command == "next"
             status = await person.call("status")
             assert "tui" in {c.origin for c in status.clients}
         finally:

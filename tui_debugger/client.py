@@ -13,7 +13,7 @@ from typing import Any, AsyncIterator
 from backends.errors import BackendDied, DebuggerError, ErrorCode, InvalidInput, ResourceBusy
 
 from . import paths, wire
-from .models import SessionEvent
+from .events import SessionEvent
 
 
 class RemoteSession:
@@ -24,10 +24,10 @@ class RemoteSession:
         self._reader: asyncio.StreamReader | None = None
         self._writer: asyncio.StreamWriter | None = None
         self._ids = itertools.count(1)
-        self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self._pending: dict[wire.CallId, asyncio.Future[wire.Result]] = {}
         self._events: asyncio.Queue[SessionEvent | None] = asyncio.Queue()
         self._read_task: asyncio.Task[None] | None = None
-        self._welcome: asyncio.Future[dict[str, Any]] | None = None
+        self._welcome: asyncio.Future[wire.Welcome] | None = None
         self.closed = False
         self.host_pid: int | None = None
 
@@ -52,12 +52,12 @@ class RemoteSession:
         loop = asyncio.get_running_loop()
         self._welcome = loop.create_future()
         self._read_task = loop.create_task(self._read_loop())
-        await self._send({
-            "type": "hello", "origin": origin, "subscribe": subscribe, "register": register,
+        await self._send(wire.Hello(
+            origin=origin, subscribe=subscribe, registered=register,
             # Each CLI command is a process of its own, but one front end (the
             # person's shell): its calls share one id.
-            "client": client_id or (origin if origin == "cli" else f"{origin}-{os.getpid()}"),
-        })
+            client=client_id or (origin if origin == "cli" else f"{origin}-{os.getpid()}"),
+        ))
         try:
             welcome = await asyncio.wait_for(self._welcome, timeout)
         except asyncio.TimeoutError:
@@ -68,10 +68,10 @@ class RemoteSession:
                 "`tui-debugger sessions` or stop it with `tui-debugger stop`.",
                 session=name,
             ) from None
-        self.host_pid = welcome.get("pid")
+        self.host_pid = welcome.pid
         return self
 
-    async def _send(self, message: dict[str, Any] | bytes) -> None:
+    async def _send(self, message: wire.Message | bytes) -> None:
         if self._writer is None or self.closed:
             raise self._died()
         try:
@@ -94,20 +94,10 @@ class RemoteSession:
                 if not line:
                     break
                 try:
-                    message = wire.decode(line)
+                    message = wire.parse_reply(wire.decode(line))
                 except ValueError:
-                    continue
-                if not isinstance(message, dict):
-                    continue
-                kind = message.get("type")
-                if kind == "result":
-                    fut = self._pending.pop(message.get("id"), None)
-                    if fut is not None and not fut.done():
-                        fut.set_result(message)
-                elif kind == "event":
-                    self._events.put_nowait(SessionEvent.model_validate(message["event"]))
-                elif kind == "welcome" and self._welcome and not self._welcome.done():
-                    self._welcome.set_result(message)
+                    continue  # not a message of this protocol (a newer host's): skipped
+                self._REPLY_HANDLERS[type(message)](self, message)
         except (ConnectionError, ValueError, asyncio.IncompleteReadError):
             pass
         finally:
@@ -121,35 +111,49 @@ class RemoteSession:
                 self._welcome.set_exception(err)
             self._events.put_nowait(None)
 
+    def _on_result(self, message: wire.Result) -> None:
+        fut = self._pending.pop(message.id, None)
+        if fut is not None and not fut.done():
+            fut.set_result(message)
+
+    def _on_event(self, message: wire.EventMessage) -> None:
+        self._events.put_nowait(message.event)
+
+    def _on_welcome(self, message: wire.Welcome) -> None:
+        if self._welcome and not self._welcome.done():
+            self._welcome.set_result(message)
+
+    #: what each kind of reply does (_read_loop)
+    _REPLY_HANDLERS: dict[type, Any] = {
+        wire.Result: _on_result, wire.EventMessage: _on_event, wire.Welcome: _on_welcome,
+    }
+
     async def call(self, command: str, args: dict[str, Any], cwd: str | None = None,
                    origin: str | None = None, answer: str | None = None) -> dict[str, Any]:
         """The result by alias; with answer="agent", what an agent reads of it
         instead ({"structured", "text"}, made by the host)."""
         call_id = next(self._ids)
-        message: dict[str, Any] = {"type": "call", "id": call_id, "command": command,
-                                   "args": args, "cwd": cwd or os.getcwd(),
-                                   "origin": origin or self.origin}
-        if answer is not None:
-            message["answer"] = answer
-        data = wire.encode(message)  # once: its size is checked, then it is sent
+        data = wire.encode(wire.Call(id=call_id, command=command, args=args,
+                                     cwd=cwd or os.getcwd(), origin=origin or self.origin,
+                                     answer=answer))  # once: its size is checked, then it is sent
         if len(data) > wire.MAX_REQUEST:
             raise InvalidInput(
                 f"The arguments of {command} are over {wire.MAX_REQUEST:,} bytes; send less "
                 "(a shorter expression or command).")
-        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        fut: asyncio.Future[wire.Result] = asyncio.get_running_loop().create_future()
         self._pending[call_id] = fut
         await self._send(data)
-        message = await fut
-        if message.get("ok"):
-            if answer is not None and "agent" in message:
-                return message["agent"]
-            return message.get("result") or {}
-        error = message.get("error") or {}
+        reply = await fut
+        if reply.ok:
+            if answer is not None and reply.agent is not None:
+                return reply.agent.model_dump()
+            return reply.result or {}
+        error = reply.error or wire.ErrorBody()
         try:
-            code = ErrorCode(error.get("code", "internal_error"))
+            code = ErrorCode(error.code)
         except ValueError:
             code = ErrorCode.internal_error
-        raise DebuggerError(error.get("message", "unknown error"), code, **(error.get("details") or {}))
+        raise DebuggerError(error.message, code, **(error.details or {}))
 
     async def events(self) -> AsyncIterator[SessionEvent]:
         while True:

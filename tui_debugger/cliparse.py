@@ -11,7 +11,7 @@ import contextvars
 import io
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from backends.errors import DebuggerError, InvalidInput
 
@@ -19,6 +19,9 @@ from . import __version__
 from .commands import registry
 from .commands.registry import CliSpec, Command
 from .commands.render import render
+
+if TYPE_CHECKING:
+    from .wire import CommandLine
 
 ENTRY_POINTS = {"run", "attach", "ui", "start", "mcp", "daemon", "launches", "core", "serve"}
 
@@ -337,7 +340,7 @@ def emit_error(exc: DebuggerError, as_json: bool) -> int:
 _HOST_PARSERS: dict[str, argparse.ArgumentParser] = {}
 
 
-async def run_on_host(hub: Any, session: Any, request: dict[str, Any], client: str) -> dict[str, Any]:
+async def run_on_host(hub: Any, session: Any, request: CommandLine, client: str) -> dict[str, Any]:
     """A command line that cli.py's quick client sent to the session's host:
     parsed, run and rendered here, where the registry and the models are
     already imported, into what the client prints. {"fallback": true} hands it
@@ -346,13 +349,13 @@ async def run_on_host(hub: Any, session: Any, request: dict[str, Any], client: s
     side effects, so nothing has happened yet."""
     from .execute import execute
 
-    argv = [str(a) for a in request.get("argv") or []]
+    argv = list(request.argv)
     if not argv:
         return {"fallback": True}
     parser = _HOST_PARSERS.get(argv[0])
     if parser is None:
         parser = _HOST_PARSERS[argv[0]] = build_parser(only=argv[0])
-    capture = _Capture(int(request.get("columns") or 80))
+    capture = _Capture(request.columns or 80)
     token = _CAPTURE.set(capture)
     try:
         try:
@@ -368,11 +371,11 @@ async def run_on_host(hub: Any, session: Any, request: dict[str, Any], client: s
     if command_id is None or ns.entry in ENTRY_POINTS:
         return {"fallback": True}
     cmd = registry.get(command_id)
-    if (not cmd.needs_session or cmd.creates_session or ns.session != request.get("session")
+    if (not cmd.needs_session or cmd.creates_session or ns.session != request.session
             or (cmd.id == "output" and getattr(ns, "follow", False))):
         return {"fallback": True}
     as_json = bool(getattr(ns, "json", False))
-    cwd = request.get("cwd")
+    cwd = request.cwd
     try:
         args = cli_args(cmd, ns.cli_spec, ns)
         result = await execute(hub, cmd.id, args, origin="cli", session=session,

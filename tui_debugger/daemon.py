@@ -17,7 +17,7 @@ import json
 import os
 import signal
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from backends.errors import DebuggerError, InternalError
 from backends.process import (
@@ -33,11 +33,13 @@ from backends import early_adapter
 
 # The hub, the commands and pydantic are imported by serve(): a host told to
 # (--debugpy) starts debugpy's adapter before it imports them.
+if TYPE_CHECKING:
+    from .wire import HostReady, HostSpec
 
 
-def _write_ready(message: dict[str, Any]) -> None:
+def _write_ready(message: HostReady) -> None:
     try:
-        sys.stdout.write(json.dumps(message) + "\n")
+        sys.stdout.write(message.model_dump_json(exclude_none=True) + "\n")
         sys.stdout.flush()
         sys.stdout.close()
     except (OSError, ValueError):
@@ -48,11 +50,12 @@ def _write_ready(message: dict[str, Any]) -> None:
         os.dup2(devnull, 1)
 
 
-async def serve(spec: dict[str, Any]) -> int:
+async def serve(spec: HostSpec) -> int:
     from .config import settings
     from .execute import execute
     from .hub import Hub
     from .models import SessionState
+    from .wire import HostReady
 
     become_subreaper()
     start_orphan_watchdog()
@@ -61,8 +64,7 @@ async def serve(spec: dict[str, Any]) -> int:
     stop_requested = asyncio.Event()
     loop = asyncio.get_running_loop()
     starting = loop.create_task(execute(
-        hub, spec["command"], spec.get("args") or {}, origin=spec.get("origin") or "cli",
-        client_cwd=spec.get("cwd")))
+        hub, spec.command, spec.args or {}, origin=spec.origin or "cli", client_cwd=spec.cwd))
 
     def stop() -> None:
         # Told to stop before the session is up (its starter gave up waiting):
@@ -84,14 +86,14 @@ async def serve(spec: dict[str, Any]) -> int:
         await end_descendants()
         return 1
     except DebuggerError as exc:
-        _write_ready({"ok": False, "error": exc.to_dict()})
+        _write_ready(HostReady(ok=False, error=exc.to_dict()))
         await hub.close_all()
         return 1
     except Exception as exc:  # report, never a traceback to the user
-        _write_ready({"ok": False, "error": InternalError(str(exc)).to_dict()})
+        _write_ready(HostReady(ok=False, error=InternalError(str(exc)).to_dict()))
         await hub.close_all()
         return 1
-    _write_ready({"ok": True, "result": result.model_dump(mode="json", by_alias=True)})
+    _write_ready(HostReady(ok=True, result=result.model_dump(mode="json", by_alias=True)))
     session = hub.local(None)
     assert session is not None
     cfg = settings()
@@ -101,7 +103,7 @@ async def serve(spec: dict[str, Any]) -> int:
     # no client has come back for idle_timeout_s, or orphan_grace_s after the TUI
     # that started it (its owner) is gone, if no client has joined it since.
     last_client = loop.time()
-    owner = spec.get("owner")
+    owner = spec.owner
     owner_started = start_time(int(owner)) if isinstance(owner, int) else None
     try:
         while not stop_requested.is_set():
@@ -128,12 +130,12 @@ async def serve(spec: dict[str, Any]) -> int:
             if (not session.clients and owner_started is not None and start_time(int(owner)) != owner_started
                   and loop.time() - last_client > cfg.orphan_grace_s):
                 # Not at once: `tui-debugger ui` may rejoin it meanwhile.
-                session.output.append("console", "Ending the session: the TUI that started "
-                                      "it is gone.\n")
+                session.add_output("console", "Ending the session: the TUI that started "
+                                   "it is gone.\n")
                 break
             unused = min(session.idle_seconds, loop.time() - last_client)
             if cfg.idle_timeout_s and not session.clients and unused > cfg.idle_timeout_s:
-                session.output.append("console", "Ending the session: idle timeout.\n")
+                session.add_output("console", "Ending the session: idle timeout.\n")
                 break
     finally:
         reaper.cancel()
@@ -143,17 +145,19 @@ async def serve(spec: dict[str, Any]) -> int:
     return 0
 
 
-def run_daemon(spec: dict[str, Any]) -> int:
+def run_daemon(raw_spec: dict[str, Any]) -> int:
     # A host started before its starter read the settings (host.start_early)
     # exports the adapter settings itself; what its starter's environment
     # already holds wins, as it does in the starter (which checked them).
     from .config import apply_config
+    from .wire import HostSpec
 
+    spec = HostSpec.model_validate(raw_spec)
     with contextlib.suppress(DebuggerError):
         apply_config()
-    if spec.get("cwd"):
+    if spec.cwd:
         with contextlib.suppress(OSError):
-            os.chdir(spec["cwd"])
+            os.chdir(spec.cwd)
     return asyncio.run(serve(spec))
 
 

@@ -15,6 +15,7 @@ from backends.errors import DebuggerError, ErrorCode, InvalidInput
 
 from . import paths
 from .config import settings
+from .events import State
 from .models import SessionState
 from .server import SessionServer
 from .session import Session
@@ -92,7 +93,7 @@ class Hub:
                         ErrorCode.command_failed) from None
                 raise
             # `sessions` in another process reads the state and the program's pid here.
-            session.add_listener(lambda event, s=session: event.kind == "state" and
+            session.add_listener(lambda event, s=session: isinstance(event, State) and
                                  self._state_changed(s))
         for cb in self._on_session_created:
             cb(session)

@@ -1,7 +1,8 @@
 """The models a session shows the world: its state, where it stopped, who is
-connected, who did what, and the events every subscriber receives. They travel
-on the session socket as JSON and are read by the client, the commands' results
-and the TUI's widgets, so they live apart from the session that produces them.
+connected, who did what. They travel on the session socket as JSON (inside the
+events of events.py and the commands' results) and are read by the client, the
+commands and the TUI's widgets, so they live apart from the session that
+produces them.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import os
 import time
 from contextvars import ContextVar
 from enum import Enum
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -107,26 +108,6 @@ class ClientInfo(BaseModel):
     id: str
     origin: Origin
     connected_at: float = Field(default_factory=time.time)
-
-
-class SessionEvent(BaseModel):
-    """What subscribers receive. `data` is the JSON form of the payload named by kind:
-    state {state}, stopped StopInfo, continued {thread_id}, output OutputLine,
-    breakpoints {breakpoints: [Breakpoint]}, threads {}, activity ActivityEntry,
-    selection {thread_id, frame_index}, exited {exit_code}, terminated {reason},
-    clients {clients: [ClientInfo]}, values {name, value} (a variable was changed),
-    exception_filters {filters}, process {session, parent, pid, event: started | stopped |
-    ended, ...} (a child process of the session's tree, tree.py), notice {text}
-    (something a person should be told: a launch waiting long for its first stop)."""
-
-    seq: int
-    kind: Literal[
-        "state", "stopped", "continued", "output", "breakpoints", "threads", "activity",
-        "selection", "exited", "terminated", "clients", "watches", "values",
-        "exception_filters", "process", "notice",
-    ]
-    origin: Origin = "session"
-    data: dict[str, Any] = Field(default_factory=dict)
 
 
 StopInfo.model_rebuild()

@@ -38,9 +38,10 @@ from backends.errors import DebuggerError
 from backends.models import BreakpointSpec
 
 from .config import settings
+from .events import Breakpoints, ExceptionFilters
 
 if TYPE_CHECKING:
-    from .models import SessionEvent
+    from .events import SessionEvent
     from .session import Session
 
 FORMAT_VERSION = 1
@@ -180,8 +181,7 @@ def add_note(session: "Session", text: str) -> None:
     """A debugger message in the session's output, seen by every front end."""
     if not text.endswith("\n"):
         text += "\n"
-    seq = session.output.append("console", text)
-    session.publish("output", {"seq": seq, "category": "console", "text": text})
+    session.add_output("console", text)
 
 
 def _same_place(a: BreakpointSpec, b: BreakpointSpec) -> bool:
@@ -250,7 +250,7 @@ class BreakpointSaver:
         self.failed = None
 
     def __call__(self, event: "SessionEvent") -> None:
-        if event.kind in ("breakpoints", "exception_filters"):
+        if isinstance(event, (Breakpoints, ExceptionFilters)):
             self.save_now()
 
 

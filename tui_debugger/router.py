@@ -27,7 +27,7 @@ from .commands import registry
 from .commands.registry import Command, Result
 from .commands.render import agent_answer
 from .execute import execute, validate_args
-from .models import SessionEvent
+from .events import SessionEvent
 
 #: What an agent reads of a result: the lean structured answer and its text.
 AgentAnswer = tuple[dict[str, Any], str]

@@ -62,7 +62,7 @@ class SessionServer:
         calls: set[asyncio.Task[None]] = set()
         write_lock = asyncio.Lock()
 
-        async def send(message: dict) -> None:
+        async def send(message: wire.Message) -> None:
             async with write_lock:
                 writer.write(wire.encode(message))
                 await writer.drain()
@@ -70,88 +70,100 @@ class SessionServer:
         async def forward_events() -> None:
             assert subscription is not None
             async for event in subscription:
-                await send({"type": "event", "event": event.model_dump(mode="json")})
+                await send(wire.EventMessage(event=event))
 
-        async def run_call(message: dict) -> None:
-            call_id = message.get("id")
+        async def refuse(call_id: wire.CallId, err: DebuggerError) -> None:
+            with contextlib.suppress(Exception):
+                await send(wire.Result(id=call_id, ok=False, error=err.to_dict()))
+
+        async def on_hello(message: wire.Hello) -> None:
+            nonlocal origin, client_id, subscription, forward
+            origin = message.origin or "cli"
+            client_id = message.client or client_id
+            if message.registered:
+                self.session.add_client(ClientInfo(id=client_id, origin=origin))
+            if message.subscribe and subscription is None:
+                subscription = self.session.subscribe()
+                forward = asyncio.create_task(forward_events())
+            await send(wire.Welcome(session=self.session.name, pid=os.getpid()))
+
+        async def run_call(message: wire.Call) -> None:
             try:
                 result = await execute(
-                    self.hub, message.get("command", ""), message.get("args") or {},
-                    origin=message.get("origin") or origin, session=self.session,
-                    client_cwd=message.get("cwd"), client=client_id,
+                    self.hub, message.command, message.args or {},
+                    origin=message.origin or origin, session=self.session,
+                    client_cwd=message.cwd, client=client_id,
                 )
-                if message.get("answer") == "agent":
-                    structured, text = agent_answer(message.get("command", ""), result,
-                                                    cwd=message.get("cwd"))
-                    payload = {"type": "result", "id": call_id, "ok": True,
-                               "agent": {"structured": structured, "text": text}}
+                if message.answer == "agent":
+                    structured, text = agent_answer(message.command, result, cwd=message.cwd)
+                    payload = wire.Result(id=message.id, ok=True, agent=wire.AgentAnswer(
+                        structured=structured, text=text))
                 else:
-                    payload = {"type": "result", "id": call_id, "ok": True,
-                               "result": result.model_dump(mode="json", by_alias=True)}
+                    payload = wire.Result(id=message.id, ok=True,
+                                          result=result.model_dump(mode="json", by_alias=True))
             except DebuggerError as exc:
-                payload = {"type": "result", "id": call_id, "ok": False, "error": exc.to_dict()}
+                payload = wire.Result(id=message.id, ok=False, error=exc.to_dict())
             except Exception as exc:  # the host keeps serving whatever one call does
-                err = InternalError(f"Internal error in {message.get('command')}: {exc}")
-                payload = {"type": "result", "id": call_id, "ok": False, "error": err.to_dict()}
+                err = InternalError(f"Internal error in {message.command}: {exc}")
+                payload = wire.Result(id=message.id, ok=False, error=err.to_dict())
             with contextlib.suppress(Exception):
                 await send(payload)
 
-        async def run_command_line(message: dict) -> None:
+        async def run_command_line(message: wire.CommandLine) -> None:
             # A CLI command's whole line, parsed, run and rendered here (cli.py's
             # quick client imports none of the registry, the models or pydantic).
             from .cliparse import run_on_host
 
-            call_id = message.get("id")
             try:
                 answer = await run_on_host(self.hub, self.session, message, client_id)
             except Exception as exc:  # the host keeps serving whatever one call does
-                err = InternalError(f"Internal error in `{' '.join(map(str, message.get('argv') or []))}`: {exc}")
+                err = InternalError(f"Internal error in `{' '.join(message.argv)}`: {exc}")
                 answer = {"stdout": "", "stderr": f"error: {err.message}\n", "rc": 1}
             with contextlib.suppress(Exception):
-                await send({"type": "result", "id": call_id, "ok": True, "cli": answer})
+                await send(wire.Result(id=message.id, ok=True, cli=answer))
+
+        def start_call(message: wire.Call | wire.CommandLine) -> None:
+            # Calls run side by side: a long `await` does not hold up a `pause`.
+            t = asyncio.create_task(run_call(message) if isinstance(message, wire.Call)
+                                    else run_command_line(message))
+            calls.add(t)
+            t.add_done_callback(calls.discard)
+
+        async def on_call(message: wire.Call | wire.CommandLine) -> None:
+            start_call(message)
+
+        #: what each kind of request does (a hello is answered before the next line is read)
+        handlers = {wire.Hello: on_hello, wire.Call: on_call, wire.CommandLine: on_call}
 
         try:
             while True:
                 try:
                     line = await reader.readline()
                 except ValueError:  # a line over wire.MAX_REQUEST: answer, then hang up
-                    err = InvalidInput(f"A request over {wire.MAX_REQUEST:,} bytes; send less.")
-                    with contextlib.suppress(Exception):
-                        await send({"type": "result", "id": None, "ok": False,
-                                    "error": err.to_dict()})
+                    await refuse(None, InvalidInput(
+                        f"A request over {wire.MAX_REQUEST:,} bytes; send less."))
                     break
                 if not line:
                     break
                 try:
-                    message = wire.decode(line, wire.MAX_DEPTH)
+                    decoded = wire.decode(line, wire.MAX_DEPTH)
                 except ValueError as exc:
                     # Answered, so a client waiting on this call hears why; the
                     # connection goes on.
                     text = line.decode(errors="replace")
-                    err = InvalidInput(f"Not a message of this protocol: {exc}.")
-                    with contextlib.suppress(Exception):
-                        await send({"type": "result", "id": wire.message_id(text), "ok": False,
-                                    "error": err.to_dict()})
+                    await refuse(wire.message_id(text),
+                                 InvalidInput(f"Not a message of this protocol: {exc}."))
                     continue
-                if not isinstance(message, dict):
+                if not isinstance(decoded, dict) or decoded.get("type") not in wire.REQUEST_TYPES:
                     continue  # not a message of ours; the connection goes on
-                kind = message.get("type")
-                if kind == "hello":
-                    origin = str(message.get("origin") or "cli")
-                    client_id = str(message.get("client") or client_id)
-                    if message.get("register", True):
-                        self.session.add_client(ClientInfo(id=client_id, origin=origin))
-                    if message.get("subscribe") and subscription is None:
-                        subscription = self.session.subscribe()
-                        forward = asyncio.create_task(forward_events())
-                    # "cli": this host runs command lines (type "cli") for the quick client.
-                    await send({"type": "welcome", "session": self.session.name, "pid": os.getpid(),
-                                "cli": 1})
-                elif kind in ("call", "cli"):
-                    t = asyncio.create_task(run_call(message) if kind == "call"
-                                            else run_command_line(message))
-                    calls.add(t)
-                    t.add_done_callback(calls.discard)
+                try:
+                    message = wire.parse_request(decoded)
+                except ValueError as exc:
+                    call_id = decoded.get("id")
+                    await refuse(call_id if isinstance(call_id, (int, str)) else None,
+                                 InvalidInput(f"Not a message of this protocol: {exc}."))
+                    continue
+                await handlers[type(message)](message)
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
             pass
         finally:

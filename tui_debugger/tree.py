@@ -27,7 +27,9 @@ from typing import Any
 from backends.errors import DebuggerError
 from backends.models import ChildProcessEvent
 
-from .models import SessionEvent, SessionState
+from . import events
+from .events import SessionEvent
+from .models import SessionState
 from .session import Session
 
 log = logging.getLogger("tui_debugger.tree")
@@ -151,28 +153,44 @@ def watch(hub, session: Session) -> None:
 
 
 def _on_event(hub, session: Session, event: SessionEvent) -> None:
-    if session.name not in hub.sessions:
-        return
-    if event.kind == "breakpoints" and event.origin in _USER_ORIGINS:
+    handler = _TREE_HANDLERS.get(type(event))
+    if handler is not None and session.name in hub.sessions:
+        handler(hub, session, event)
+
+
+def _on_breakpoints(hub, session: Session, event: events.Breakpoints) -> None:
+    if event.origin in _USER_ORIGINS:
         _spawn(_mirror_breakpoints(hub, session))
-    elif event.kind == "stopped" and session.parent:
-        data = event.data or {}
-        _publish(hub, session, "stopped", reason=data.get("reason"),
-                 location=data.get("location"), function=data.get("function"))
-    elif event.kind == "terminated":
-        # Its child processes end with it, whoever ended it.
-        for child in [s for s in hub.sessions.values() if s.parent == session.name]:
-            _spawn(hub.close_session(child.name))
-        if session.parent:
-            _publish(hub, session, "ended", exit_code=(event.data or {}).get("exit_code"))
-            _spawn(_forget_later(hub, session))
+
+
+def _on_stopped(hub, session: Session, event: events.Stopped) -> None:
+    if session.parent:
+        _publish(hub, session, "stopped", reason=event.stop.reason,
+                 location=event.stop.location, function=event.stop.function)
+
+
+def _on_terminated(hub, session: Session, event: events.Terminated) -> None:
+    # Its child processes end with it, whoever ended it.
+    for child in [s for s in hub.sessions.values() if s.parent == session.name]:
+        _spawn(hub.close_session(child.name))
+    if session.parent:
+        _publish(hub, session, "ended", exit_code=event.exit_code)
+        _spawn(_forget_later(hub, session))
+
+
+#: what a session's event means to its tree (_on_event)
+_TREE_HANDLERS: dict[type, Any] = {
+    events.Breakpoints: _on_breakpoints,
+    events.Stopped: _on_stopped,
+    events.Terminated: _on_terminated,
+}
 
 
 def _publish(hub, child: Session, what: str, **details: Any) -> None:
-    data = {"session": child.name, "parent": child.parent, "pid": child.metadata.get("pid"),
-            "event": what, **details}
     for member in tree_of(hub, child):
-        member.publish("process", data)
+        # One event per member: publishing numbers it in that session's sequence.
+        member.publish(events.Process(session=child.name, parent=child.parent,
+                                      pid=child.metadata.get("pid"), event=what, **details))
 
 
 async def _forget_later(hub, child: Session) -> None:

@@ -1,24 +1,162 @@
 """The local socket protocol between a session's host and its other clients:
-newline-delimited JSON, one object per line.
+newline-delimited JSON, one message per line. Each message is a pydantic model
+with a `type`; the models of each direction form one discriminated union, and
+each side validates a line once into it and dispatches on its class.
 
-client -> host   {"type": "hello", "origin": "cli", "client": "cli-123", "subscribe": false}
-                 {"type": "call", "id": 1, "command": "next", "args": {...},
-                  "cwd": "/path", "origin": "mcp"}
-                 {"type": "cli", "id": 1, "argv": ["print", "x"], "cwd": "/path",
-                  "session": null, "columns": 80}     (cli.py's quick client)
-host -> client   {"type": "welcome", "session": "app", "pid": 123, "cli": 1}
-                 {"type": "result", "id": 1, "ok": true, "result": {...}}
-                 {"type": "result", "id": 1, "ok": true, "cli": {"text"|"json"|"stdout",
-                  "stderr", "rc", "wait_exit"} or {"fallback": true}}
-                 {"type": "result", "id": 1, "ok": false, "error": {"code", "message", "details"}}
-                 {"type": "event", "event": {SessionEvent}}
+client -> host (`Request`)
+  Hello        {"type": "hello", "origin": "cli", "client": "cli-123", "subscribe": false,
+                "register": true}
+  Call         {"type": "call", "id": 1, "command": "next", "args": {...},
+                "cwd": "/path", "origin": "mcp", "answer": "agent"?}
+  CommandLine  {"type": "cli", "id": 1, "argv": ["print", "x"], "cwd": "/path",
+                "session": null, "columns": 80}     (cli.py's quick client, which
+                writes it as plain JSON: it imports no pydantic)
+host -> client (`Reply`)
+  Welcome      {"type": "welcome", "session": "app", "pid": 123, "cli": 1}
+  Result       {"type": "result", "id": 1, "ok": true, "result": {...}}
+               {"type": "result", "id": 1, "ok": true, "agent": {"structured", "text"}}
+               {"type": "result", "id": 1, "ok": true, "cli": {"text"|"json"|"stdout",
+                "stderr", "rc", "wait_exit"} or {"fallback": true}}
+               {"type": "result", "id": 1, "ok": false, "error": {"code", "message", "details"}}
+  EventMessage {"type": "event", "event": {one of events.SessionEvent}}
+
+Starting a host (host.py -> daemon.py, on the new process's stdin and stdout):
+  HostSpec     {"command": "launch", "args": {...}, "cwd": "/path", "origin": "tui", "owner": 123}
+  HostReady    {"ok": true, "result": {...}} or {"ok": false, "error": {...}}
 """
 
 from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from .events import SessionEvent
+
+#: a call's id as the client chose it (a number; anything JSON allows is echoed)
+CallId = Union[int, str, None]
+
+
+class Hello(BaseModel):
+    # "register" on the wire: a name BaseModel already has
+    model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)
+
+    type: Literal["hello"] = "hello"
+    origin: str | None = None
+    #: which front end: "origin-pid" (two TUIs are two clients); the CLI is one
+    client: str | None = None
+    subscribe: bool = False
+    #: counted among the session's clients (a one-off look is not)
+    registered: bool = Field(True, alias="register")
+
+
+class Call(BaseModel):
+    type: Literal["call"] = "call"
+    id: CallId = None
+    command: str = ""
+    args: dict[str, Any] | None = None  # by alias, as the argument model reads them
+    cwd: str | None = None
+    origin: str | None = None
+    #: "agent": answer what an agent reads (render.agent_answer) instead of the result
+    answer: Literal["agent"] | None = None
+
+
+class CommandLine(BaseModel):
+    """A whole command line, parsed and run by the host (cliparse.run_on_host)."""
+
+    type: Literal["cli"] = "cli"
+    id: CallId = None
+    argv: list[str] = Field(default_factory=list)
+    cwd: str | None = None
+    #: the session the command line names (--session), None when none
+    session: str | None = None
+    columns: int | None = None
+
+
+Request = Annotated[Union[Hello, Call, CommandLine], Field(discriminator="type")]
+
+
+class Welcome(BaseModel):
+    type: Literal["welcome"] = "welcome"
+    session: str
+    pid: int
+    #: this host runs command lines (CommandLine) for the quick client
+    cli: int = 1
+
+
+class ErrorBody(BaseModel):
+    code: str = "internal_error"
+    message: str = "unknown error"
+    details: dict[str, Any] | None = None
+
+
+class AgentAnswer(BaseModel):
+    structured: Any = None
+    text: str = ""
+
+
+class Result(BaseModel):
+    """The answer to one Call or CommandLine: exactly one of result, agent, cli, error."""
+
+    type: Literal["result"] = "result"
+    id: CallId = None
+    ok: bool
+    result: dict[str, Any] | None = None
+    agent: AgentAnswer | None = None
+    #: what the quick client prints; plain JSON of its own (cli.py reads it without pydantic)
+    cli: dict[str, Any] | None = None
+    error: ErrorBody | None = None
+
+
+class EventMessage(BaseModel):
+    type: Literal["event"] = "event"
+    event: SessionEvent
+
+
+Reply = Annotated[Union[Welcome, Result, EventMessage], Field(discriminator="type")]
+
+
+class HostSpec(BaseModel):
+    """What host.py writes to a new host's stdin (daemon.py): the command that
+    makes its session. host.py writes it as plain JSON, since the CLI imports
+    host.py before pydantic; the host validates it here."""
+
+    command: str
+    args: dict[str, Any] | None = None
+    cwd: str | None = None
+    origin: str | None = None
+    #: the TUI or MCP server that started the session: killed, it says no
+    #: goodbye, and the host ends the session once no client is left
+    owner: int | None = None
+
+
+class HostReady(BaseModel):
+    """The one line a host writes to its starter: the start command's result
+    by alias, or why it failed. Read by host.py as plain JSON."""
+
+    ok: bool
+    result: dict[str, Any] | None = None
+    error: ErrorBody | None = None
+Message = Union[Hello, Call, CommandLine, Welcome, Result, EventMessage]
+
+_REQUEST: TypeAdapter[Any] = TypeAdapter(Request)
+_REPLY: TypeAdapter[Any] = TypeAdapter(Reply)
+#: the `type`s of requests; a line with another is not ours, and is ignored
+REQUEST_TYPES = frozenset({"hello", "call", "cli"})
+
+
+def parse_request(message: dict[str, Any]) -> Hello | Call | CommandLine:
+    """A client's message (decoded), validated; ValueError (pydantic's
+    ValidationError) when its fields are not the protocol's."""
+    return _REQUEST.validate_python(message)
+
+
+def parse_reply(message: Any) -> Welcome | Result | EventMessage:
+    """A host's message (decoded), validated once: an event arrives as its model."""
+    return _REPLY.validate_python(message)
+
 
 MAX_LINE = 64 * 1024 * 1024
 #: The longest line a client may send (a call and its arguments): one call
@@ -38,8 +176,11 @@ class TooDeep(ValueError):
         super().__init__(f"a message nested deeper than {MAX_DEPTH} levels; send a flatter one")
 
 
-def encode(message: dict[str, Any]) -> bytes:
-    return json.dumps(message, separators=(",", ":"), default=str).encode() + b"\n"
+def encode(message: Message) -> bytes:
+    """One line. Fields left None are left out (a result carries one of its
+    answers), except inside an event, where None is a value of the models."""
+    exclude_none = not isinstance(message, EventMessage)
+    return message.model_dump_json(exclude_none=exclude_none, fallback=str).encode() + b"\n"
 
 
 def decode(line: bytes | str, max_depth: int | None = None) -> Any:

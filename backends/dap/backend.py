@@ -21,7 +21,7 @@ import logging
 import os
 import re
 import time
-from typing import Any
+from typing import Any, Callable
 
 from ..base import Backend, Configure, EventSink
 from ..errors import (
@@ -127,6 +127,12 @@ class AdapterProfile:
     return_value_prefix: str | None = None
     #: child processes come as `startDebugging` reverse requests (debugpy's subProcess)
     follows_children = False
+    #: attach HOST:PORT finds the program stopped where the server holds it (gdb-remote, dlv)
+    remote_attach_stops = False
+
+    def slow_first_stop_hint(self, program_python: str | None) -> str | None:
+        """Backend.slow_first_stop_hint, for this adapter."""
+        return None
 
     def child_attach(self, arguments: dict[str, Any]) -> "AttachRequest | None":
         """The attach request for a child announced by `startDebugging`."""
@@ -212,6 +218,8 @@ class DapBackend(Backend):
     def __init__(self, emit: EventSink, *, profile: AdapterProfile | None = None) -> None:
         super().__init__(emit)
         self.profile = profile or self.profile_class(self)
+        self.follows_children = self.profile.follows_children
+        self.remote_attach_stops = self.profile.remote_attach_stops
         self.client: DapClient | None = None
         self._inspection_lock = asyncio.Lock()
         #: the initialize response, as the adapter sent it
@@ -503,46 +511,64 @@ class DapBackend(Backend):
             stopped = {**stopped, "body": {**(stopped.get("body") or {}), "letGo": True}}
             self._events.put_nowait(stopped)
             return
-        if event == "stopped":
-            self._stop_generation += 1
-            self._state = "stopped"
-            self._pause_asked = False
-            if self.profile.per_thread_stops and not self._others_paused:
-                # All-stop, as a person expects: the other threads are paused
-                # (their own `pause` stops follow and are shown beside this one).
-                self._others_paused = True
-                asyncio.get_running_loop().create_task(self._pause_others())
-            if body.get("threadId") is not None:
-                self._last_stopped_thread = body["threadId"]
-                self._stopped_threads.add(body["threadId"])
-            if body.get("allThreadsStopped", True):
-                self._all_threads_stopped = True
-            self._frame_ips.clear()
-            if self._stepping and body.get("reason") not in ("step", "goto"):
-                self._step_interrupted = True  # a breakpoint (say) came first
-            self._stepping = False
-        elif event == "continued":
-            if body.get("allThreadsContinued", True) or body.get("threadId") is None:
-                self._stopped_threads.clear()
-                self._all_threads_stopped = False
-            else:
-                self._stopped_threads.discard(body["threadId"])
-                if self._all_threads_stopped or self._stopped_threads:
-                    return  # one thread went on; the program is still stopped
-            if self._state == "stopped":
-                self._state = "running"
-        elif event in ("exited", "terminated"):
-            self._state = "ended"
-            if event == "terminated":
-                self._adapter_terminated.set()
-        elif event == "process":
-            pid = body.get("systemProcessId")
-            if isinstance(pid, int):
-                self.debuggee_pid = pid
-                if self._launched and pid not in self.child_pids:
-                    self.child_pids.append(pid)
-                self._note_adapter_children()
+        note = self._NOTES.get(str(event))
+        if note is not None and note(self, body) is False:
+            return  # noted only: not an event for the session
         self._events.put_nowait(message)
+
+    # What each DAP event changes in the run state, as it is read (_on_event).
+    # A note that answers False keeps the event from the session.
+
+    def _note_stopped(self, body: Message) -> None:
+        self._stop_generation += 1
+        self._state = "stopped"
+        self._pause_asked = False
+        if self.profile.per_thread_stops and not self._others_paused:
+            # All-stop, as a person expects: the other threads are paused
+            # (their own `pause` stops follow and are shown beside this one).
+            self._others_paused = True
+            asyncio.get_running_loop().create_task(self._pause_others())
+        if body.get("threadId") is not None:
+            self._last_stopped_thread = body["threadId"]
+            self._stopped_threads.add(body["threadId"])
+        if body.get("allThreadsStopped", True):
+            self._all_threads_stopped = True
+        self._frame_ips.clear()
+        if self._stepping and body.get("reason") not in ("step", "goto"):
+            self._step_interrupted = True  # a breakpoint (say) came first
+        self._stepping = False
+
+    def _note_continued(self, body: Message) -> bool | None:
+        if body.get("allThreadsContinued", True) or body.get("threadId") is None:
+            self._stopped_threads.clear()
+            self._all_threads_stopped = False
+        else:
+            self._stopped_threads.discard(body["threadId"])
+            if self._all_threads_stopped or self._stopped_threads:
+                return False  # one thread went on; the program is still stopped
+        if self._state == "stopped":
+            self._state = "running"
+        return None
+
+    def _note_exited(self, body: Message) -> None:
+        self._state = "ended"
+
+    def _note_terminated(self, body: Message) -> None:
+        self._state = "ended"
+        self._adapter_terminated.set()
+
+    def _note_process(self, body: Message) -> None:
+        pid = body.get("systemProcessId")
+        if isinstance(pid, int):
+            self.debuggee_pid = pid
+            if self._launched and pid not in self.child_pids:
+                self.child_pids.append(pid)
+            self._note_adapter_children()
+
+    _NOTES: dict[str, Callable[["DapBackend", Message], bool | None]] = {
+        "stopped": _note_stopped, "continued": _note_continued, "exited": _note_exited,
+        "terminated": _note_terminated, "process": _note_process,
+    }
 
     def _doubtful_stop(self, message: Message, *, release: bool = False) -> bool:
         """A thread's stop read while a continue is on its way, or just after its
@@ -589,6 +615,9 @@ class DapBackend(Backend):
                 self._on_event(message, released=True)
                 return
             await asyncio.sleep(0.05)
+
+    def slow_first_stop_hint(self, program_python: str | None) -> str | None:
+        return self.profile.slow_first_stop_hint(program_python)
 
     def _on_adapter_closed(self, error: BackendDied) -> None:
         self._state = "ended"
@@ -663,64 +692,75 @@ class DapBackend(Backend):
             await asyncio.wait_for(self._events.join(), timeout)
 
     async def _translate(self, message: Message) -> BackendEvent | None:
-        event = message.get("event")
-        body = message.get("body") or {}
-        if event == "stopped":
-            reason = str(body.get("reason") or "unknown")
-            text = body.get("text")
-            traceback = None
-            if reason == "exception":
-                found, traceback = await self._exception_info(body)
-                text = found or text
-            hit_ids = list(body.get("hitBreakpointIds") or [])
-            if reason == "pause" and self._plain_breakpoints and body.get("threadId") is not None:
-                held_at = await self._held_at(body)
-                if held_at is None and not body.get("letGo"):
-                    held_at = await self._plain_breakpoint_at(body["threadId"])
-                if held_at is not None:
-                    # Paused on a breakpoint's line before it ran it: pydevd skips
-                    # the breakpoints of a thread marked suspended, so this is a
-                    # hit it would have had, and is reported as one.
-                    reason, hit_ids = "breakpoint", [held_at]
-            return StoppedEvent(
-                reason=reason,
-                thread_id=body.get("threadId"),
-                description=body.get("description"),
-                text=text,
-                traceback=traceback,
-                all_threads_stopped=bool(body.get("allThreadsStopped", True)),
-                hit_breakpoint_ids=hit_ids,
-                let_go=bool(body.get("letGo")),
-            )
-        if event == "continued":
-            return ContinuedEvent(
-                thread_id=body.get("threadId"),
-                all_threads_continued=bool(body.get("allThreadsContinued", True)),
-            )
-        if event == "output":
-            category = str(body.get("category") or "console")
-            output = body.get("output")
-            if category == "telemetry" or not output:
-                return None
-            return OutputEvent(category=category, text=str(output))
-        if event == "exited":
-            code = body.get("exitCode")
-            return ExitedEvent(exit_code=code if isinstance(code, int) else None)
-        if event == "terminated":
-            return TerminatedEvent(reason="the program ended")
-        if event == "breakpoint":
-            raw = body.get("breakpoint") or {}
-            if raw.get("id") is None:
-                return None
-            return BreakpointChangedEvent(
-                backend_id=raw["id"],
-                state=_breakpoint_state(raw),
-                reason=str(body.get("reason") or "changed"),
-            )
-        if event == "thread":
-            reason = body.get("reason")
-            if reason in ("started", "exited") and isinstance(body.get("threadId"), int):
-                return ThreadEvent(thread_id=body["threadId"], reason=reason)
+        """The session's event for a DAP event, by the event's name (nvim-dap's
+        `event_<name>`); None: nothing the session needs to hear."""
+        handler = getattr(self, f"event_{message.get('event')}", None)
+        if handler is None:
+            return None
+        return await handler(message.get("body") or {})
+
+    async def event_stopped(self, body: Message) -> BackendEvent | None:
+        reason = str(body.get("reason") or "unknown")
+        text = body.get("text")
+        traceback = None
+        if reason == "exception":
+            found, traceback = await self._exception_info(body)
+            text = found or text
+        hit_ids = list(body.get("hitBreakpointIds") or [])
+        if reason == "pause" and self._plain_breakpoints and body.get("threadId") is not None:
+            held_at = await self._held_at(body)
+            if held_at is None and not body.get("letGo"):
+                held_at = await self._plain_breakpoint_at(body["threadId"])
+            if held_at is not None:
+                # Paused on a breakpoint's line before it ran it: pydevd skips
+                # the breakpoints of a thread marked suspended, so this is a
+                # hit it would have had, and is reported as one.
+                reason, hit_ids = "breakpoint", [held_at]
+        return StoppedEvent(
+            reason=reason,
+            thread_id=body.get("threadId"),
+            description=body.get("description"),
+            text=text,
+            traceback=traceback,
+            all_threads_stopped=bool(body.get("allThreadsStopped", True)),
+            hit_breakpoint_ids=hit_ids,
+            let_go=bool(body.get("letGo")),
+        )
+
+    async def event_continued(self, body: Message) -> BackendEvent | None:
+        return ContinuedEvent(
+            thread_id=body.get("threadId"),
+            all_threads_continued=bool(body.get("allThreadsContinued", True)),
+        )
+
+    async def event_output(self, body: Message) -> BackendEvent | None:
+        category = str(body.get("category") or "console")
+        output = body.get("output")
+        if category == "telemetry" or not output:
+            return None
+        return OutputEvent(category=category, text=str(output))
+
+    async def event_exited(self, body: Message) -> BackendEvent | None:
+        code = body.get("exitCode")
+        return ExitedEvent(exit_code=code if isinstance(code, int) else None)
+
+    async def event_terminated(self, body: Message) -> BackendEvent | None:
+        return TerminatedEvent(reason="the program ended")
+
+    async def event_breakpoint(self, body: Message) -> BackendEvent | None:
+        raw = body.get("breakpoint") or {}
+        if raw.get("id") is None:
+            return None
+        return BreakpointChangedEvent(
+            backend_id=raw["id"],
+            state=_breakpoint_state(raw),
+            reason=str(body.get("reason") or "changed"),
+        )
+
+    async def event_thread(self, body: Message) -> BackendEvent | None:
+        reason = body.get("reason")
+        if reason in ("started", "exited") and isinstance(body.get("threadId"), int):
+            return ThreadEvent(thread_id=body["threadId"], reason=reason)
         return None
 
     @staticmethod

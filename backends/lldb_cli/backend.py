@@ -116,6 +116,8 @@ class LldbCliBackend(Backend):
         command_timeout: float = 30.0,
     ) -> None:
         super().__init__(emit)
+        # A gdb-remote server holds its program stopped until we continue it.
+        self.remote_attach_stops = True
         self.capabilities = Capabilities(
             conditional_breakpoints=True,
             hit_conditional_breakpoints=True,

@@ -23,7 +23,7 @@ import os
 from typing import Literal
 
 from ..base import Backend, Configure, EventSink
-from ..errors import InvalidInput, Timeout
+from ..errors import InvalidInput, NotSupported, Timeout
 from ..models import (
     AttachRequest,
     BackendEvent,
@@ -173,6 +173,10 @@ class SimctlBackend(Backend):
     @debuggee_pid.setter
     def debuggee_pid(self, value: int | None) -> None:
         pass
+
+    def not_supported(self, ability: str) -> NotSupported:
+        # The abilities are the inner backend's, and so are the words refusing one.
+        return self.inner.not_supported(ability)
 
     def release_locks(self) -> None:
         for lock in self._locks:

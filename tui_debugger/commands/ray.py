@@ -25,6 +25,7 @@ from backends.errors import DebuggerError, InvalidInput
 from backends.models import AttachRequest
 from backends.ray import PausedTask, dashboard_url, list_paused
 
+from ..events import Stopped
 from ..models import SessionState
 from .registry import ActionResult, Args, Command, CommandContext, register
 from .views import SessionStatus
@@ -111,7 +112,7 @@ async def make_root(ctx: CommandContext, dashboard: str, name: str | None) -> An
     root.leave_running = True
     root.command_guard = lambda command_id: root_guard(hub, root, command_id)
     # It stands for the cluster, which runs: its host lives until it is ended.
-    root._set_state_nowait(SessionState.running)
+    root.set_state(SessionState.running)
     hub.update_meta(root)
     return root
 
@@ -246,7 +247,7 @@ def keep_out_of_ray_frames(session: Any) -> None:
 
     def on_event(event: Any) -> None:
         nonlocal busy
-        if event.kind == "stopped" and not busy:
+        if isinstance(event, Stopped) and not busy:
             busy = True
             loop.create_task(settle())
 

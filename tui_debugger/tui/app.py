@@ -32,7 +32,9 @@ from textual.widgets import Footer, Input, TabbedContent, TabPane
 from backends.errors import DebuggerError
 from backends.models import Breakpoint
 
-from ..models import ActivityEntry, ClientInfo, StopInfo
+from .. import events
+from ..events import SessionEvent
+from ..models import ActivityEntry, StopInfo
 from ..router import RemoteHandle
 from .format import display_path, own_origin, who_proper
 from .keymap import app_bindings, bindable_ids, user_keymap
@@ -242,57 +244,69 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
 
     # ================================================================== session events
 
-    def on_session_event(self, kind: str, data: dict[str, Any], origin: str) -> None:
-        if kind in ("state", "stopped", "continued", "terminated"):
+    def on_session_event(self, event: SessionEvent) -> None:
+        if isinstance(event, (events.State, events.Stopped, events.Continued, events.Terminated)):
             self._state_events += 1
-        if kind == "state":
-            if data.get("state") == "starting" and self.state == "terminated":
-                # restarted (by anyone): the last run's end is no longer news
-                self.status.exit_code = None
-                self.status.message = ""
-            self.state = data.get("state", self.state)
-        elif kind == "stopped":
-            self._on_stopped(StopInfo.model_validate(data), origin)
-        elif kind == "continued":
-            if self._exception_tab:  # a worker per step costs a millisecond: only when shown
-                self._exception_tab = False
-                self.run_worker(self._hide_exception(), group="exception", exclusive=True)
-            self._last_resume = (origin, data.get("how", "continue"))
-            self.stop_info = None  # the status bar says so with RUNNING (watch_state)
-        elif kind == "output":
-            self._add_output(int(data.get("seq", 0)), data.get("category", "stdout"), data.get("text", ""))
-        elif kind == "breakpoints":
-            self._show_breakpoints([Breakpoint.model_validate(b) for b in data.get("breakpoints", [])])
-        elif kind == "activity":
-            self._add_activity(ActivityEntry.model_validate(data))
-        elif kind == "selection":
-            self._on_selection(data, origin)
-        elif kind == "exited":
-            self.status.exit_code = data.get("exit_code")
-        elif kind == "terminated":
-            self.state = "terminated"
-            self.status.exit_code = data.get("exit_code", self.status.exit_code)
-            self.status.message = data.get("reason") or ""
-            self.query_one(OutputPane).flush_partial()
-            self._clear_stop()
-            code = data.get("exit_code")
-            self.notify("The program ended" + (f" with exit code {code}." if code is not None else "."),
-                        title="Session over")
-        elif kind == "notice":
-            self.notify(str(data.get("text") or ""), title="Waiting for the first stop", timeout=15)
-        elif kind == "threads":
-            self._threads_stale = True
-            if self.state == "stopped" and self._threads_shown():
-                # Threads stop beside the shown one (held at a breakpoint): keep current.
-                self.run_worker(self._refresh_threads(), group="threads", exclusive=True)
-        elif kind == "values":
-            # Someone changed a value: every pane that shows values reads them again.
-            self.run_worker(self._refresh_values(), group="refresh-values", exclusive=True)
-        elif kind == "process":
-            self._on_process(data)
-        elif kind == "clients":
-            self.status.set_clients([ClientInfo.model_validate(c) for c in data.get("clients", [])],
-                                   self.origin)
+        handler = self._SESSION_EVENT_HANDLERS.get(type(event))
+        if handler is not None:
+            handler(self, event)
+
+    def _on_state(self, event: events.State) -> None:
+        if event.state == "starting" and self.state == "terminated":
+            # restarted (by anyone): the last run's end is no longer news
+            self.status.exit_code = None
+            self.status.message = ""
+        self.state = event.state.value
+
+    def _on_continued(self, event: events.Continued) -> None:
+        if self._exception_tab:  # a worker per step costs a millisecond: only when shown
+            self._exception_tab = False
+            self.run_worker(self._hide_exception(), group="exception", exclusive=True)
+        self._last_resume = (event.origin, event.how)
+        self.stop_info = None  # the status bar says so with RUNNING (watch_state)
+
+    def _on_exited(self, event: events.Exited) -> None:
+        self.status.exit_code = event.exit_code
+
+    def _on_terminated(self, event: events.Terminated) -> None:
+        self.state = "terminated"
+        self.status.exit_code = event.exit_code
+        self.status.message = event.reason or ""
+        self.query_one(OutputPane).flush_partial()
+        self._clear_stop()
+        code = event.exit_code
+        self.notify("The program ended" + (f" with exit code {code}." if code is not None else "."),
+                    title="Session over")
+
+    def _on_threads(self, event: events.Threads) -> None:
+        self._threads_stale = True
+        if self.state == "stopped" and self._threads_shown():
+            # Threads stop beside the shown one (held at a breakpoint): keep current.
+            self.run_worker(self._refresh_threads(), group="threads", exclusive=True)
+
+    def _on_values(self, event: events.Values) -> None:
+        # Someone changed a value: every pane that shows values reads them again.
+        self.run_worker(self._refresh_values(), group="refresh-values", exclusive=True)
+
+    #: what each session event does to the screen (on_session_event)
+    _SESSION_EVENT_HANDLERS: dict[type, Any] = {
+        events.State: _on_state,
+        events.Stopped: lambda app, event: app._on_stopped(event.stop, event.origin),
+        events.Continued: _on_continued,
+        events.Output: lambda app, event: app._add_output(event.line.seq, event.line.category,
+                                                          event.line.text),
+        events.Breakpoints: lambda app, event: app._show_breakpoints(event.breakpoints),
+        events.Activity: lambda app, event: app._add_activity(event.entry),
+        events.Selection: lambda app, event: app._on_selection(event),
+        events.Exited: _on_exited,
+        events.Terminated: _on_terminated,
+        events.Notice: lambda app, event: app.notify(event.text, title="Waiting for the first stop",
+                                                     timeout=15),
+        events.Threads: _on_threads,
+        events.Values: _on_values,
+        events.Process: lambda app, event: app._on_process(event),
+        events.Clients: lambda app, event: app.status.set_clients(event.clients, app.origin),
+    }
 
     def _clear_stop(self) -> None:
         """The program ended: no current line, no stack, no threads. Variables and
@@ -426,33 +440,32 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
         if self.query(ExceptionPane):
             await self.query_one("#io-tabs", TabbedContent).remove_pane("tab-exception")
 
-    def _on_process(self, data: dict[str, Any]) -> None:
+    def _on_process(self, event: events.Process) -> None:
         """A child process of this session's tree started, stopped or ended: the
         screen follows a stop into the process that stopped, and goes back to
         the parent when the process shown ends."""
-        name, event = str(data.get("session") or ""), data.get("event")
+        name = event.session
         current = self.link.name if self.link is not None else None
         self._processes_stale = self._threads_stale = True
         if self.state == "stopped" and self._threads_shown():
             self.run_worker(self._refresh_threads(), group="threads", exclusive=True)
-        if event == "started":
-            self.notify(str(data.get("text") or
-                            f"Child process {data.get('pid')} is debugged as session {name}."),
+        if event.event == "started":
+            self.notify(event.text or f"Child process {event.pid} is debugged as session {name}.",
                         title="Processes")
-        elif event == "stopped" and name and name != current and self.state != "stopped":
+        elif event.event == "stopped" and name and name != current and self.state != "stopped":
             self.run_worker(self.switch_session(name), group="switch")
-        elif event == "ended" and name == current and data.get("parent"):
-            self.run_worker(self.switch_session(str(data["parent"])), group="switch")
+        elif event.event == "ended" and name == current and event.parent:
+            self.run_worker(self.switch_session(event.parent), group="switch")
 
-    def _on_selection(self, data: dict[str, Any], origin: str) -> None:
-        if data.get("thread_id") not in (None, self._threads_selected):
+    def _on_selection(self, event: events.Selection) -> None:
+        if event.thread_id not in (None, self._threads_selected):
             self._threads_stale = True
-        self.selected_frame = int(data.get("frame_index") or 0)
-        if "location" in data:  # a thread's or a frame's place, even one with no source
-            loc = data.get("location") or {}
-            self.source.show_location(loc.get("path"), int(loc.get("line") or 0),
-                                      top=self.selected_frame == 0 or "frame_index" not in data,
-                                      name=loc.get("name") or data.get("function"))
+        self.selected_frame = event.frame_index
+        if event.placed:  # a thread's or a frame's place, even one with no source
+            loc = event.location
+            self.source.show_location(loc.path if loc else None, loc.line if loc else 0,
+                                      top=self.selected_frame == 0,
+                                      name=(loc.name if loc else None) or event.function)
         self.run_worker(self._refresh(), group="refresh", exclusive=True)
 
 

@@ -16,7 +16,7 @@ from textual import work
 
 from backends.errors import DebuggerError
 
-from .. import paths
+from .. import events, paths
 from ..router import RemoteHandle, join
 from .messages import StartSession, SwitchSession
 from .widgets.attach_dialog import AttachDialog
@@ -105,7 +105,7 @@ class SessionLink:
             if self.link is not link:
                 break  # switched to another session
             try:
-                self.on_session_event(event.kind, event.data, event.origin)
+                self.on_session_event(event)
             except Exception as exc:  # a bad event must not stop the pane updates
                 self.log.error(f"event {event.kind}: {exc!r}")
         if not self._shutting_down and self.link is link:
@@ -149,7 +149,7 @@ class SessionLink:
         waiting = [e for e in activity.entries if e.origin == "session" and e.command == "waiting"]
         if waiting and status.state in ("starting", "running") and status.stop is None:
             # Said before this TUI joined: a launch still waiting for its first stop.
-            self.on_session_event("notice", {"text": waiting[-1].summary}, "session")
+            self.on_session_event(events.Notice(text=waiting[-1].summary))
         # The events that came while these answers were on their way are newer
         # than the status snapshot: a stop that arrived meanwhile stays.
         if self._state_events == events_before and (

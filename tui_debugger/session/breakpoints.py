@@ -1,0 +1,214 @@
+"""The breakpoint registry: the session's ids mapped to the backend's, each
+file's list re-sent whole as DAP requires, applied at configure time with the
+exception filters; a change the adapter refuses leaves the registry as it was."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from typing import Any
+
+from backends.errors import DebuggerError, InvalidInput, NotSupported
+from backends.models import Breakpoint, BreakpointChangedEvent, BreakpointSpec, ExceptionFilter
+
+from .. import events
+from ..models import Origin, SessionState
+
+
+class BreakpointRegistry:
+    """Part of Session (see session/__init__.py): breakpoints and exception filters."""
+
+    async def _configure(self) -> None:
+        """Called by the backend when breakpoints may be set (DAP: after
+        `initialized`, before `configurationDone`)."""
+        self._backend_now()
+        paths = sorted({bp.spec.path for bp in self.breakpoints.values() if bp.spec.path})
+        for path in paths:
+            await self._apply_file(path)
+        if any(bp.spec.function for bp in self.breakpoints.values()):
+            await self._apply_functions()
+        filters = self.exception_filters
+        if filters is None:
+            filters = [f.id for f in self.backend.capabilities.exception_filters if f.default]
+        if self.backend.capabilities.exception_filters or filters:
+            try:
+                await self.backend.set_exception_filters(filters)
+            except NotSupported:
+                pass
+            except DebuggerError as exc:
+                # Filters saved for this program that this adapter does not offer: run
+                # with its defaults rather than not at all, and say so.
+                text = f"Exception breakpoints not set ({exc.message}); using the defaults.\n"
+                self.add_output("console", text)
+                self.exception_filters = None
+                defaults = [f.id for f in self.backend.capabilities.exception_filters if f.default]
+                with contextlib.suppress(DebuggerError):
+                    await self.backend.set_exception_filters(defaults)
+
+    async def _drop_breakpoint(self, bp_id: int) -> None:
+        with contextlib.suppress(DebuggerError):
+            if bp_id in self.breakpoints:
+                await self.remove_breakpoints([bp_id], "session")
+
+    def _publish_breakpoints(self, origin: Origin = "session") -> None:
+        # Copies: the event is sent after this returns, and hit counts change meanwhile.
+        self.publish(events.Breakpoints(
+            breakpoints=[bp.model_copy() for bp in self.breakpoints.values()], origin=origin))
+
+    def _session_ids_for(self, backend_ids: list[int | str]) -> list[int]:
+        if not backend_ids:
+            return []
+        wanted = {str(b) for b in backend_ids}
+        return [bp_id for bp_id, bid in self._backend_ids.items() if str(bid) in wanted]
+
+    def _apply_breakpoint_change(self, event: BreakpointChangedEvent) -> None:
+        for bp_id, bid in list(self._backend_ids.items()):
+            if str(bid) == str(event.backend_id) and bp_id in self.breakpoints:
+                bp = self.breakpoints[bp_id]
+                if event.reason == "removed":
+                    continue
+                bp.verified = event.state.verified
+                if event.state.line:
+                    bp.line = event.state.line
+                bp.message = event.state.message
+                self._publish_breakpoints()
+
+    def normalize_path(self, path: str, base: str | None = None) -> str:
+        path = os.path.expanduser(path)
+        if not os.path.isabs(path):
+            path = os.path.join(base or self.cwd, path)
+        return os.path.normpath(path)
+
+    async def add_breakpoint(self, spec: BreakpointSpec, origin: Origin) -> Breakpoint:
+        if self.state == SessionState.terminated:
+            self._require_state({SessionState.stopped, SessionState.running}, "add a breakpoint")
+        if spec.function:
+            if spec.path or spec.line:
+                raise InvalidInput("Give either FILE:LINE or --function NAME, not both.")
+        else:
+            if not spec.path or not spec.line:
+                raise InvalidInput("A breakpoint needs FILE:LINE (e.g. app.py:12) or --function NAME.")
+            if spec.line < 1:
+                raise InvalidInput(f"Line numbers start at 1; got {spec.line}.")
+            spec = spec.model_copy(update={"path": self.normalize_path(spec.path)})
+            if not os.path.exists(spec.path) and not (self.attach_request and self.attach_request.host):
+                raise InvalidInput(
+                    f"No such file: {spec.path}. Check the path; relative paths are resolved "
+                    f"against {self.cwd}."
+                )
+            if os.path.exists(spec.path):
+                from ..paths import source_problem
+
+                problem = source_problem(spec.path)
+                if problem and "bytes" not in problem:  # a large source is still a source
+                    raise InvalidInput(
+                        f"No breakpoint in {spec.path}: {problem}. Give FILE:LINE of a source "
+                        "file.")
+        async with self._bp_lock:
+            bp = Breakpoint(id=self._next_bp_id, spec=spec, set_by=origin)
+            self._next_bp_id += 1
+            self.breakpoints[bp.id] = bp
+            try:
+                await self._apply_for(bp)
+            except BaseException:
+                self.breakpoints.pop(bp.id, None)
+                self._backend_ids.pop(bp.id, None)
+                with contextlib.suppress(Exception):
+                    await self._apply_for(bp)
+                raise
+        self._publish_breakpoints(origin)
+        return bp
+
+    async def update_breakpoint(self, bp_id: int, origin: Origin, **changes: Any) -> Breakpoint:
+        bp = self.get_breakpoint(bp_id)
+        old_spec = bp.spec
+        bp.spec = bp.spec.model_copy(update={k: v for k, v in changes.items()})
+        async with self._bp_lock:
+            try:
+                await self._apply_for(bp)
+            except BaseException:
+                bp.spec = old_spec
+                with contextlib.suppress(Exception):
+                    await self._apply_for(bp)
+                raise
+        self._publish_breakpoints(origin)
+        return bp
+
+    def get_breakpoint(self, bp_id: int) -> Breakpoint:
+        bp = self.breakpoints.get(bp_id)
+        if bp is None:
+            ids = ", ".join(str(i) for i in self.breakpoints) or "none"
+            raise InvalidInput(f"No breakpoint {bp_id}. Breakpoints: {ids}. See `break list`.")
+        return bp
+
+    async def remove_breakpoints(self, ids: list[int] | None, origin: Origin) -> list[Breakpoint]:
+        targets = list(self.breakpoints.values()) if ids is None else [self.get_breakpoint(i) for i in ids]
+        async with self._bp_lock:
+            for bp in targets:
+                self.breakpoints.pop(bp.id, None)
+                self._backend_ids.pop(bp.id, None)
+            paths = {bp.spec.path for bp in targets if bp.spec.path}
+            functions = any(bp.spec.function for bp in targets)
+            if self._backend_ready():
+                for path in sorted(paths):
+                    await self._apply_file(path)
+                if functions:
+                    await self._apply_functions()
+        self._publish_breakpoints(origin)
+        return targets
+
+    def _backend_ready(self) -> bool:
+        return self.backend is not None and self.state in (
+            SessionState.running, SessionState.stopped, SessionState.starting
+        )
+
+    async def _apply_for(self, bp: Breakpoint) -> None:
+        if not self._backend_ready():
+            return  # applied in configure when the program starts
+        if bp.spec.function:
+            await self._apply_functions()
+        else:
+            await self._apply_file(bp.spec.path)  # type: ignore[arg-type]
+
+    async def _apply_file(self, path: str) -> None:
+        self._backend_now()
+        bps = [bp for bp in self.breakpoints.values() if bp.spec.path == path]
+        states = await self.backend.set_source_breakpoints(path, [bp.spec for bp in bps])
+        for bp, state in zip(bps, states):
+            self._update_from_state(bp, state)
+
+    async def _apply_functions(self) -> None:
+        self._backend_now()
+        bps = [bp for bp in self.breakpoints.values() if bp.spec.function]
+        states = await self.backend.set_function_breakpoints([bp.spec for bp in bps])
+        for bp, state in zip(bps, states):
+            self._update_from_state(bp, state)
+
+    def _update_from_state(self, bp: Breakpoint, state) -> None:
+        bp.verified = state.verified
+        bp.line = state.line if state.line else (bp.spec.line if bp.spec.path else None)
+        bp.message = state.message
+        if state.backend_id is not None:
+            self._backend_ids[bp.id] = state.backend_id
+        else:
+            self._backend_ids.pop(bp.id, None)
+
+    def available_exception_filters(self) -> list[ExceptionFilter]:
+        return list(self.backend.capabilities.exception_filters) if self.backend else []
+
+    def enabled_exception_filters(self) -> list[str]:
+        if self.exception_filters is not None:
+            return list(self.exception_filters)
+        return [f.id for f in self.available_exception_filters() if f.default]
+
+    async def set_exception_filters(self, filter_ids: list[str], origin: Origin) -> None:
+        """Which exceptions stop the program, from now on (and in the next launch of
+        this program: they are saved with its breakpoints)."""
+        if self.state == SessionState.terminated:
+            raise InvalidInput("The program has ended; exception breakpoints apply to a "
+                               "running one (they are remembered for the next launch).")
+        filters = list(dict.fromkeys(filter_ids))
+        if self.backend is not None and self.state != SessionState.starting:
+            await self.backend.set_exception_filters(filters)
+        self.exception_filters = filters
+        self.publish(events.ExceptionFilters(filters=filters, origin=origin))

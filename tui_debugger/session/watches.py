@@ -1,0 +1,110 @@
+"""Watchpoints (data breakpoints): set while stopped, read back at each stop
+to say what changed from what."""
+
+from __future__ import annotations
+
+import contextlib
+
+from backends.errors import DebuggerError, InvalidInput
+from backends.models import DataBreakpointSpec
+
+from .. import events
+from ..models import Origin, SessionState, Watch, WatchChange
+
+
+class Watchpoints:
+    """Part of Session (see session/__init__.py): watchpoints."""
+
+    async def add_watch(self, expression: str, access: str, origin: Origin,
+                        frame_index: int | None = None) -> Watch:
+        await self.settle()
+        backend = self._live_backend("set a watchpoint")
+        self._refuse_post_mortem("set a watchpoint")
+        if not backend.capabilities.data_breakpoints:
+            raise backend.not_supported("data_breakpoints")
+        self._require_state({SessionState.stopped}, "set a watchpoint")
+        if not expression.strip():
+            raise InvalidInput("Give the expression to watch, e.g. `watch counter`.")
+        frame = await self.frame(frame_index)
+        watch = Watch(id=self._next_watch_id, expression=expression.strip(),
+                      access=access, set_by=origin)  # type: ignore[arg-type]
+        states = await backend.set_data_breakpoints(
+            self._watch_specs() + [DataBreakpointSpec(expression=watch.expression,
+                                                      access=watch.access, frame_id=frame.id)])
+        new = states[-1]
+        if not new.verified:
+            # Nothing changes: the adapter keeps the watchpoints it had.
+            with contextlib.suppress(DebuggerError):
+                await backend.set_data_breakpoints(self._watch_specs())
+            raise InvalidInput(
+                f"Cannot watch {watch.expression}: {new.message or 'the debugger refused it'}. "
+                "Watch a variable, a field or *pointer that lives in memory."
+            )
+        self._next_watch_id += 1
+        watch.verified, watch.address, watch.size = True, new.address, new.size
+        watch.type = new.type
+        watch.value = await self._watch_value(watch, frame.id, watch.expression)
+        self.watches[watch.id] = watch
+        self._publish_watches(origin)
+        return watch
+
+    async def remove_watches(self, ids: list[int] | None, origin: Origin) -> list[Watch]:
+        self._refuse_running_watch_change()
+        if ids is None:
+            removed = list(self.watches.values())
+        else:
+            unknown = [i for i in ids if i not in self.watches]
+            if unknown:
+                have = ", ".join(str(i) for i in self.watches) or "none"
+                raise InvalidInput(f"No watchpoint {unknown[0]}. Watchpoints: {have}.")
+            removed = [self.watches[i] for i in ids]
+        for watch in removed:
+            self.watches.pop(watch.id, None)
+        if self.backend is not None and self.state == SessionState.stopped:
+            await self.backend.set_data_breakpoints(self._watch_specs())
+        self._publish_watches(origin)
+        return removed
+
+    def _refuse_running_watch_change(self) -> None:
+        if self.state == SessionState.running:
+            raise InvalidInput("Watchpoints change only while the program is stopped; pause it "
+                               "first (`pause`, debug_pause).")
+
+    def _watch_specs(self) -> list[DataBreakpointSpec]:
+        return [DataBreakpointSpec(expression=w.expression, access=w.access, address=w.address,
+                                   size=w.size) for w in self.watches.values()]
+
+    def _publish_watches(self, origin: Origin = "session") -> None:
+        # Copies: the event is sent after this returns, and hits change meanwhile.
+        self.publish(events.Watches(watches=[w.model_copy() for w in self.watches.values()],
+                                    origin=origin))
+
+    async def _watch_value(self, watch: Watch, frame_id: int | None,
+                           expression: str | None = None) -> str | None:
+        """The watched value now: by its expression where it was set, else read back
+        through its address and type, else its bytes."""
+        self._backend_now()
+        attempts = []
+        if expression:
+            attempts.append(expression)
+        if watch.address and watch.type:
+            attempts.append(f"*({watch.type} *){watch.address}")
+        for text in attempts:
+            with contextlib.suppress(DebuggerError):
+                return (await self.backend.evaluate(text, frame_id, "watch")).value
+        if watch.address and watch.size:
+            with contextlib.suppress(DebuggerError):
+                data = await self.backend.read_memory(watch.address, watch.size)
+                return "bytes " + data.hex(" ")
+        return None
+
+    async def _watch_changes(self, frame_id: int | None) -> list[WatchChange]:
+        changes = []
+        for watch in self.watches.values():
+            new = await self._watch_value(watch, frame_id)
+            if new != watch.value:
+                changes.append(WatchChange(watch_id=watch.id, expression=watch.expression,
+                                           old=watch.value, new=new))
+                watch.value = new
+                watch.hits += 1
+        return changes
