@@ -282,7 +282,7 @@ def is_hit(session: Session, breakpoint_id: int, path: str, line: int) -> bool:
 
 def value_kind(adapter: str | None) -> str:
     """How a session's values are typed: python, node or native."""
-    return {"debugpy": "python", "node": "node"}.get(adapter or "", "native")
+    return adapters.profile(adapter).values
 
 
 async def evaluate_typed(session: Session, kind: str, expression: str) -> dict[str, Any]:

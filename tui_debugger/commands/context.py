@@ -10,6 +10,7 @@ import os
 import re
 from typing import Any
 
+from backends import adapters
 from backends.errors import CommandFailed, DebuggerError, InvalidInput
 from backends.models import Variable
 
@@ -56,7 +57,7 @@ async def true_length(session: Session, expression: str, type_name: str | None,
     """len(expression) in the program, for Python values whose rendering or
     children list the debugger cut; only for plain paths, which have no side
     effects when evaluated again. None when unknown."""
-    if session.adapter != "debugpy" or type_name not in _SIZED_TYPES:
+    if adapters.profile(session.adapter).values != "python" or type_name not in _SIZED_TYPES:
         return None
     if not _PLAIN_PATH.fullmatch(expression.strip()):
         return None

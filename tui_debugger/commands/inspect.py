@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
+from backends import adapters
 from backends.errors import CommandFailed, DebuggerError, InvalidInput, NotSupported
 from backends.models import Completion
 
@@ -305,8 +306,6 @@ class EvaluateArgs(Args):
     depth: int = Field(1, ge=0, le=4, description="Levels of a C struct's fields shown.")
 
 
-#: adapters whose value of a struct says only `type @ address` (LLDB's)
-LLDB_ADAPTERS = frozenset({"lldb-dap", "lldb-cli", "simctl"})
 _ADDRESS_ONLY = re.compile(r"\S.* @ 0x[0-9a-fA-F]+")
 _POINTER = re.compile(r"0x[0-9a-fA-F]+")
 _DESCRIPTION = re.compile(r"\(.*?\) \$\d+ = (.*)", re.DOTALL)
@@ -349,7 +348,7 @@ async def _fields(session: Session, ref: int, depth: int, budget: int) -> str:
 async def _with_fields(session: Session, result: Any, depth: int, budget: int) -> str | None:
     """A struct's (or a pointer to one's) value with its fields, for LLDB, whose
     value of a struct is `point @ 0x7ffff7d82040` and of a pointer an address."""
-    if depth < 1 or result.ref <= 0 or session.adapter not in LLDB_ADAPTERS:
+    if depth < 1 or result.ref <= 0 or not adapters.profile(session.adapter).lldb:
         return None
     # lldb's own description (lldb-cli's repl answer): `(point) $0 = (out = 0, …)`
     described = _DESCRIPTION.fullmatch(result.value)
@@ -379,7 +378,6 @@ async def _with_fields(session: Session, result: Any, depth: int, budget: int) -
 #: operator would drop the left side; Go has none): in Python or JavaScript
 #: `a,x` is a tuple or the comma operator, and hex(a) / a.toString(16) exist.
 _HEX_SUFFIX = re.compile(r"^(?P<expr>.*\S)\s*,\s*[xX]$", re.DOTALL)
-_HEX_ADAPTERS = frozenset({"lldb-dap", "lldb-cli", "simctl", "dlv"})
 #: an integer or a C character literal standing alone in a rendering, outside quotes
 _NUMBER_OR_CHAR = re.compile(r"'(?:[^'\\]|\\[^']*)'|(?<![\w.$])-?\d+(?![\w.])")
 
@@ -407,7 +405,8 @@ async def _evaluate(ctx: CommandContext, args: EvaluateArgs) -> EvaluateResult:
     session = session_of(ctx)
     if not args.expression.strip():
         raise InvalidInput("Give an expression to evaluate, e.g. `print len(items)`.")
-    as_hex = _HEX_SUFFIX.match(args.expression) if session.adapter in _HEX_ADAPTERS else None
+    as_hex = (_HEX_SUFFIX.match(args.expression)
+              if adapters.profile(session.adapter).values == "native" else None)
     if as_hex is not None:
         args = args.model_copy(update={"expression": as_hex.group("expr")})
     result = await session.evaluate(args.expression, args.frame_index, args.context)
@@ -771,7 +770,7 @@ async def _raw(ctx: CommandContext, args: RawCommandArgs) -> RawCommandResult:
     backend = session._live_backend("run a debugger command")
     if not args.command.strip():
         raise InvalidInput("Give a command, e.g. `thread backtrace`.")
-    lldb = backend.capabilities.raw_commands or session.adapter in ("lldb-dap", "simctl")
+    lldb = adapters.profile(session.adapter).lldb
     command, unsafe = args.command, False
     if lldb:
         # Without allowUnsafe only the read-only allowlist runs, spelled out in full.

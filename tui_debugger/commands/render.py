@@ -10,6 +10,7 @@ import re
 import time
 from typing import Any, Callable
 
+from backends import adapters
 from backends.models import Breakpoint
 
 from . import views
@@ -99,17 +100,11 @@ def signal_of(exit_code: int | None, reason: str | None = None) -> str | None:
         return f"signal {number}"
 
 
-#: Backends that kill the program they launched without telling its status
-#: (delve), or whose status may not be in when the stop answers (LLDB's, on a
-#: loaded machine: the exit code 9 comes after the answer).
-_KILLS_SILENTLY = ("dlv", "lldb-cli", "lldb-dap")
-
-
 def killed(exit_code: int | None, reason: str | None, adapter: str | None = None) -> bool:
     """The session ended the program: a signal, or delve's kill, which tells no
     status (a core dump's session or an attach ends nothing: no adapter given)."""
     return signal_of(exit_code, reason) is not None or (
-        exit_code is None and adapter in _KILLS_SILENTLY and bool(reason)
+        exit_code is None and bool(reason) and adapters.profile(adapter).kills_silently
         and reason.startswith("stopped by"))
 
 
