@@ -122,7 +122,8 @@ class RemoteSession:
             self._events.put_nowait(None)
 
     async def call(self, command: str, args: dict[str, Any], cwd: str | None = None,
-                   origin: str | None = None, answer: str | None = None) -> dict[str, Any]:
+                   origin: str | None = None, answer: str | None = None,
+                   view: dict[str, Any] | None = None) -> dict[str, Any]:
         """The result by alias; with answer="agent", what an agent reads of it
         instead ({"structured", "text"}, made by the host)."""
         call_id = next(self._ids)
@@ -131,6 +132,8 @@ class RemoteSession:
                                    "origin": origin or self.origin}
         if answer is not None:
             message["answer"] = answer
+        if view:
+            message["view"] = view
         data = wire.encode(message)  # once: its size is checked, then it is sent
         if len(data) > wire.MAX_REQUEST:
             raise InvalidInput(

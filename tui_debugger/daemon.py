@@ -52,6 +52,7 @@ async def serve(spec: dict[str, Any]) -> int:
     from .config import settings
     from .execute import execute
     from .hub import Hub
+    from .commands.registry import View
     from .models import SessionState
 
     become_subreaper()
@@ -62,7 +63,7 @@ async def serve(spec: dict[str, Any]) -> int:
     loop = asyncio.get_running_loop()
     starting = loop.create_task(execute(
         hub, spec["command"], spec.get("args") or {}, origin=spec.get("origin") or "cli",
-        client_cwd=spec.get("cwd")))
+        client_cwd=spec.get("cwd"), view=View.from_wire(spec.get("view"))))
 
     def stop() -> None:
         # Told to stop before the session is up (its starter gave up waiting):

@@ -54,7 +54,7 @@ from backends.errors import DebuggerError, ErrorCode, InternalError, InvalidInpu
 
 from . import __version__, paths, wire
 from .commands import registry
-from .commands.registry import Command, Result
+from .commands.registry import Command, Result, View
 from .execute import validate_args
 from .router import Router
 
@@ -358,7 +358,10 @@ class McpFrontEnd:
         if session is not None:
             paths.validate_name(session)
         self.session_name = session
-        self.router = Router("mcp", session=session, keep_spare=keep_spare)
+        # Its hints name tools and camelCase arguments; the sessions it starts
+        # end with it.
+        self.router = Router("mcp", session=session, keep_spare=keep_spare,
+                             view=View(names="mcp"), owns_started=True)
         self.commands: dict[str, Command] = {
             cmd.mcp: cmd for cmd in registry.all_commands() if cmd.mcp
         }

@@ -24,7 +24,7 @@ from backends.errors import DebuggerError, InvalidInput
 from . import paths
 from .client import RemoteSession
 from .commands import registry
-from .commands.registry import Command, Result
+from .commands.registry import Command, Result, View
 from .commands.render import agent_answer
 from .execute import execute, validate_args
 from .models import SessionEvent
@@ -48,14 +48,17 @@ class RemoteHandle:
     Arguments are checked here first, so a mistake is reported without a
     round trip."""
 
-    def __init__(self, remote: RemoteSession):
+    def __init__(self, remote: RemoteSession, view: View | None = None):
         self.remote = remote
         self.name = remote.name
+        #: how this front end shows answers, sent with every call
+        self.view = view or View()
 
     @classmethod
     async def connect(cls, name: str, origin: str, *, subscribe: bool = False,
-                      register: bool = True) -> "RemoteHandle":
-        return cls(await RemoteSession.connect(name, origin, subscribe=subscribe, register=register))
+                      register: bool = True, view: View | None = None) -> "RemoteHandle":
+        return cls(await RemoteSession.connect(name, origin, subscribe=subscribe, register=register),
+                   view)
 
     @property
     def host_pid(self) -> int | None:
@@ -72,7 +75,8 @@ class RemoteHandle:
         crosses the socket once and is neither validated nor dumped again here."""
         cmd = lookup(command)
         raw = await self.remote.call(cmd.id, wire_args(cmd, args), cwd=cwd or os.getcwd(),
-                                     answer="agent" if for_agent else None)
+                                     answer="agent" if for_agent else None,
+                                     view=self.view.to_wire())
         if not for_agent:
             return cmd.result.model_validate(raw)
         if "structured" in raw and "text" in raw:
@@ -89,11 +93,12 @@ class RemoteHandle:
 
 
 async def join(name: str | None, origin: str, *, subscribe: bool = True,
-               register: bool = True, cwd: str | None = None) -> RemoteHandle:
+               register: bool = True, cwd: str | None = None,
+               view: View | None = None) -> RemoteHandle:
     """A handle on a live session hosted by another process (default: the one
     of this project, see resolve_live), receiving its events."""
     return await RemoteHandle.connect(await resolve_live(name, cwd=cwd), origin,
-                                      subscribe=subscribe, register=register)
+                                      subscribe=subscribe, register=register, view=view)
 
 
 HOW_TO_NAME = ("Name one with --session NAME (MCP: debugSessionId; a whole shell: "
@@ -172,8 +177,15 @@ class Router:
     doctor, debug-script's one-shot run) runs here."""
 
     def __init__(self, origin: str, *, session: str | None = None, register: bool = True,
-                 cwd: str | None = None, keep_spare: bool = False):
+                 cwd: str | None = None, keep_spare: bool = False, view: View | None = None,
+                 owns_started: bool = False):
         self.origin = origin
+        #: how this front end shows answers (registry.View), sent with every call
+        self.view = view or View()
+        #: the sessions it starts are its own: a host whose starter dies without
+        #: a word (-9) ends them once no client is left (a `start` from the
+        #: shell is meant to outlive the CLI process that ran it)
+        self.owns_started = owns_started
         #: a long-lived front end (the MCP server) keeps a host started ahead of
         #: its next launch, so the launch does not wait for a Python start-up
         self.keep_spare = keep_spare
@@ -197,7 +209,7 @@ class Router:
             result = await self._host(cmd, validated, cwd)
         elif not cmd.needs_session:
             result = await execute(None, cmd, validated, origin=self.origin, client_cwd=cwd,
-                                   session_name=name or self._current)
+                                   session_name=name or self._current, view=self.view)
         else:
             handle = await self.handle(name)
             answer = await handle.call(cmd, validated, cwd, for_agent=for_agent)
@@ -224,14 +236,16 @@ class Router:
         spare, self._spare = self._spare, None
         try:
             raw = await start_host(cmd.id, wire_args(cmd, validated), cwd=cwd or self.cwd,
-                                   origin=self.origin, spare=spare)
+                                   origin=self.origin, spare=spare, owned=self.owns_started,
+                                   view=self.view.to_wire())
         finally:
             self.prepare_spare()
         raw.pop("_log", None)
         result = cmd.result.model_validate(raw)
         name = result.session
         self.started[name] = "terminate" if cmd.id == "launch" else "detach"
-        handle = await RemoteHandle.connect(name, self.origin, register=self.register)
+        handle = await RemoteHandle.connect(name, self.origin, register=self.register,
+                                            view=self.view)
         self._remotes[name] = handle
         if getattr(validated, "make_current", True):
             self._current = name
@@ -257,7 +271,8 @@ class Router:
         target = await resolve_live(name, cwd=self.cwd)
         existing = self._remotes.get(target)
         if existing is None or existing.closed:
-            existing = await RemoteHandle.connect(target, self.origin, register=self.register)
+            existing = await RemoteHandle.connect(target, self.origin, register=self.register,
+                                                  view=self.view)
             self._remotes[target] = existing
         if name is None:
             self._current = target

@@ -11,7 +11,7 @@ import os
 from backends.errors import DebuggerError, InternalError, InvalidInput
 
 from . import paths, wire
-from .commands.registry import SessionHost
+from .commands.registry import SessionHost, View
 from .commands.render import agent_answer
 from .execute import execute
 from .models import ClientInfo
@@ -79,6 +79,7 @@ class SessionServer:
                     self.hub, message.get("command", ""), message.get("args") or {},
                     origin=message.get("origin") or origin, session=self.session,
                     client_cwd=message.get("cwd"), client=client_id,
+                    view=View.from_wire(message.get("view")),
                 )
                 if message.get("answer") == "agent":
                     structured, text = agent_answer(message.get("command", ""), result,

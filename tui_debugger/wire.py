@@ -3,7 +3,7 @@ newline-delimited JSON, one object per line.
 
 client -> host   {"type": "hello", "origin": "cli", "client": "cli-123", "subscribe": false}
                  {"type": "call", "id": 1, "command": "next", "args": {...},
-                  "cwd": "/path", "origin": "mcp"}
+                  "cwd": "/path", "origin": "mcp", "view": {"names": "mcp"}}
                  {"type": "cli", "id": 1, "argv": ["print", "x"], "cwd": "/path",
                   "session": null, "columns": 80}     (cli.py's quick client)
 host -> client   {"type": "welcome", "session": "app", "pid": 123, "cli": 1}

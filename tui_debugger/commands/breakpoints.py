@@ -88,8 +88,8 @@ async def _onto_existing(ctx: CommandContext, session, existing, spec: Breakpoin
         return None  # the asker's own, or a disabled one: the new one stands beside it
     who = "the last run (restored)" if owner == persist.RESTORED_BY else owner
     what = _qualifiers(existing.spec)
-    update = (f"debug_breakpoint_update (breakpointId {existing.id})" if ctx.origin == "mcp"
-              else f"`{command_name(ctx.origin, 'breakpoint_update')} {existing.id}`")
+    update = (f"debug_breakpoint_update (breakpointId {existing.id})" if ctx.view.names == "mcp"
+              else f"`{command_name(ctx.view, 'breakpoint_update')} {existing.id}`")
     if not (spec.condition or spec.hit_condition or spec.log_message):
         return BreakpointResult(breakpoint=existing, note=(
             f"Kept #{existing.id} as it is (set by {who}" + (f", {what}" if what else "") +

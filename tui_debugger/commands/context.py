@@ -19,7 +19,7 @@ from ..models import CURRENT_CLIENT, SessionState
 from ..redact import redact, redact_named
 from ..session import Session
 from .cvalues import c_data_value, is_byte_data
-from .registry import CommandContext
+from .registry import CURRENT_VIEW, CommandContext, View
 from .views import ContextResult, FrameView, SessionStatus, SourceLineView, VariableView
 
 
@@ -288,15 +288,15 @@ async def find_names(session: Session, frame_index: int | None, names: list[str]
     return list(found.values()), [n for n in wanted if n not in found]
 
 
-def command_name(origin: str | None, command_id: str) -> str:
-    """How a front end's user names a command: the MCP tool for an agent, the
-    CLI words for the CLI, the command id elsewhere."""
+def command_name(view: View, command_id: str) -> str:
+    """How the caller names a command: the MCP tool for an agent, else the
+    CLI words (the command id for one without)."""
     from . import registry
 
     cmd = registry.REGISTRY.get(command_id)
     if cmd is None:
         return command_id
-    if origin == "mcp" and cmd.mcp:
+    if view.names == "mcp" and cmd.mcp:
         return cmd.mcp
     if cmd.cli:
         return " ".join(cmd.cli[0].path)
@@ -521,8 +521,7 @@ async def build_context(session: Session, lines: int | None = None, frame_index:
                     break
                 result.locals.append(view)
             more = len(children) - len(result.locals) - unchanged
-            origin = origin or _origin_of(client)
-            listing = command_name(origin, "variables")
+            listing = command_name(CURRENT_VIEW.get(), "variables")
             if unchanged:
                 result.locals_note = (f"{unchanged} unchanged" + (f", {more} more" if more else "")
                                       + f" ({listing})")
@@ -531,11 +530,6 @@ async def build_context(session: Session, lines: int | None = None, frame_index:
         except DebuggerError as exc:
             result.locals_note = str(exc)
     return result
-
-
-def _origin_of(client: str | None) -> str | None:
-    # Client ids are "<origin>-<pid>" (models.client_id).
-    return client.split("-", 1)[0] if client else None
 
 
 STOPPED = frozenset({"stopped"})

@@ -38,7 +38,7 @@ from .context import (
     variable_view,
     with_return_value,
 )
-from .registry import Args, CliSpec, Command, CommandContext, NoArgs, register
+from .registry import Args, CliSpec, Command, CommandContext, NoArgs, View, register
 from .views import (
     ActivityResult,
     CompletionsResult,
@@ -106,8 +106,8 @@ async def _context(ctx: CommandContext, args: ContextArgs) -> ContextResult:
     if args.lines is not None and result.state == "stopped":
         # More lines is a question about the code: the locals were in the stop's
         # answer already (a C buffer among them cost kilobytes again).
-        result.locals_note = (f"Locals: {command_name(ctx.origin, 'context')} without lines, "
-                              f"or {command_name(ctx.origin, 'variables')}.")
+        result.locals_note = (f"Locals: {command_name(ctx.view, 'context')} without lines, "
+                              f"or {command_name(ctx.view, 'variables')}.")
     return result
 
 
@@ -198,7 +198,7 @@ async def _variables(ctx: CommandContext, args: VariablesArgs) -> VariablesResul
     try:
         if windowed:
             children = await session.variables(ref, args.start, limit)
-        elif args.path is None and args.scope is None and ctx.origin not in ("tui", "web"):
+        elif args.path is None and args.scope is None and not ctx.view.panes:
             # The TUI shows each scope as its own node; everyone else gets the
             # block scopes' let/const with the function's locals.
             scope, children = await first_locals(session, frame_index)
@@ -241,7 +241,7 @@ async def _variables(ctx: CommandContext, args: VariablesArgs) -> VariablesResul
         length = None
         # The TUI cuts a value at its pane's width: the note of its true length, one
         # evaluate per big value at every stop, would never be seen there.
-        if len(child.value) > settings().max_value_chars and not base_path and ctx.origin not in ("tui", "web"):
+        if len(child.value) > settings().max_value_chars and not base_path and not ctx.view.panes:
             length = await true_length(session, child_path, child.type, frame_index)
         view = variable_view(session, child, child_path, length=length, frame=frame_name)
         # What the item costs in the answer (its path, type and all), not a guess:
@@ -254,9 +254,9 @@ async def _variables(ctx: CommandContext, args: VariablesArgs) -> VariablesResul
     shown_end = args.start + len(views)
     note = None
     if shown_end < total:
-        why = "the answer size cap" if cut_for_size else option_hint(ctx.origin, "max_items", limit)
+        why = "the answer size cap" if cut_for_size else option_hint(ctx.view, "max_items", limit)
         note = (f"Showing {args.start + 1}-{shown_end} of {total:,} ({why}). "
-                f"Pass {option_hint(ctx.origin, 'start', shown_end)} for more, or names/path "
+                f"Pass {option_hint(ctx.view, 'start', shown_end)} for more, or names/path "
                 "to narrow it.")
         if total > len(children) and not windowed:
             note += (f" The debugger lists only the first {len(children)}; evaluate an item "
@@ -269,8 +269,8 @@ async def _variables(ctx: CommandContext, args: VariablesArgs) -> VariablesResul
                   + ")") if args.path is None and args.scope is None else (
                       args.path or scope.name)
         extra.append(f"No {', '.join(missing)} in {looked}. Try another frame "
-                     f"({command_name(ctx.origin, 'stack')}), or "
-                     f"{command_name(ctx.origin, 'evaluate')} for an expression.")
+                     f"({command_name(ctx.view, 'stack')}), or "
+                     f"{command_name(ctx.view, 'evaluate')} for an expression.")
     if extra:
         note = " ".join([*([note] if note else []), *extra])
     return VariablesResult(frame_index=frame_index, scope=scope.name, path=base_path,
@@ -688,12 +688,12 @@ class OutputArgs(Args):
         return self
 
 
-def option_hint(origin: str | None, name: str, value: object) -> str:
+def option_hint(view: View, name: str, value: object) -> str:
     """An argument as the caller's front end spells it: `--since 3` on the command
     line, `since: 3` for an agent (MCP's camelCase)."""
     from pydantic.alias_generators import to_camel
 
-    if origin == "cli":
+    if view.names == "cli":
         return f"`--{name.replace('_', '-')} {value}`"
     return f"`{to_camel(name)}: {value}`"
 
@@ -710,8 +710,8 @@ async def _output(ctx: CommandContext, args: OutputArgs) -> OutputResult:
         note = None
         if chunk.truncated:
             note = (f"More output follows; read on with "
-                    f"{option_hint(ctx.origin, 'since', chunk.next_cursor)}"
-                    + (f" and {option_hint(ctx.origin, 'head', args.head)}" if args.head else "")
+                    f"{option_hint(ctx.view, 'since', chunk.next_cursor)}"
+                    + (f" and {option_hint(ctx.view, 'head', args.head)}" if args.head else "")
                     + ".")
         return OutputResult(entries=entries, next_cursor=chunk.next_cursor, dropped=chunk.dropped,
                             truncated=chunk.truncated, note=note)
@@ -730,8 +730,8 @@ async def _output(ctx: CommandContext, args: OutputArgs) -> OutputResult:
     if tail.earlier_lines:
         note = (f"{tail.earlier_lines} earlier line(s) not shown"
                 + (f" ({tail.dropped} older entries already dropped)" if tail.dropped else "")
-                + f"; read them from the start with {option_hint(ctx.origin, 'head', 20)}, "
-                f"or new output with {option_hint(ctx.origin, 'since', tail.next_cursor)}.")
+                + f"; read them from the start with {option_hint(ctx.view, 'head', 20)}, "
+                f"or new output with {option_hint(ctx.view, 'since', tail.next_cursor)}.")
     return OutputResult(entries=lines, next_cursor=tail.next_cursor, dropped=0,
                         truncated=False, earlier_lines=tail.earlier_lines, note=note)
 
@@ -851,13 +851,13 @@ async def _activity(ctx: CommandContext, args: ActivityArgs) -> ActivityResult:
         bp = session.breakpoints.get(args.breakpoint_id)
         if bp is None:
             raise InvalidInput(f"No breakpoint #{args.breakpoint_id}; "
-                               f"{command_name(ctx.origin, 'breakpoint_list')} lists them.")
+                               f"{command_name(ctx.view, 'breakpoint_list')} lists them.")
         entries = [e for e in entries if _about_breakpoint(e, bp)]
     matched = len(entries)
     # The TUI's pane shows the log as it was (its last 100) unless told.
-    last = 100 if ctx.origin in ("tui", "web") and "last" not in args.model_fields_set else args.last
+    last = 100 if ctx.view.panes and "last" not in args.model_fields_set else args.last
     shown = entries[-last:]
-    if ctx.origin not in ("tui", "web") and "last" not in args.model_fields_set:
+    if not ctx.view.panes and "last" not in args.model_fields_set:
         # The default answer is kept small; `last`, asked for, is honoured
         # (the note below sends the reader to it).
         size = 0

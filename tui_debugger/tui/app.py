@@ -39,6 +39,7 @@ from ..commands import registry
 from ..commands.views import VariablesResult
 from .. import paths
 from ..models import ActivityEntry, ClientInfo, StopInfo
+from ..commands.registry import View
 from ..router import RemoteHandle, join
 from .format import breakpoint_detail, breakpoint_glyph, display_path, own_origin, who_proper
 from .keymap import app_bindings, bindable_ids, user_keymap
@@ -92,6 +93,10 @@ PAGE = 100
 #: Seconds a command waits for the message of an earlier key that never arrives
 #: (its pane went away meanwhile) before it runs anyway.
 ORDER_GIVE_UP = 1.0
+
+#: The TUI shows each scope in its own node, values cut at the pane's width,
+#: and the whole activity log: sent with its calls (registry.View).
+PANES = View(panes=True)
 
 
 class DebuggerApp(App[int]):
@@ -273,7 +278,7 @@ class DebuggerApp(App[int]):
                     self.open_start_dialog("launch", note="No live session to join.")
                     return
                 try:
-                    link = await join(self.session_arg, self.origin, cwd=self.cwd)
+                    link = await join(self.session_arg, self.origin, cwd=self.cwd, view=PANES)
                 except DebuggerError as exc:
                     if self.session_arg is not None or not exc.details.get("sessions"):
                         raise
@@ -306,13 +311,13 @@ class DebuggerApp(App[int]):
         pending, self.pending_host = self.pending_host, None
         if pending is None:
             pending = PendingHost(command_id, no_first_stop_wait(command_id, args), cwd=self.cwd,
-                                  origin=self.origin)
+                                  origin=self.origin, owned=True)
         status = await pending.ready()
         name = status["session"]
         # A first stop can be painted before the start-up status call answers.
         self.status.adapter = status.get("adapter")
         self.owned[name] = "terminate" if command_id == "launch" else "detach"
-        return await join(name, self.origin)
+        return await join(name, self.origin, view=PANES)
 
     async def _join_ray_root(self, args: dict[str, Any]) -> RemoteHandle | None:
         """The Ray tab while a root `ray` lives: its host attaches the worker
@@ -321,7 +326,7 @@ class DebuggerApp(App[int]):
 
         if not any(s.name == ROOT_NAME for s in paths.live_sessions()):
             return None
-        link = await join(ROOT_NAME, self.origin)
+        link = await join(ROOT_NAME, self.origin, view=PANES)
         pid = args.get("pid")
         await link.call("ray_attach", {"ray": args.get("ray") or None,
                                        **({"pids": [pid]} if pid else {"every": True})})
@@ -475,7 +480,7 @@ class DebuggerApp(App[int]):
             if self.link is not None and self.link.name == name:
                 return
             try:
-                link = await join(name, self.origin)
+                link = await join(name, self.origin, view=PANES)
             except DebuggerError as exc:
                 self.notify(exc.message, title="switch session", severity="error")
                 return
