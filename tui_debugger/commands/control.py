@@ -139,12 +139,11 @@ _run_command("nexti", "nexti", "nexti", "debug_nexti",
 async def _pause(ctx: CommandContext, args: RunArgs) -> RunResult:
     session = session_of(ctx)
     started = time.monotonic()
-    generation = session.run_generation
+    stops = SessionStops(session, ctx.origin)  # the stop of this run is the pause's
     wait_ms = args.wait_ms if args.wait_ms is not None else 5000
     await session.pause(ctx.origin, args.thread_id,
                         answer_timeout=max(wait_ms, ANSWER_FLOOR_MS) / 1000)
-    remaining = wait_ms / 1000 - (time.monotonic() - started)
-    await session.wait_for_stop(max(remaining, 0), generation)
+    await stops.next_stop(wait_ms / 1000 - (time.monotonic() - started))
     return await run_result(session, "pause", started, ctx.origin)
 
 
@@ -210,7 +209,7 @@ async def _await(ctx: CommandContext, args: AwaitArgs) -> RunResult:
     started = time.monotonic()
     timeout = (settings().await_timeout_ms if args.timeout_ms is None else args.timeout_ms) / 1000
     if session.state not in (SessionState.stopped, SessionState.terminated):
-        await session.wait_for_stop(timeout, session.run_generation)
+        await SessionStops(session, ctx.origin).next_stop(timeout)
     return await run_result(session, "await", started, ctx.origin)
 
 
