@@ -55,7 +55,6 @@ from backends.errors import DebuggerError, ErrorCode, InternalError, InvalidInpu
 from . import __version__, paths, wire
 from .commands import registry
 from .commands.registry import Command, Result, View
-from .execute import validate_args
 from .router import Router
 
 SERVER_NAME = "tui-debugger"
@@ -436,15 +435,13 @@ class McpFrontEnd:
                     raise InvalidInput(
                         f"{SESSION_ARG} is empty. Name a session (see debug_sessions), or leave "
                         f"{SESSION_ARG} out for the current one.")
-            validated = validate_args(cmd, args, strict=True)
-            if cmd.creates_session:
-                validated = self._with_default_name(validated)
             if is_script:
-                result = await self.router.call(cmd, validated, cwd=os.getcwd())
+                result = await self.router.call(cmd, args, cwd=os.getcwd(), strict=True)
             else:
                 structured, text = await self.router.call(
-                    cmd, validated, session=target if cmd.needs_session else None,
-                    cwd=os.getcwd(), for_agent=True)
+                    cmd, args, session=target if cmd.needs_session else None,
+                    cwd=os.getcwd(), for_agent=True, strict=True,
+                    prepare=self._with_default_name)
         except DebuggerError as exc:
             return _script_error(exc) if is_script else error_result(exc)
         except (asyncio.CancelledError, KeyboardInterrupt):
@@ -454,10 +451,11 @@ class McpFrontEnd:
             return _script_error(err) if is_script else error_result(err)
         return _script_result(result) if is_script else answer_result(structured, text)
 
-    def _with_default_name(self, validated: Any) -> Any:
+    def _with_default_name(self, cmd: Command, validated: Any) -> Any:
         """With --session NAME, the first launch or attach creates that session."""
         name = self.session_name
-        if (name is None or getattr(validated, "session_name", "absent") is not None
+        if (not cmd.creates_session or name is None
+                or getattr(validated, "session_name", "absent") is not None
                 or any(s.name == name for s in paths.live_sessions())):
             return validated
         return validated.model_copy(update={"session_name": name})

@@ -10,7 +10,9 @@ it). The router resolves the session a call addresses (the one named, else
 the one this router started or joined, else the one of its project), keeps
 the connection for the next call, looks the command up once and validates its
 arguments once; the host validates once more on its side of the socket, since
-it trusts no client.
+it trusts no client. A front end hands the router its arguments as it got
+them (the MCP server: strictly typed JSON); nothing before the router checks
+them, and nothing after it on this side of the socket checks them again.
 """
 
 from __future__ import annotations
@@ -37,16 +39,16 @@ def lookup(command: str | Command) -> Command:
     return command if isinstance(command, Command) else registry.get(command)
 
 
-def wire_args(cmd: Command, args: Any) -> dict[str, Any]:
+def wire_args(validated: Any) -> dict[str, Any]:
     """Validated arguments as they cross a socket or a pipe: by alias, only
     those given."""
-    return validate_args(cmd, args).model_dump(mode="json", by_alias=True, exclude_unset=True)
+    return validated.model_dump(mode="json", by_alias=True, exclude_unset=True)
 
 
 class RemoteHandle:
     """One session, in the host process that serves it on its socket.
-    Arguments are checked here first, so a mistake is reported without a
-    round trip."""
+    Arguments a caller has not validated (the TUI's) are checked here first,
+    so a mistake is reported without a round trip."""
 
     def __init__(self, remote: RemoteSession, view: View | None = None):
         self.remote = remote
@@ -74,7 +76,8 @@ class RemoteHandle:
         instead (AgentAnswer), made by the host from the result it holds, so it
         crosses the socket once and is neither validated nor dumped again here."""
         cmd = lookup(command)
-        raw = await self.remote.call(cmd.id, wire_args(cmd, args), cwd=cwd or os.getcwd(),
+        validated = args if isinstance(args, cmd.args) else validate_args(cmd, args)
+        raw = await self.remote.call(cmd.id, wire_args(validated), cwd=cwd or os.getcwd(),
                                      answer="agent" if for_agent else None,
                                      view=self.view.to_wire())
         if not for_agent:
@@ -199,11 +202,17 @@ class Router:
         self.started: dict[str, str] = {}
 
     async def call(self, command: str | Command, args: Any = None, *, session: str | None = None,
-                   cwd: str | None = None, for_agent: bool = False) -> Any:
+                   cwd: str | None = None, for_agent: bool = False, strict: bool = False,
+                   prepare: Any = None) -> Any:
         """The command's result model, or with `for_agent` what an agent reads
-        of it (AgentAnswer), naming the session when several are live."""
+        of it (AgentAnswer), naming the session when several are live. The
+        arguments are validated here, once for this side of the socket
+        (`strict`: JSON as typed, see validate_args); `prepare` may then
+        complete them (the MCP server's default session name)."""
         cmd = lookup(command)
-        validated = validate_args(cmd, args)
+        validated = validate_args(cmd, args, strict=strict)
+        if prepare is not None:
+            validated = prepare(cmd, validated)
         name = session or self.default_session
         if cmd.creates_session:
             result = await self._host(cmd, validated, cwd)
@@ -235,7 +244,7 @@ class Router:
                 return joined
         spare, self._spare = self._spare, None
         try:
-            raw = await start_host(cmd.id, wire_args(cmd, validated), cwd=cwd or self.cwd,
+            raw = await start_host(cmd.id, wire_args(validated), cwd=cwd or self.cwd,
                                    origin=self.origin, spare=spare, owned=self.owns_started,
                                    view=self.view.to_wire())
         finally:

@@ -543,6 +543,8 @@ def session_of(ctx: CommandContext) -> Session:
 
 
 def abs_path(ctx: CommandContext, path: str) -> str:
+    """A caller's path, made absolute and normal where it enters (the command
+    layer knows the caller's directory); nothing below normalizes it again."""
     path = os.path.expanduser(path)
     if os.path.isabs(path):
         return os.path.normpath(path)
