@@ -27,7 +27,7 @@ from . import paths
 from .client import RemoteSession
 from .commands import registry
 from .commands.registry import Command, Result, View
-from .commands.render import agent_answer
+from .commands.agent import agent_answer
 from .execute import execute, validate_args
 from .models import SessionEvent
 

@@ -12,7 +12,7 @@ from backends.errors import DebuggerError, InternalError, InvalidInput
 
 from . import paths, wire
 from .commands.registry import SessionHost, View
-from .commands.render import agent_answer
+from .commands.agent import agent_answer
 from .execute import execute
 from .models import ClientInfo
 from .session import Session
