@@ -552,6 +552,16 @@ def abs_path(ctx: CommandContext, path: str) -> str:
     return os.path.normpath(os.path.join(base, path))
 
 
+def option_hint(view: View, name: str, value: object) -> str:
+    """An argument as the caller's front end spells it: `--since 3` on the command
+    line, `since: 3` for an agent (MCP's camelCase)."""
+    from pydantic.alias_generators import to_camel
+
+    if view.names == "cli":
+        return f"`--{name.replace('_', '-')} {value}`"
+    return f"`{to_camel(name)}: {value}`"
+
+
 def parse_location(text: str) -> tuple[str, int]:
     match = re.fullmatch(r"(.+):(\d+)", text.strip())
     if not match:
