@@ -30,10 +30,6 @@ class Hub:
         #: what <name>.json says of each session beyond its state: the project it
         #: was started from and who started it (tui / cli / mcp)
         self.origins: dict[str, dict[str, str]] = {}
-        self._on_session_created: list = []
-
-    def on_session_created(self, callback) -> None:
-        self._on_session_created.append(callback)
 
     async def create_session(self, name: str | None, hint: str = "session",
                              parent: Session | None = None, *,
@@ -91,8 +87,6 @@ class Hub:
             # `sessions` in another process reads the state and the program's pid here.
             session.add_listener(lambda event, s=session: event.kind == "state" and
                                  self.update_meta(s))
-        for cb in self._on_session_created:
-            cb(session)
         return session
 
     def update_meta(self, session: Session) -> None:
