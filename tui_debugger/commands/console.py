@@ -107,7 +107,7 @@ async def _raw(ctx: CommandContext, args: RawCommandArgs) -> RawCommandResult:
     from backends.lldb_commands import vet_lldb_command
 
     session = session_of(ctx)
-    backend = session._live_backend("run a debugger command")
+    session._live_backend("run a debugger command")  # a session with a debugger, or why not
     if not args.command.strip():
         raise InvalidInput("Give a command, e.g. `thread backtrace`.")
     lldb = adapters.profile(session.adapter).lldb
