@@ -416,6 +416,14 @@ def adapter_for_program(program: str, argv: list[str] | None = None) -> str:
     )
 
 
+def stand_in(name: str) -> str:
+    """`name`, or the adapter that stands in for it on this machine when its
+    debugger is missing: lldb-cli for lldb-dap, where lldb is installed."""
+    if name == "lldb-dap" and not find_lldb_dap() and find_lldb():
+        return "lldb-cli"
+    return name
+
+
 def select_adapter(
     explicit: str | None, program: str | None = None, argv: list[str] | None = None,
     env: dict[str, str] | None = None,

@@ -126,14 +126,11 @@ def classify(argv: list[str], cwd: str) -> ScriptTarget:
     if _PYTHON_NAME.match(os.path.basename(head)):
         return _python_target(argv, cwd)
     program = _resolve_program(head, cwd)
-    kind = adapters.adapter_for_program(program)
-    if kind == "debugpy":
-        return ScriptTarget("python", "debugpy", program, argv[1:])
+    adapter = adapters.adapter_for_program(program)
+    kind = adapters.profile(adapter).values
     if kind == "node":
         return ScriptTarget("node", "node")
-    if kind == "lldb-dap" and not adapters.find_lldb_dap() and adapters.find_lldb():
-        kind = "lldb-cli"
-    return ScriptTarget("native", kind, program, argv[1:])
+    return ScriptTarget(kind, adapters.stand_in(adapter), program, argv[1:])
 
 
 def _resolve_program(word: str, cwd: str) -> str:

@@ -19,6 +19,7 @@ from ..persist import add_note
 from ..config import settings
 from ..models import SessionState
 from ..session import Session
+from ..stops import SessionStops
 from .context import LIVE, abs_path, build_context, parse_location, session_of, status_of
 from .render import breakpoint_line
 from .registry import Args, CliSpec, Command, CommandContext, NoArgs, register
@@ -227,7 +228,7 @@ async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
             program=program_path, args=prog_args, cwd=base, env=env,
             stop_on_entry=stop_on_entry, extra=request_extra, core_file=core_file, stdin=stdin,
         )
-        generation = session.run_generation
+        first_stop = SessionStops(session, ctx.origin)  # the stop of this run is the answer
         await session.launch(request, adapter, ctx.origin)
     except BaseException:
         await ctx.hub.close_session(session.name)
@@ -240,7 +241,7 @@ async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
     if will_stop:
         # Answer with the first stop (or the end), so the next call does not race it.
         wait = settings().continue_wait_ms if args.wait_ms is None else args.wait_ms
-        await session.wait_for_stop(wait / 1000, generation)
+        await first_stop.next_stop(wait / 1000)
     return await launch_status(session, restored, ctx.origin)
 
 
@@ -490,7 +491,7 @@ async def _restart(ctx: CommandContext, args: RestartArgs) -> SessionStatus:
     session = session_of(ctx)
     if session.launch_request is None or session.adapter is None:
         raise InvalidInput("Only a launched program can be restarted; attach again instead.")
-    generation = session.run_generation
+    first_stop = SessionStops(session, ctx.origin)
     session.seen_locals.clear()  # a new run: its first stops are told whole
     before = (session.adapter, session.metadata.get("python"))
     await session.restart(ctx.origin)
@@ -502,7 +503,7 @@ async def _restart(ctx: CommandContext, args: RestartArgs) -> SessionStatus:
             for bp in session.breakpoints.values() if bp.set_by != "session")
     if will_stop and session.state != SessionState.stopped:
         wait = settings().continue_wait_ms if args.wait_ms is None else args.wait_ms
-        await session.wait_for_stop(wait / 1000, generation)
+        await first_stop.next_stop(wait / 1000)
     status = await launch_status(session, [], ctx.origin)
     status._as_before = (status.adapter, status.python) == before
     return status
