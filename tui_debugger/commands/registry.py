@@ -70,8 +70,9 @@ class SessionHost(Protocol):
 @dataclass(frozen=True)
 class View:
     """How the caller shows an answer: a rendering option its front end sends
-    with its calls (router.view_for), so that what differs between front ends
-    is theirs to say and no command tests who called. The defaults are a
+    with its calls (the MCP server's and the CLI's routers, the CLI's quick
+    path on the host, the TUI's joins), so that what differs between front
+    ends is theirs to say and no command tests who called. The defaults are a
     caller that says nothing."""
 
     #: how hints name commands and arguments: "mcp" (tool names, camelCase),
