@@ -72,9 +72,9 @@ async def execute(
     the Command and the argument model; neither is done twice. `client`: the
     front end's id (default: the origin in this process). `hub`: the sessions
     this process hosts (None in a front end, which hosts none). `view`: how
-    the caller shows the answer (registry.View)."""
+    the caller shows the answer (registry.View; default: its origin's)."""
     client = client or client_id(origin)
-    view = view or View()
+    view = view or View.of(origin)
     token = CURRENT_CLIENT.set(client)
     view_token = CURRENT_VIEW.set(view)
     try:

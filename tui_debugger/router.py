@@ -53,8 +53,9 @@ class RemoteHandle:
     def __init__(self, remote: RemoteSession, view: View | None = None):
         self.remote = remote
         self.name = remote.name
-        #: how this front end shows answers, sent with every call
-        self.view = view or View()
+        #: how this front end shows answers, sent with every call (None: its
+        #: origin's, registry.View.of)
+        self.view = view
 
     @classmethod
     async def connect(cls, name: str, origin: str, *, subscribe: bool = False,
@@ -79,7 +80,7 @@ class RemoteHandle:
         validated = args if isinstance(args, cmd.args) else validate_args(cmd, args)
         raw = await self.remote.call(cmd.id, wire_args(validated), cwd=cwd or os.getcwd(),
                                      answer="agent" if for_agent else None,
-                                     view=self.view.to_wire())
+                                     view=self.view.to_wire() if self.view else None)
         if not for_agent:
             return cmd.result.model_validate(raw)
         if "structured" in raw and "text" in raw:
@@ -184,7 +185,7 @@ class Router:
                  owns_started: bool = False):
         self.origin = origin
         #: how this front end shows answers (registry.View), sent with every call
-        self.view = view or View()
+        self.view = view
         #: the sessions it starts are its own: a host whose starter dies without
         #: a word (-9) ends them once no client is left (a `start` from the
         #: shell is meant to outlive the CLI process that ran it)
@@ -246,7 +247,7 @@ class Router:
         try:
             raw = await start_host(cmd.id, wire_args(validated), cwd=cwd or self.cwd,
                                    origin=self.origin, spare=spare, owned=self.owns_started,
-                                   view=self.view.to_wire())
+                                   view=self.view.to_wire() if self.view else None)
         finally:
             self.prepare_spare()
         raw.pop("_log", None)

@@ -72,8 +72,8 @@ class View:
     """How the caller shows an answer: a rendering option its front end sends
     with its calls (the MCP server's and the CLI's routers, the CLI's quick
     path on the host, the TUI's joins), so that what differs between front
-    ends is theirs to say and no command tests who called. The defaults are a
-    caller that says nothing."""
+    ends is theirs to say and no command tests who called. A call that says
+    nothing gets its kind of front end's (`View.of`)."""
 
     #: how hints name commands and arguments: "mcp" (tool names, camelCase),
     #: "cli" (command words, --options); None: command words, camelCase
@@ -88,12 +88,25 @@ class View:
         return {k: v for k, v in asdict(self).items() if v}
 
     @classmethod
-    def from_wire(cls, raw: Any) -> "View":
+    def from_wire(cls, raw: Any) -> "View | None":
         if not isinstance(raw, dict):
-            return cls()
+            return None
         names = raw.get("names")
         return cls(names=names if names in ("mcp", "cli") else None,
                    panes=raw.get("panes") is True)
+
+    @classmethod
+    def of(cls, origin: str | None) -> "View":
+        """What a front end of this kind shows, for a call that does not say
+        (a client of an older version, a script that joins under a front
+        end's name): declared here once, so no command asks who called."""
+        return FRONT_END_VIEWS.get(origin or "", cls())
+
+
+FRONT_END_VIEWS: dict[str, View] = {
+    "mcp": View(names="mcp"), "cli": View(names="cli"),
+    "tui": View(panes=True), "web": View(panes=True),  # the TUI, in a terminal or a browser
+}
 
 
 #: the View of the call running (set by execute, as models.CURRENT_CLIENT is),
