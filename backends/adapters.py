@@ -52,6 +52,26 @@ class AdapterEntry:
     discover: Callable[[], AdapterInfo]
     aliases: tuple[str, ...] = ()
     languages: tuple[str, ...] = field(default_factory=tuple)
+    # Facts of the adapter that the layers above act on, so that none of them
+    # tests an adapter's name; each default is the answer for a debugger that
+    # has no such trait.
+    #: how its values are typed: "python" (`type(v).__name__`, `len()` of a
+    #: value), "node" (`typeof`) or "native" (the debugger's C or Go type; `e,x`
+    #: reads a value in hex, since a comma cannot end a meaningful expression)
+    values: str = "native"
+    #: LLDB underneath: its command language (vetted by the allowlist), and a
+    #: struct's value said as `type @ address`, its fields read as children
+    lldb: bool = False
+    #: where "stop on entry" stops instead of the loader's sourceless entry point
+    entry_function: str | None = None
+    #: runs native binaries, whose debug information decides whether it can show
+    #: source lines and locals (checked before launch; C sources are built first)
+    native_binaries: bool = False
+    #: runs the program under a Python interpreter chosen for it (the user's)
+    chooses_python: bool = False
+    #: may end a program it killed without an exit status (delve), or answer
+    #: before the status came in (LLDB, under load)
+    kills_silently: bool = False
 
     def backend_class(self) -> type[Backend]:
         module_name, _, cls_name = self.backend_path.partition(":")
@@ -260,35 +280,56 @@ ADAPTERS: dict[str, AdapterEntry] = {
     "debugpy": AdapterEntry(
         "debugpy", "Python, through debugpy (DAP)", "backends.dap.adapters:DebugpyBackend",
         _discover_debugpy, aliases=("python", "py"), languages=("python",),
+        values="python", chooses_python=True,
     ),
     "lldb-dap": AdapterEntry(
         "lldb-dap", "C, C++, Rust, Swift, through lldb-dap (DAP)",
         "backends.dap.adapters:LldbDapBackend", _discover_lldb_dap,
         aliases=("lldb", "lldb-vscode", "dap"), languages=("c", "cpp", "rust", "swift"),
+        lldb=True, entry_function="main", native_binaries=True, kills_silently=True,
     ),
     "lldb-cli": AdapterEntry(
         "lldb-cli", "C, C++, Rust, Swift, driving the lldb command line",
         "backends.lldb_cli.backend:LldbCliBackend", _discover_lldb_cli,
         aliases=(), languages=("c", "cpp", "rust", "swift"),
+        lldb=True, entry_function="main", native_binaries=True, kills_silently=True,
     ),
     "dlv": AdapterEntry(
         "dlv", "Go, through delve (dlv dap)", "backends.dap.adapters:DelveBackend",
         _discover_dlv, aliases=("go", "delve"), languages=("go",),
+        entry_function="main.main", kills_silently=True,
     ),
     "node": AdapterEntry(
         "node", "JavaScript and TypeScript, through the Chrome DevTools Protocol",
         "backends.cdp.backend:CdpBackend", _discover_node,
         aliases=("cdp", "js", "pwa-node"), languages=("javascript", "typescript"),
+        values="node",
     ),
     "simctl": AdapterEntry(
         "simctl", "iOS simulator apps, found through xcrun simctl, debugged with LLDB",
         "backends.lldb_cli.backend:LldbCliBackend", _discover_simctl,
         aliases=("ios", "sim"), languages=("swift", "objc"),
+        lldb=True,
     ),
 }
 
 #: names accepted by --adapter / TUI_DEBUGGER_ADAPTER (simctl is reached through attach --sim)
 USER_ADAPTERS = ["debugpy", "lldb-dap", "lldb-cli", "dlv", "node"]
+
+
+#: The facts of a session without a known adapter (none yet, a Ray root): the defaults.
+NO_PROFILE = AdapterEntry("", "no adapter", "", lambda: AdapterInfo("", False))
+
+
+def profile(name: str | None) -> AdapterEntry:
+    """The facts of the adapter `name` (a session's adapter, an alias);
+    NO_PROFILE for none or a name that is no adapter."""
+    if not name:
+        return NO_PROFILE
+    try:
+        return ADAPTERS[canonical_name(name)]
+    except InvalidInput:
+        return NO_PROFILE
 
 
 def canonical_name(name: str) -> str:
@@ -373,6 +414,14 @@ def adapter_for_program(program: str, argv: list[str] | None = None) -> str:
         f"{', '.join(USER_ADAPTERS)}.",
         valid=USER_ADAPTERS,
     )
+
+
+def stand_in(name: str) -> str:
+    """`name`, or the adapter that stands in for it on this machine when its
+    debugger is missing: lldb-cli for lldb-dap, where lldb is installed."""
+    if name == "lldb-dap" and not find_lldb_dap() and find_lldb():
+        return "lldb-cli"
+    return name
 
 
 def select_adapter(

@@ -118,7 +118,8 @@ class Backend(abc.ABC):
         self, path: str, specs: list[BreakpointSpec]
     ) -> list[BreakpointState]:
         """Replace all breakpoints in `path` with `specs` (DAP semantics). Returns one
-        state per spec, in order. Disabled specs are not sent and come back unverified."""
+        state per spec, in order. Disabled specs are not sent and come back unverified.
+        `path` is absolute and normal: the command layer made it so where it entered."""
 
     async def set_function_breakpoints(self, specs: list[BreakpointSpec]) -> list[BreakpointState]:
         """Replace all function breakpoints with `specs`."""

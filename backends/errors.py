@@ -86,3 +86,13 @@ class BackendDied(DebuggerError):
     """The adapter or debugger process went away; pending requests fail with this."""
 
     code = ErrorCode.command_failed
+
+
+class NoHitInTime(Timeout):
+    """debug-script (seeds/002): nothing was hit before the timeout; answered
+    as exactly {"error": message}."""
+
+
+class EndedBeforeHit(CommandFailed):
+    """debug-script (seeds/002): the program ended before the breakpoint was
+    hit; answered as exactly {"error": message}."""

@@ -129,13 +129,15 @@ class RemoteSession:
     }
 
     async def call(self, command: str, args: dict[str, Any], cwd: str | None = None,
-                   origin: str | None = None, answer: str | None = None) -> dict[str, Any]:
+                   origin: str | None = None, answer: str | None = None,
+                   view: dict[str, Any] | None = None) -> dict[str, Any]:
         """The result by alias; with answer="agent", what an agent reads of it
         instead ({"structured", "text"}, made by the host)."""
         call_id = next(self._ids)
         data = wire.encode(wire.Call(id=call_id, command=command, args=args,
                                      cwd=cwd or os.getcwd(), origin=origin or self.origin,
-                                     answer=answer))  # once: its size is checked, then it is sent
+                                     answer=answer, view=view or None))
+        # once: its size is checked, then it is sent
         if len(data) > wire.MAX_REQUEST:
             raise InvalidInput(
                 f"The arguments of {command} are over {wire.MAX_REQUEST:,} bytes; send less "

@@ -17,11 +17,14 @@ from backends.errors import DebuggerError, InvalidInput
 
 from . import __version__
 from .commands import registry
-from .commands.registry import CliSpec, Command
+from .commands.registry import CliSpec, Command, View
 from .commands.render import render
 
 if TYPE_CHECKING:
     from .wire import CommandLine
+
+#: How the command line shows answers: its hints name command words and --options.
+CLI_VIEW = View(names="cli")
 
 ENTRY_POINTS = {"run", "attach", "ui", "start", "mcp", "daemon", "launches", "core", "serve"}
 
@@ -379,7 +382,7 @@ async def run_on_host(hub: Any, session: Any, request: CommandLine, client: str)
     try:
         args = cli_args(cmd, ns.cli_spec, ns)
         result = await execute(hub, cmd.id, args, origin="cli", session=session,
-                               client_cwd=cwd, client=client)
+                               client_cwd=cwd, client=client, view=CLI_VIEW)
     except DebuggerError as exc:
         out, err = error_text(exc, as_json)
         return {"stdout": out, "stderr": err, "rc": 1}

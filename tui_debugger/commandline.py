@@ -21,6 +21,7 @@ from .commands import registry
 from .commands.registry import Command
 
 from .cliparse import (  # noqa: F401  (names the command line's callers import from here)
+    CLI_VIEW,
     ENTRY_POINTS,
     Parser,
     build_parser,
@@ -42,7 +43,7 @@ async def _call(cmd: Command, args: dict[str, Any], session: str | None) -> tupl
     """The result, and the name of the session it came from."""
     from .router import RemoteHandle, Router
 
-    router = Router("cli", session=session, register=False)
+    router = Router("cli", session=session, register=False, view=CLI_VIEW)
     try:
         handle = await router.handle(session) if cmd.needs_session else None
         result = await router.call(cmd, args, session=session, cwd=os.getcwd())
@@ -64,7 +65,7 @@ async def _call(cmd: Command, args: dict[str, Any], session: str | None) -> tupl
 async def _follow_output(ns: argparse.Namespace, args: dict[str, Any]) -> int:
     from .router import Router
 
-    router = Router("cli", session=ns.session, register=False)
+    router = Router("cli", session=ns.session, register=False, view=CLI_VIEW)
     since = args.get("since", 0)
     try:
         while True:
@@ -221,7 +222,7 @@ def _run_tui(mode: str, args: dict[str, Any], session: str | None) -> int:
         from .host import PendingHost, no_first_stop_wait
 
         try:
-            host = PendingHost(mode, no_first_stop_wait(mode, args), origin="tui")
+            host = PendingHost(mode, no_first_stop_wait(mode, args), origin="tui", owned=True)
         except DebuggerError as exc:
             return emit_error(exc, False)
     try:

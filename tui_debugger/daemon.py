@@ -54,6 +54,7 @@ async def serve(spec: HostSpec) -> int:
     from .config import settings
     from .execute import execute
     from .hub import Hub
+    from .commands.registry import View
     from .models import SessionState
     from .wire import HostReady
 
@@ -64,7 +65,8 @@ async def serve(spec: HostSpec) -> int:
     stop_requested = asyncio.Event()
     loop = asyncio.get_running_loop()
     starting = loop.create_task(execute(
-        hub, spec.command, spec.args or {}, origin=spec.origin or "cli", client_cwd=spec.cwd))
+        hub, spec.command, spec.args or {}, origin=spec.origin or "cli", client_cwd=spec.cwd,
+        view=View.from_wire(spec.view)))
 
     def stop() -> None:
         # Told to stop before the session is up (its starter gave up waiting):

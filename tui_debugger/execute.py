@@ -14,7 +14,7 @@ from pydantic import ValidationError
 from backends.errors import DebuggerError, InternalError, InvalidInput
 
 from .commands import registry
-from .commands.registry import Args, Command, CommandContext, Result, SessionHost
+from .commands.registry import CURRENT_VIEW, Args, Command, CommandContext, Result, SessionHost, View
 from .models import CURRENT_CLIENT, client_id
 from .session import Session
 
@@ -64,26 +64,31 @@ def validate_args(cmd: Command, raw: Any, *, strict: bool = False) -> Args:
 async def execute(
     hub: SessionHost | None, command: str | Command, raw_args: Any, *, origin: str,
     session: Session | None = None, client_cwd: str | None = None,
-    session_name: str | None = None, client: str | None = None,
+    session_name: str | None = None, client: str | None = None, view: View | None = None,
 ) -> Result:
     """Run a command in this process: validate, resolve the session, run the
     handler, log the activity, attach next steps. Raises DebuggerError only.
     A caller that has looked the command up and validated its arguments passes
     the Command and the argument model; neither is done twice. `client`: the
     front end's id (default: the origin in this process). `hub`: the sessions
-    this process hosts (None in a front end, which hosts none)."""
+    this process hosts (None in a front end, which hosts none). `view`: how
+    the caller shows the answer (registry.View; default: its origin's)."""
     client = client or client_id(origin)
+    view = view or View.of(origin)
     token = CURRENT_CLIENT.set(client)
+    view_token = CURRENT_VIEW.set(view)
     try:
         return await _execute(hub, command, raw_args, origin=origin, session=session,
-                              client_cwd=client_cwd, session_name=session_name, client=client)
+                              client_cwd=client_cwd, session_name=session_name, client=client,
+                              view=view)
     finally:
+        CURRENT_VIEW.reset(view_token)
         CURRENT_CLIENT.reset(token)
 
 
 async def _execute(
     hub: SessionHost | None, command: str | Command, raw_args: Any, *, origin: str, session: Session | None,
-    client_cwd: str | None, session_name: str | None, client: str,
+    client_cwd: str | None, session_name: str | None, client: str, view: View,
 ) -> Result:
     cmd = command if isinstance(command, Command) else registry.get(command)
     args = validate_args(cmd, raw_args)
@@ -101,7 +106,7 @@ async def _execute(
     if session is not None and session.command_guard is not None:
         session.command_guard(cmd.id)
     ctx = CommandContext(hub=hub, origin=origin, session=session, client_cwd=client_cwd,
-                         session_name=session_name)
+                         session_name=session_name, view=view)
     try:
         result = await cmd.handler(ctx, args)
     except DebuggerError as exc:

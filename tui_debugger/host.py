@@ -143,12 +143,15 @@ class PendingHost:
     instead of a new one."""
 
     def __init__(self, command: str, args: dict[str, Any], *, cwd: str | None = None,
-                 origin: str = "cli", spare: SpareHost | None = None) -> None:
+                 origin: str = "cli", spare: SpareHost | None = None, owned: bool = False,
+                 view: dict[str, Any] | None = None) -> None:
         cwd = cwd or os.getcwd()
-        spec = {"command": command, "args": args, "cwd": cwd, "origin": origin}
-        if origin in ("tui", "mcp"):
-            # The TUI or MCP server that starts a session owns it: killed outright
-            # (-9), it says no goodbye, and the host ends the session once no
+        spec: dict[str, Any] = {"command": command, "args": args, "cwd": cwd, "origin": origin}
+        if view:
+            spec["view"] = view  # registry.View on the wire: the launch answers its caller
+        if owned:
+            # A starter that owns its session (a TUI, an MCP server), killed
+            # outright (-9), says no goodbye: the host ends the session once no
             # client is left. A `start` from the shell is meant to outlive it.
             spec["owner"] = os.getpid()
         name = args.get("session_name") or args.get("sessionName")
@@ -233,8 +236,10 @@ class PendingHost:
 
 async def start_host(command: str, args: dict[str, Any], *, cwd: str | None = None,
                      origin: str = "cli", timeout: float = 90.0,
-                     spare: SpareHost | None = None) -> dict[str, Any]:
+                     spare: SpareHost | None = None, owned: bool = False,
+                     view: dict[str, Any] | None = None) -> dict[str, Any]:
     """Start a daemon (or hand the `spare` one its spec) hosting a new session
     with `command` (launch, attach or attach_sim); answer its result once the
-    session is up."""
-    return await PendingHost(command, args, cwd=cwd, origin=origin, spare=spare).ready(timeout)
+    session is up. `owned`: the session ends with the caller (PendingHost)."""
+    return await PendingHost(command, args, cwd=cwd, origin=origin, spare=spare, owned=owned,
+                             view=view).ready(timeout)

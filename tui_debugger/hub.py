@@ -32,12 +32,8 @@ class Hub:
         #: what <name>.json says of each session beyond its state: the project it
         #: was started from and who started it (tui / cli / mcp)
         self.origins: dict[str, dict[str, str]] = {}
-        self._on_session_created: list = []
         #: sessions whose <name>.json waits for their new state (_state_changed)
         self._meta_due: set[str] = set()
-
-    def on_session_created(self, callback) -> None:
-        self._on_session_created.append(callback)
 
     async def create_session(self, name: str | None, hint: str = "session",
                              parent: Session | None = None, *,
@@ -95,8 +91,6 @@ class Hub:
             # `sessions` in another process reads the state and the program's pid here.
             session.add_listener(lambda event, s=session: isinstance(event, State) and
                                  self._state_changed(s))
-        for cb in self._on_session_created:
-            cb(session)
         return session
 
     def _state_changed(self, session: Session) -> None:

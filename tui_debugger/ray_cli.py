@@ -102,7 +102,9 @@ async def _attach(address: str | None, pids: list[int], every: bool) -> Any:
         first = {} if every else {"pid": rest.pop(0)}
         await start_host("attach", {"ray": address or "", **first})
         rest = [] if every else rest
-    router = Router("cli", register=False)
+    from .cliparse import CLI_VIEW
+
+    router = Router("cli", register=False, view=CLI_VIEW)
     try:
         result = await router.call("ray_attach", {"ray": address, "pids": rest,
                                                   "every": every}, session=ROOT_NAME)

@@ -10,7 +10,9 @@ it). The router resolves the session a call addresses (the one named, else
 the one this router started or joined, else the one of its project), keeps
 the connection for the next call, looks the command up once and validates its
 arguments once; the host validates once more on its side of the socket, since
-it trusts no client.
+it trusts no client. A front end hands the router its arguments as it got
+them (the MCP server: strictly typed JSON); nothing before the router checks
+them, and nothing after it on this side of the socket checks them again.
 """
 
 from __future__ import annotations
@@ -24,8 +26,8 @@ from backends.errors import DebuggerError, InvalidInput
 from . import paths
 from .client import RemoteSession
 from .commands import registry
-from .commands.registry import Command, Result
-from .commands.render import agent_answer
+from .commands.registry import Command, Result, View
+from .commands.agent import agent_answer
 from .execute import execute, validate_args
 from .events import SessionEvent
 
@@ -37,25 +39,29 @@ def lookup(command: str | Command) -> Command:
     return command if isinstance(command, Command) else registry.get(command)
 
 
-def wire_args(cmd: Command, args: Any) -> dict[str, Any]:
+def wire_args(validated: Any) -> dict[str, Any]:
     """Validated arguments as they cross a socket or a pipe: by alias, only
     those given."""
-    return validate_args(cmd, args).model_dump(mode="json", by_alias=True, exclude_unset=True)
+    return validated.model_dump(mode="json", by_alias=True, exclude_unset=True)
 
 
 class RemoteHandle:
     """One session, in the host process that serves it on its socket.
-    Arguments are checked here first, so a mistake is reported without a
-    round trip."""
+    Arguments a caller has not validated (the TUI's) are checked here first,
+    so a mistake is reported without a round trip."""
 
-    def __init__(self, remote: RemoteSession):
+    def __init__(self, remote: RemoteSession, view: View | None = None):
         self.remote = remote
         self.name = remote.name
+        #: how this front end shows answers, sent with every call (None: its
+        #: origin's, registry.View.of)
+        self.view = view
 
     @classmethod
     async def connect(cls, name: str, origin: str, *, subscribe: bool = False,
-                      register: bool = True) -> "RemoteHandle":
-        return cls(await RemoteSession.connect(name, origin, subscribe=subscribe, register=register))
+                      register: bool = True, view: View | None = None) -> "RemoteHandle":
+        return cls(await RemoteSession.connect(name, origin, subscribe=subscribe, register=register),
+                   view)
 
     @property
     def host_pid(self) -> int | None:
@@ -71,8 +77,10 @@ class RemoteHandle:
         instead (AgentAnswer), made by the host from the result it holds, so it
         crosses the socket once and is neither validated nor dumped again here."""
         cmd = lookup(command)
-        raw = await self.remote.call(cmd.id, wire_args(cmd, args), cwd=cwd or os.getcwd(),
-                                     answer="agent" if for_agent else None)
+        validated = args if isinstance(args, cmd.args) else validate_args(cmd, args)
+        raw = await self.remote.call(cmd.id, wire_args(validated), cwd=cwd or os.getcwd(),
+                                     answer="agent" if for_agent else None,
+                                     view=self.view.to_wire() if self.view else None)
         if not for_agent:
             return cmd.result.model_validate(raw)
         if "structured" in raw and "text" in raw:
@@ -89,11 +97,12 @@ class RemoteHandle:
 
 
 async def join(name: str | None, origin: str, *, subscribe: bool = True,
-               register: bool = True, cwd: str | None = None) -> RemoteHandle:
+               register: bool = True, cwd: str | None = None,
+               view: View | None = None) -> RemoteHandle:
     """A handle on a live session hosted by another process (default: the one
     of this project, see resolve_live), receiving its events."""
     return await RemoteHandle.connect(await resolve_live(name, cwd=cwd), origin,
-                                      subscribe=subscribe, register=register)
+                                      subscribe=subscribe, register=register, view=view)
 
 
 HOW_TO_NAME = ("Name one with --session NAME (MCP: debugSessionId; a whole shell: "
@@ -172,8 +181,15 @@ class Router:
     doctor, debug-script's one-shot run) runs here."""
 
     def __init__(self, origin: str, *, session: str | None = None, register: bool = True,
-                 cwd: str | None = None, keep_spare: bool = False):
+                 cwd: str | None = None, keep_spare: bool = False, view: View | None = None,
+                 owns_started: bool = False):
         self.origin = origin
+        #: how this front end shows answers (registry.View), sent with every call
+        self.view = view
+        #: the sessions it starts are its own: a host whose starter dies without
+        #: a word (-9) ends them once no client is left (a `start` from the
+        #: shell is meant to outlive the CLI process that ran it)
+        self.owns_started = owns_started
         #: a long-lived front end (the MCP server) keeps a host started ahead of
         #: its next launch, so the launch does not wait for a Python start-up
         self.keep_spare = keep_spare
@@ -187,17 +203,23 @@ class Router:
         self.started: dict[str, str] = {}
 
     async def call(self, command: str | Command, args: Any = None, *, session: str | None = None,
-                   cwd: str | None = None, for_agent: bool = False) -> Any:
+                   cwd: str | None = None, for_agent: bool = False, strict: bool = False,
+                   prepare: Any = None) -> Any:
         """The command's result model, or with `for_agent` what an agent reads
-        of it (AgentAnswer), naming the session when several are live."""
+        of it (AgentAnswer), naming the session when several are live. The
+        arguments are validated here, once for this side of the socket
+        (`strict`: JSON as typed, see validate_args); `prepare` may then
+        complete them (the MCP server's default session name)."""
         cmd = lookup(command)
-        validated = validate_args(cmd, args)
+        validated = validate_args(cmd, args, strict=strict)
+        if prepare is not None:
+            validated = prepare(cmd, validated)
         name = session or self.default_session
         if cmd.creates_session:
             result = await self._host(cmd, validated, cwd)
         elif not cmd.needs_session:
             result = await execute(None, cmd, validated, origin=self.origin, client_cwd=cwd,
-                                   session_name=name or self._current)
+                                   session_name=name or self._current, view=self.view)
         else:
             handle = await self.handle(name)
             answer = await handle.call(cmd, validated, cwd, for_agent=for_agent)
@@ -223,15 +245,17 @@ class Router:
                 return joined
         spare, self._spare = self._spare, None
         try:
-            raw = await start_host(cmd.id, wire_args(cmd, validated), cwd=cwd or self.cwd,
-                                   origin=self.origin, spare=spare)
+            raw = await start_host(cmd.id, wire_args(validated), cwd=cwd or self.cwd,
+                                   origin=self.origin, spare=spare, owned=self.owns_started,
+                                   view=self.view.to_wire() if self.view else None)
         finally:
             self.prepare_spare()
         raw.pop("_log", None)
         result = cmd.result.model_validate(raw)
         name = result.session
         self.started[name] = "terminate" if cmd.id == "launch" else "detach"
-        handle = await RemoteHandle.connect(name, self.origin, register=self.register)
+        handle = await RemoteHandle.connect(name, self.origin, register=self.register,
+                                            view=self.view)
         self._remotes[name] = handle
         if getattr(validated, "make_current", True):
             self._current = name
@@ -257,7 +281,8 @@ class Router:
         target = await resolve_live(name, cwd=self.cwd)
         existing = self._remotes.get(target)
         if existing is None or existing.closed:
-            existing = await RemoteHandle.connect(target, self.origin, register=self.register)
+            existing = await RemoteHandle.connect(target, self.origin, register=self.register,
+                                                  view=self.view)
             self._remotes[target] = existing
         if name is None:
             self._current = target

@@ -34,18 +34,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from backends import adapters
-from backends.errors import CommandFailed, DebuggerError, InvalidInput, Timeout
+from backends.errors import DebuggerError, EndedBeforeHit, InvalidInput, NoHitInTime
 from backends.models import BreakpointSpec, EvalResult, LaunchRequest
+from backends.stop_and_go import EXITED_MESSAGE, TIMEOUT_MESSAGE, hits_or_outcome, stop_and_go
 
 from .config import settings
 from .redact import redact_hit
 from .models import SessionState
 from .session import Session
+from .stops import SessionStops
+
+__all__ = ["EXITED_MESSAGE", "TIMEOUT_MESSAGE", "classify", "evaluate_typed", "is_hit",
+           "is_outcome_error", "run_debug_script", "value_kind"]
 
 #: The longest debug-script run: a day (a bigger number is a mistake, not a wish).
 MAX_TIMEOUT_MS = 24 * 3600 * 1000
-TIMEOUT_MESSAGE = "Timeout waiting for breakpoint after {timeout}ms"
-EXITED_MESSAGE = "Process exited before breakpoint was hit"
 
 _PYTHON_NAME = re.compile(r"^python(\d+(\.\d+)*)?$")
 # Interpreter options that take the next word as their value.
@@ -58,17 +61,9 @@ _NATIVE_ITEMS = 100
 #: The longest debug-script command read (a command line, not a file).
 MAX_COMMAND_CHARS = 16_384
 
-class ScriptTimeout(Timeout):
-    """Nothing was hit before the timeout (seeds/002's first error)."""
-
-
-class ScriptExited(CommandFailed):
-    """The program ended before the breakpoint was hit (seeds/002's second error)."""
-
-
 def is_outcome_error(exc: BaseException) -> bool:
     """One of the seed's two errors, answered as exactly {"error": message}."""
-    return isinstance(exc, (ScriptTimeout, ScriptExited))
+    return isinstance(exc, (NoHitInTime, EndedBeforeHit))
 
 
 @dataclass
@@ -131,14 +126,11 @@ def classify(argv: list[str], cwd: str) -> ScriptTarget:
     if _PYTHON_NAME.match(os.path.basename(head)):
         return _python_target(argv, cwd)
     program = _resolve_program(head, cwd)
-    kind = adapters.adapter_for_program(program)
-    if kind == "debugpy":
-        return ScriptTarget("python", "debugpy", program, argv[1:])
+    adapter = adapters.adapter_for_program(program)
+    kind = adapters.profile(adapter).values
     if kind == "node":
         return ScriptTarget("node", "node")
-    if kind == "lldb-dap" and not adapters.find_lldb_dap() and adapters.find_lldb():
-        kind = "lldb-cli"
-    return ScriptTarget("native", kind, program, argv[1:])
+    return ScriptTarget(kind, adapters.stand_in(adapter), program, argv[1:])
 
 
 def _resolve_program(word: str, cwd: str) -> str:
@@ -190,16 +182,7 @@ async def _run_node(command: str, file: str, line: int, expression: str, timeout
         from backends.cdp.script import run_debug_script_node
     except ImportError as exc:  # pragma: no cover - ships with the package
         raise InvalidInput(f"The Node backend is not available here: {exc}.") from exc
-    try:
-        return await run_debug_script_node(command, file, line, expression, timeout_ms, cwd=cwd)
-    except Timeout as exc:
-        if exc.message == TIMEOUT_MESSAGE.format(timeout=timeout_ms):
-            raise ScriptTimeout(exc.message, **exc.details) from None
-        raise
-    except CommandFailed as exc:
-        if exc.message == EXITED_MESSAGE:
-            raise ScriptExited(exc.message, **exc.details) from None
-        raise
+    return await run_debug_script_node(command, file, line, expression, timeout_ms, cwd=cwd)
 
 
 # ============================================================================ Python and native
@@ -229,30 +212,20 @@ async def _run_session(target: ScriptTarget, path: str, line: int, expression: s
             if session.state != SessionState.terminated or not _ended_on_its_own(exc):
                 raise
             exit_detail = {"cause": exc.message}
-        generation = session.run_generation
-        while not timed_out and session.state != SessionState.terminated:
-            remaining = deadline - loop.time()
-            if remaining <= 0 or not await session.wait_for_stop(remaining, generation):
-                timed_out = session.state != SessionState.terminated
-                break
-            if session.state == SessionState.terminated:
-                break
-            if is_hit(session, breakpoint.id, path, line):
-                results.append(await evaluate_typed(session, target.kind, expression))
-            try:
-                generation = await session.resume("continue", "mcp")
-            except DebuggerError:
-                break  # the program ended while we evaluated
+        if not timed_out:
+            # Stops elsewhere (a line the debugger moved the breakpoint to) are
+            # gone past; a program that ends while it is read ends the run.
+            stops = SessionStops(
+                session, "mcp", is_hit=lambda: is_hit(session, breakpoint.id, path, line),
+                read=lambda: evaluate_typed(session, target.kind, expression), gone_ends=True)
+            collected = await stop_and_go(stops, deadline)
+            results, timed_out = collected.values, collected.timed_out
         if session.exit_code is not None:
             exit_detail.setdefault("exit_code", session.exit_code)
     finally:
         with contextlib.suppress(Exception):
             await asyncio.shield(session.close())
-    if not results:
-        if timed_out:
-            raise ScriptTimeout(TIMEOUT_MESSAGE.format(timeout=timeout_ms), timeout_ms=timeout_ms)
-        raise ScriptExited(EXITED_MESSAGE, **exit_detail)
-    return results
+    return hits_or_outcome(results, timed_out, timeout_ms, exit_detail)
 
 
 def _ended_on_its_own(exc: DebuggerError) -> bool:
@@ -282,7 +255,7 @@ def is_hit(session: Session, breakpoint_id: int, path: str, line: int) -> bool:
 
 def value_kind(adapter: str | None) -> str:
     """How a session's values are typed: python, node or native."""
-    return {"debugpy": "python", "node": "node"}.get(adapter or "", "native")
+    return adapters.profile(adapter).values
 
 
 async def evaluate_typed(session: Session, kind: str, expression: str) -> dict[str, Any]:

@@ -11,8 +11,8 @@ import os
 from backends.errors import DebuggerError, InternalError, InvalidInput
 
 from . import paths, wire
-from .commands.registry import SessionHost
-from .commands.render import agent_answer
+from .commands.registry import SessionHost, View
+from .commands.agent import agent_answer
 from .execute import execute
 from .models import ClientInfo
 from .session import Session
@@ -93,6 +93,7 @@ class SessionServer:
                     self.hub, message.command, message.args or {},
                     origin=message.origin or origin, session=self.session,
                     client_cwd=message.cwd, client=client_id,
+                    view=View.from_wire(message.view),
                 )
                 if message.answer == "agent":
                     structured, text = agent_answer(message.command, result, cwd=message.cwd)

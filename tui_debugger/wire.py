@@ -7,7 +7,8 @@ client -> host (`Request`)
   Hello        {"type": "hello", "origin": "cli", "client": "cli-123", "subscribe": false,
                 "register": true}
   Call         {"type": "call", "id": 1, "command": "next", "args": {...},
-                "cwd": "/path", "origin": "mcp", "answer": "agent"?}
+                "cwd": "/path", "origin": "mcp", "answer": "agent"?,
+                "view": {"names": "mcp"}?}
   CommandLine  {"type": "cli", "id": 1, "argv": ["print", "x"], "cwd": "/path",
                 "session": null, "columns": 80}     (cli.py's quick client, which
                 writes it as plain JSON: it imports no pydantic)
@@ -59,8 +60,10 @@ class Call(BaseModel):
     args: dict[str, Any] | None = None  # by alias, as the argument model reads them
     cwd: str | None = None
     origin: str | None = None
-    #: "agent": answer what an agent reads (render.agent_answer) instead of the result
+    #: "agent": answer what an agent reads (commands/agent.agent_answer) instead of the result
     answer: Literal["agent"] | None = None
+    #: how the caller shows answers (registry.View.to_wire); None: its kind of front end's
+    view: dict[str, Any] | None = None
 
 
 class CommandLine(BaseModel):
@@ -130,6 +133,8 @@ class HostSpec(BaseModel):
     #: the TUI or MCP server that started the session: killed, it says no
     #: goodbye, and the host ends the session once no client is left
     owner: int | None = None
+    #: how the starter shows answers (registry.View.to_wire): the launch answers it
+    view: dict[str, Any] | None = None
 
 
 class HostReady(BaseModel):

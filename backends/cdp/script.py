@@ -32,17 +32,18 @@ import re
 import shlex
 from typing import Any
 
-from ..errors import CommandFailed, DebuggerError, InvalidInput, Timeout
+from ..errors import DebuggerError, InvalidInput
 from ..models import BreakpointSpec, StoppedEvent
+from ..stop_and_go import EXITED_MESSAGE, TIMEOUT_MESSAGE, Seen, hits_or_outcome, stop_and_go
 from .backend import THREAD_ID, CdpBackend, _as_inspect_brk, exception_message
 from .values import format_remote
+
+__all__ = ["EXITED_MESSAGE", "TIMEOUT_MESSAGE", "evaluate_typed", "inspector_port",
+           "run_debug_script_node"]
 
 DEFAULT_PORT = 9229
 _PORT = re.compile(r"--inspect-brk=(\d+)")
 _INSPECT_FLAG = re.compile(r"(^|\s)--inspect(-brk|-wait)?(=|\s|$)")
-
-TIMEOUT_MESSAGE = "Timeout waiting for breakpoint after {timeout}ms"
-EXITED_MESSAGE = "Process exited before breakpoint was hit"
 
 
 def inspector_port(command: str) -> int:
@@ -138,10 +139,10 @@ async def run_debug_script_node(
     """Run `command`, evaluate `expression` at every hit of file:line, and
     return [{type, value}, ...] in hit order.
 
-    Raises Timeout("Timeout waiting for breakpoint after {timeout}ms") or
-    CommandFailed("Process exited before breakpoint was hit") when the run
-    ended without a single hit, and InvalidInput for a command that is not a
-    node --inspect-brk command.
+    Raises NoHitInTime("Timeout waiting for breakpoint after {timeout}ms") or
+    EndedBeforeHit("Process exited before breakpoint was hit") (backends/errors.py)
+    when the run ended without a single hit, and InvalidInput for a command
+    that is not a node --inspect-brk command.
     """
     if not command or not command.strip():
         raise InvalidInput("command is empty; pass e.g. 'node --inspect-brk=9229 app.js'.")
@@ -176,9 +177,9 @@ async def run_debug_script_node(
     # Where the compiled JavaScript of a TypeScript breakpoint file may live.
     backend.add_source_root(os.path.dirname(os.path.dirname(path)))
 
+    stops = _BackendStops(backend, events, breakpoint_ids, path, line, expression)
     results: list[dict] = []
     timed_out = False
-    exit_detail: dict[str, Any] = {}
     try:
         try:
             await asyncio.wait_for(
@@ -193,40 +194,61 @@ async def run_debug_script_node(
         except DebuggerError as exc:
             if isinstance(exc, InvalidInput):
                 raise
-            exit_detail = {"cause": exc.message}
+            stops.exit_detail = {"cause": exc.message}
         else:
-            while True:
-                remaining = deadline - loop.time()
-                if remaining <= 0:
-                    timed_out = True
-                    break
-                try:
-                    event = await asyncio.wait_for(events.get(), remaining)
-                except asyncio.TimeoutError:
-                    timed_out = True
-                    break
-                if event.kind in ("exited", "terminated"):
-                    if event.kind == "exited":
-                        exit_detail = {"exit_code": event.exit_code}
-                        if backend.stderr_tail:
-                            exit_detail["stderr"] = "".join(backend.stderr_tail)[-2000:]
-                    break
-                if not isinstance(event, StoppedEvent):
-                    continue
-                if (breakpoint_ids.intersection(event.hit_breakpoint_ids)
-                        and await _stopped_on(backend, path, line)):
-                    try:
-                        results.append(await evaluate_typed(backend, expression))
-                    except DebuggerError as exc:
-                        results.append({"type": "error", "value": exc.message})
-                try:
-                    await backend.continue_(THREAD_ID)
-                except DebuggerError:
-                    break  # the program ended while we evaluated
+            collected = await stop_and_go(stops, deadline)
+            results, timed_out = collected.values, collected.timed_out
     finally:
         await backend.dispose()
-    if not results:
-        if timed_out:
-            raise Timeout(TIMEOUT_MESSAGE.format(timeout=timeout_ms), timeout_ms=timeout_ms)
-        raise CommandFailed(EXITED_MESSAGE, **exit_detail)
-    return results
+    return hits_or_outcome(results, timed_out, timeout_ms, stops.exit_detail)
+
+
+class _BackendStops:
+    """The CDP backend's own events, run from stop to stop (stop_and_go.Stops)."""
+
+    def __init__(self, backend: CdpBackend, events: "asyncio.Queue[Any]",
+                 breakpoint_ids: set[int | str], path: str, line: int, expression: str) -> None:
+        self.backend, self.events = backend, events
+        self.breakpoint_ids, self.path, self.line = breakpoint_ids, path, line
+        self.expression = expression
+        self.exit_detail: dict[str, Any] = {}
+        self._stop: StoppedEvent | None = None
+
+    async def next_stop(self, timeout: float) -> Seen:
+        loop = asyncio.get_running_loop()
+        until = loop.time() + timeout
+        while True:
+            remaining = until - loop.time()
+            if remaining <= 0:
+                return "timeout"
+            try:
+                event = await asyncio.wait_for(self.events.get(), remaining)
+            except asyncio.TimeoutError:
+                return "timeout"
+            if event.kind in ("exited", "terminated"):
+                if event.kind == "exited":
+                    self.exit_detail = {"exit_code": event.exit_code}
+                    if self.backend.stderr_tail:
+                        self.exit_detail["stderr"] = "".join(self.backend.stderr_tail)[-2000:]
+                return "ended"
+            if isinstance(event, StoppedEvent):
+                self._stop = event
+                return "stopped"
+
+    async def is_hit(self) -> bool:
+        assert self._stop is not None
+        return bool(self.breakpoint_ids.intersection(self._stop.hit_breakpoint_ids)) and \
+            await _stopped_on(self.backend, self.path, self.line)
+
+    async def read(self) -> dict[str, Any]:
+        try:
+            return await evaluate_typed(self.backend, self.expression)
+        except DebuggerError as exc:
+            return {"type": "error", "value": exc.message}
+
+    async def go_on(self, last: bool) -> bool:
+        try:
+            await self.backend.continue_(THREAD_ID)
+        except DebuggerError:
+            return False  # the program ended while we evaluated
+        return True

@@ -808,7 +808,6 @@ class DapBackend(Backend):
     async def set_source_breakpoints(
         self, path: str, specs: list[BreakpointSpec]
     ) -> list[BreakpointState]:
-        path = os.path.abspath(path)
         states: list[BreakpointState | None] = []
         sent: list[dict[str, Any]] = []
         for spec in specs:

@@ -5,7 +5,7 @@ palette); `registry` looks them up.
     registry   the declaration (Command, Args, Result) and the lookup
     views      the result models
     context    what the areas share: views built from a session, path resolution
-    lifecycle, breakpoints, control, inspect, native, tools    the commands
+    lifecycle, breakpoints, control, inspect, console, native, tools, ray    the commands
 """
 
-from . import lifecycle, breakpoints, control, inspect, native, tools, ray  # noqa: F401  (declaration order)
+from . import lifecycle, breakpoints, control, inspect, console, native, tools, ray  # noqa: F401  (declaration order)

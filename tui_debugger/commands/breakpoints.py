@@ -38,6 +38,8 @@ class BreakpointAddArgs(Args):
 
 async def _bp_add(ctx: CommandContext, args: BreakpointAddArgs) -> BreakpointResult:
     session = session_of(ctx)
+    # The one place a caller's file becomes a path (against the caller's
+    # directory): the session, the registry and the backend take it as it is.
     spec = BreakpointSpec(
         path=abs_path(ctx, args.file) if args.file else None, line=args.line, function=args.function,
         condition=args.condition, hit_condition=args.hit_condition, log_message=args.log_message,
@@ -88,8 +90,8 @@ async def _onto_existing(ctx: CommandContext, session, existing, spec: Breakpoin
         return None  # the asker's own, or a disabled one: the new one stands beside it
     who = "the last run (restored)" if owner == persist.RESTORED_BY else owner
     what = _qualifiers(existing.spec)
-    update = (f"debug_breakpoint_update (breakpointId {existing.id})" if ctx.origin == "mcp"
-              else f"`{command_name(ctx.origin, 'breakpoint_update')} {existing.id}`")
+    update = (f"debug_breakpoint_update (breakpointId {existing.id})" if ctx.view.names == "mcp"
+              else f"`{command_name(ctx.view, 'breakpoint_update')} {existing.id}`")
     if not (spec.condition or spec.hit_condition or spec.log_message):
         return BreakpointResult(breakpoint=existing, note=(
             f"Kept #{existing.id} as it is (set by {who}" + (f", {what}" if what else "") +
@@ -111,7 +113,7 @@ def _same_place(session, spec: BreakpointSpec):
             continue  # the session's own one-shots (run to a line, stop at main)
         if spec.function and bp.spec.function == spec.function:
             return bp
-        if spec.path and bp.spec.path == session.normalize_path(spec.path) and bp.spec.line == spec.line:
+        if spec.path and bp.spec.path == spec.path and bp.spec.line == spec.line:
             return bp
     return None
 

@@ -10,6 +10,7 @@ import os
 import re
 from typing import Any
 
+from backends import adapters
 from backends.errors import CommandFailed, DebuggerError, InvalidInput
 from backends.models import Variable
 
@@ -18,7 +19,7 @@ from ..models import CURRENT_CLIENT, SessionState
 from ..redact import redact, redact_named
 from ..session import Session
 from .cvalues import c_data_value, is_byte_data
-from .registry import CommandContext
+from .registry import CURRENT_VIEW, CommandContext, View
 from .views import ContextResult, FrameView, SessionStatus, SourceLineView, VariableView
 
 
@@ -56,7 +57,7 @@ async def true_length(session: Session, expression: str, type_name: str | None,
     """len(expression) in the program, for Python values whose rendering or
     children list the debugger cut; only for plain paths, which have no side
     effects when evaluated again. None when unknown."""
-    if session.adapter != "debugpy" or type_name not in _SIZED_TYPES:
+    if adapters.profile(session.adapter).values != "python" or type_name not in _SIZED_TYPES:
         return None
     if not _PLAIN_PATH.fullmatch(expression.strip()):
         return None
@@ -288,15 +289,15 @@ async def find_names(session: Session, frame_index: int | None, names: list[str]
     return list(found.values()), [n for n in wanted if n not in found]
 
 
-def command_name(origin: str | None, command_id: str) -> str:
-    """How a front end's user names a command: the MCP tool for an agent, the
-    CLI words for the CLI, the command id elsewhere."""
+def command_name(view: View, command_id: str) -> str:
+    """How the caller names a command: the MCP tool for an agent, else the
+    CLI words (the command id for one without)."""
     from . import registry
 
     cmd = registry.REGISTRY.get(command_id)
     if cmd is None:
         return command_id
-    if origin == "mcp" and cmd.mcp:
+    if view.names == "mcp" and cmd.mcp:
         return cmd.mcp
     if cmd.cli:
         return " ".join(cmd.cli[0].path)
@@ -521,8 +522,7 @@ async def build_context(session: Session, lines: int | None = None, frame_index:
                     break
                 result.locals.append(view)
             more = len(children) - len(result.locals) - unchanged
-            origin = origin or _origin_of(client)
-            listing = command_name(origin, "variables")
+            listing = command_name(CURRENT_VIEW.get(), "variables")
             if unchanged:
                 result.locals_note = (f"{unchanged} unchanged" + (f", {more} more" if more else "")
                                       + f" ({listing})")
@@ -531,11 +531,6 @@ async def build_context(session: Session, lines: int | None = None, frame_index:
         except DebuggerError as exc:
             result.locals_note = str(exc)
     return result
-
-
-def _origin_of(client: str | None) -> str | None:
-    # Client ids are "<origin>-<pid>" (models.client_id).
-    return client.split("-", 1)[0] if client else None
 
 
 STOPPED = frozenset({"stopped"})
@@ -549,11 +544,23 @@ def session_of(ctx: CommandContext) -> Session:
 
 
 def abs_path(ctx: CommandContext, path: str) -> str:
+    """A caller's path, made absolute and normal where it enters (the command
+    layer knows the caller's directory); nothing below normalizes it again."""
     path = os.path.expanduser(path)
     if os.path.isabs(path):
         return os.path.normpath(path)
     base = ctx.client_cwd or (ctx.session.cwd if ctx.session else os.getcwd())
     return os.path.normpath(os.path.join(base, path))
+
+
+def option_hint(view: View, name: str, value: object) -> str:
+    """An argument as the caller's front end spells it: `--since 3` on the command
+    line, `since: 3` for an agent (MCP's camelCase)."""
+    from pydantic.alias_generators import to_camel
+
+    if view.names == "cli":
+        return f"`--{name.replace('_', '-')} {value}`"
+    return f"`{to_camel(name)}: {value}`"
 
 
 def parse_location(text: str) -> tuple[str, int]:

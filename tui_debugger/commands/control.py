@@ -13,11 +13,13 @@ from pydantic import Field
 
 from backends.errors import BackendDied, InvalidInput
 from backends.models import BreakpointSpec
+from backends.stop_and_go import stop_and_go
 
 from ..config import settings
 from ..models import SessionState
 from ..redact import redact_hit
 from ..session import Session
+from ..stops import SessionStops
 from .context import (
     RUNNING,
     STOPPED,
@@ -48,11 +50,10 @@ async def _run(ctx: CommandContext, how: str, args: RunArgs, label: str) -> RunR
     # that never answers a continue (debugpy issue 2048) must not hold the call.
     # A floor, so a refusal (a step where none is possible) still reaches a
     # caller that waits 0 ms, as the TUI does.
-    generation = await session.resume(how, ctx.origin, args.thread_id,
-                                      answer_timeout=max(wait_ms, ANSWER_FLOOR_MS) / 1000)
-    remaining = wait_ms / 1000 - (time.monotonic() - started)
-    await session.wait_for_stop(max(remaining, 0), generation)
-    return await run_result(session, label, started, ctx.origin, generation)
+    stops = SessionStops(session, ctx.origin)
+    await stops.go(how, args.thread_id, answer_timeout=max(wait_ms, ANSWER_FLOOR_MS) / 1000)
+    await stops.next_stop(wait_ms / 1000 - (time.monotonic() - started))
+    return await run_result(session, label, started, ctx.origin, stops.generation)
 
 
 #: the least time a run command waits for the adapter to accept it
@@ -138,12 +139,11 @@ _run_command("nexti", "nexti", "nexti", "debug_nexti",
 async def _pause(ctx: CommandContext, args: RunArgs) -> RunResult:
     session = session_of(ctx)
     started = time.monotonic()
-    generation = session.run_generation
+    stops = SessionStops(session, ctx.origin)  # the stop of this run is the pause's
     wait_ms = args.wait_ms if args.wait_ms is not None else 5000
     await session.pause(ctx.origin, args.thread_id,
                         answer_timeout=max(wait_ms, ANSWER_FLOOR_MS) / 1000)
-    remaining = wait_ms / 1000 - (time.monotonic() - started)
-    await session.wait_for_stop(max(remaining, 0), generation)
+    await stops.next_stop(wait_ms / 1000 - (time.monotonic() - started))
     return await run_result(session, "pause", started, ctx.origin)
 
 
@@ -167,11 +167,11 @@ async def _until(ctx: CommandContext, args: UntilArgs) -> RunResult:
     session = session_of(ctx)
     if args.jump:
         started = time.monotonic()
-        generation = await session.resume("goto", ctx.origin, args.thread_id,
-                                          target=(abs_path(ctx, args.file), args.line))
+        stops = SessionStops(session, ctx.origin)
+        await stops.go("goto", args.thread_id, target=(abs_path(ctx, args.file), args.line))
         wait_ms = settings().step_wait_ms if args.wait_ms is None else args.wait_ms
-        await session.wait_for_stop(wait_ms / 1000, generation)
-        return await run_result(session, "jump", started, ctx.origin, generation)
+        await stops.next_stop(wait_ms / 1000)
+        return await run_result(session, "jump", started, ctx.origin, stops.generation)
     bp = await session.add_breakpoint(BreakpointSpec(path=abs_path(ctx, args.file), line=args.line), "session")
     session.run_to_ids.add(bp.id)
     try:
@@ -209,7 +209,7 @@ async def _await(ctx: CommandContext, args: AwaitArgs) -> RunResult:
     started = time.monotonic()
     timeout = (settings().await_timeout_ms if args.timeout_ms is None else args.timeout_ms) / 1000
     if session.state not in (SessionState.stopped, SessionState.terminated):
-        await session.wait_for_stop(timeout, session.run_generation)
+        await SessionStops(session, ctx.origin).next_stop(timeout)
     return await run_result(session, "await", started, ctx.origin)
 
 
@@ -255,39 +255,33 @@ async def _trace(ctx: CommandContext, args: TraceArgs) -> TraceResult:
     kind = value_kind(session.adapter)
     where = f"{os.path.basename(path)}:{args.line}"
     bp = await session.add_breakpoint(BreakpointSpec(path=path, line=args.line), "session")
-    results: list[dict] = []
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + args.timeout_ms / 1000
-    stopped_elsewhere = False
-    try:
-        if session.state == SessionState.stopped:
-            generation = await session.resume("continue", ctx.origin)
-        else:
-            generation = session.run_generation
-        while len(results) < args.max_hits:
-            remaining = deadline - loop.time()
-            if remaining <= 0 or not await session.wait_for_stop(remaining, generation):
-                break
-            if session.state == SessionState.terminated:
-                break
-            if not is_hit(session, bp.id, path, args.line):
-                stopped_elsewhere = True  # someone's breakpoint, an exception: theirs to see
-                break
-            hit = await evaluate_typed(session, kind, args.expression)
-            if settings().redact:  # as debug_evaluate and debug-script answer it
-                hit = redact_hit(args.expression, hit)
-            results.append(hit)
-            # The trace fills in the activity log as it goes (the TUI shows it).
-            session.record_activity(ctx.origin, "trace", f"{where} {args.expression} = "
-                                    f"{json.dumps(hit['value'])[:80]} ({hit['type']})")
-            if len(results) >= args.max_hits and bp.id in session.breakpoints:
-                # Gone before the program goes on: a loop would be back at the line
-                # before a removal sent after the continue reached the debugger.
-                await session.remove_breakpoints([bp.id], "session")
-            generation = await session.resume("continue", ctx.origin)
-    finally:
+
+    async def read() -> dict:
+        hit = await evaluate_typed(session, kind, args.expression)
+        if settings().redact:  # as debug_evaluate and debug-script answer it
+            hit = redact_hit(args.expression, hit)
+        # The trace fills in the activity log as it goes (the TUI shows it).
+        session.record_activity(ctx.origin, "trace", f"{where} {args.expression} = "
+                                f"{json.dumps(hit['value'])[:80]} ({hit['type']})")
+        return hit
+
+    async def remove() -> None:
+        # Gone before the program goes on: a loop would be back at the line
+        # before a removal sent after the continue reached the debugger.
         if bp.id in session.breakpoints:
             await session.remove_breakpoints([bp.id], "session")
+
+    stops = SessionStops(session, ctx.origin, is_hit=lambda: is_hit(session, bp.id, path, args.line),
+                         read=read, before_last_go=remove)
+    deadline = asyncio.get_running_loop().time() + args.timeout_ms / 1000
+    try:
+        if session.state == SessionState.stopped:
+            await stops.go()
+        collected = await stop_and_go(stops, deadline, max_hits=args.max_hits,
+                                      leave_elsewhere=True)
+    finally:
+        await remove()
+    results, stopped_elsewhere = collected.values, collected.elsewhere
     status = session.state.value if session.state.value in ("stopped", "terminated") else "running"
     elsewhere = ""
     if stopped_elsewhere and session.stop is not None:

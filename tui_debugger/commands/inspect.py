@@ -1,5 +1,6 @@
 """Inspection of a stopped program: context, stack, variables, evaluate,
-threads, frames, output, raw debugger commands and the activity log."""
+completion, setting a variable, threads and frames (output, raw debugger
+commands and the activity log are console.py's)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
-from backends.errors import CommandFailed, DebuggerError, InvalidInput, NotSupported
+from backends import adapters
+from backends.errors import DebuggerError, InvalidInput, NotSupported
 from backends.models import Completion
 
 from ..config import settings
@@ -19,6 +21,7 @@ from ..models import SessionState
 from ..session import Session
 from .cvalues import BYTE_POINTER, c_data_value, is_byte_data
 from .context import (
+    option_hint,
     true_length,
     STOPPED,
     build_context,
@@ -29,7 +32,6 @@ from .context import (
     frame_view,
     join_path,
     pick_scope,
-    redact_text,
     redact_value,
     resolve_container,
     resolve_path,
@@ -39,14 +41,11 @@ from .context import (
 )
 from .registry import Args, CliSpec, Command, CommandContext, NoArgs, register
 from .views import (
-    ActivityResult,
     CompletionsResult,
     CompletionView,
     ContextResult,
     EvaluateResult,
     FrameSelected,
-    OutputResult,
-    RawCommandResult,
     SetVariableResult,
     StackResult,
     ThreadsResult,
@@ -105,8 +104,8 @@ async def _context(ctx: CommandContext, args: ContextArgs) -> ContextResult:
     if args.lines is not None and result.state == "stopped":
         # More lines is a question about the code: the locals were in the stop's
         # answer already (a C buffer among them cost kilobytes again).
-        result.locals_note = (f"Locals: {command_name(ctx.origin, 'context')} without lines, "
-                              f"or {command_name(ctx.origin, 'variables')}.")
+        result.locals_note = (f"Locals: {command_name(ctx.view, 'context')} without lines, "
+                              f"or {command_name(ctx.view, 'variables')}.")
     return result
 
 
@@ -197,7 +196,7 @@ async def _variables(ctx: CommandContext, args: VariablesArgs) -> VariablesResul
     try:
         if windowed:
             children = await session.variables(ref, args.start, limit)
-        elif args.path is None and args.scope is None and ctx.origin not in ("tui", "web"):
+        elif args.path is None and args.scope is None and not ctx.view.panes:
             # The TUI shows each scope as its own node; everyone else gets the
             # block scopes' let/const with the function's locals.
             scope, children = await first_locals(session, frame_index)
@@ -240,7 +239,7 @@ async def _variables(ctx: CommandContext, args: VariablesArgs) -> VariablesResul
         length = None
         # The TUI cuts a value at its pane's width: the note of its true length, one
         # evaluate per big value at every stop, would never be seen there.
-        if len(child.value) > settings().max_value_chars and not base_path and ctx.origin not in ("tui", "web"):
+        if len(child.value) > settings().max_value_chars and not base_path and not ctx.view.panes:
             length = await true_length(session, child_path, child.type, frame_index)
         view = variable_view(session, child, child_path, length=length, frame=frame_name)
         # What the item costs in the answer (its path, type and all), not a guess:
@@ -253,9 +252,9 @@ async def _variables(ctx: CommandContext, args: VariablesArgs) -> VariablesResul
     shown_end = args.start + len(views)
     note = None
     if shown_end < total:
-        why = "the answer size cap" if cut_for_size else option_hint(ctx.origin, "max_items", limit)
+        why = "the answer size cap" if cut_for_size else option_hint(ctx.view, "max_items", limit)
         note = (f"Showing {args.start + 1}-{shown_end} of {total:,} ({why}). "
-                f"Pass {option_hint(ctx.origin, 'start', shown_end)} for more, or names/path "
+                f"Pass {option_hint(ctx.view, 'start', shown_end)} for more, or names/path "
                 "to narrow it.")
         if total > len(children) and not windowed:
             note += (f" The debugger lists only the first {len(children)}; evaluate an item "
@@ -268,8 +267,8 @@ async def _variables(ctx: CommandContext, args: VariablesArgs) -> VariablesResul
                   + ")") if args.path is None and args.scope is None else (
                       args.path or scope.name)
         extra.append(f"No {', '.join(missing)} in {looked}. Try another frame "
-                     f"({command_name(ctx.origin, 'stack')}), or "
-                     f"{command_name(ctx.origin, 'evaluate')} for an expression.")
+                     f"({command_name(ctx.view, 'stack')}), or "
+                     f"{command_name(ctx.view, 'evaluate')} for an expression.")
     if extra:
         note = " ".join([*([note] if note else []), *extra])
     return VariablesResult(frame_index=frame_index, scope=scope.name, path=base_path,
@@ -305,8 +304,6 @@ class EvaluateArgs(Args):
     depth: int = Field(1, ge=0, le=4, description="Levels of a C struct's fields shown.")
 
 
-#: adapters whose value of a struct says only `type @ address` (LLDB's)
-LLDB_ADAPTERS = frozenset({"lldb-dap", "lldb-cli", "simctl"})
 _ADDRESS_ONLY = re.compile(r"\S.* @ 0x[0-9a-fA-F]+")
 _POINTER = re.compile(r"0x[0-9a-fA-F]+")
 _DESCRIPTION = re.compile(r"\(.*?\) \$\d+ = (.*)", re.DOTALL)
@@ -349,7 +346,7 @@ async def _fields(session: Session, ref: int, depth: int, budget: int) -> str:
 async def _with_fields(session: Session, result: Any, depth: int, budget: int) -> str | None:
     """A struct's (or a pointer to one's) value with its fields, for LLDB, whose
     value of a struct is `point @ 0x7ffff7d82040` and of a pointer an address."""
-    if depth < 1 or result.ref <= 0 or session.adapter not in LLDB_ADAPTERS:
+    if depth < 1 or result.ref <= 0 or not adapters.profile(session.adapter).lldb:
         return None
     # lldb's own description (lldb-cli's repl answer): `(point) $0 = (out = 0, …)`
     described = _DESCRIPTION.fullmatch(result.value)
@@ -379,7 +376,6 @@ async def _with_fields(session: Session, result: Any, depth: int, budget: int) -
 #: operator would drop the left side; Go has none): in Python or JavaScript
 #: `a,x` is a tuple or the comma operator, and hex(a) / a.toString(16) exist.
 _HEX_SUFFIX = re.compile(r"^(?P<expr>.*\S)\s*,\s*[xX]$", re.DOTALL)
-_HEX_ADAPTERS = frozenset({"lldb-dap", "lldb-cli", "simctl", "dlv"})
 #: an integer or a C character literal standing alone in a rendering, outside quotes
 _NUMBER_OR_CHAR = re.compile(r"'(?:[^'\\]|\\[^']*)'|(?<![\w.$])-?\d+(?![\w.])")
 
@@ -407,7 +403,8 @@ async def _evaluate(ctx: CommandContext, args: EvaluateArgs) -> EvaluateResult:
     session = session_of(ctx)
     if not args.expression.strip():
         raise InvalidInput("Give an expression to evaluate, e.g. `print len(items)`.")
-    as_hex = _HEX_SUFFIX.match(args.expression) if session.adapter in _HEX_ADAPTERS else None
+    as_hex = (_HEX_SUFFIX.match(args.expression)
+              if adapters.profile(session.adapter).values == "native" else None)
     if as_hex is not None:
         args = args.model_copy(update={"expression": as_hex.group("expr")})
     result = await session.evaluate(args.expression, args.frame_index, args.context)
@@ -666,219 +663,4 @@ register(Command(
     ],
     keys=(), next_steps=lambda r: ["variables", "context"],
     applies_in=STOPPED,
-))
-
-
-#: The default answer (the newest lines) stays well inside an agent's 4 KB
-#: answer budget: the lines travel twice, as text and as structured entries.
-TAIL_CHARS = 1_600
-
-
-class OutputArgs(Args):
-    since: int | None = Field(None, ge=0, description="Read on from this cursor (an answer's "
-                              "nextCursor; 0: the oldest kept).")
-    limit: int = Field(200, ge=1, le=5000, description="With since: at most this many entries.")
-    tail: int | None = Field(None, ge=1, le=5000, description="The last N lines.")
-    head: int | None = Field(None, ge=1, le=5000, description="The first N lines (from since).")
-
-    @model_validator(mode="after")
-    def _one_way(self) -> "OutputArgs":
-        if self.tail is not None and (self.since is not None or self.head is not None):
-            raise ValueError("tail reads the newest lines and cannot start at a cursor; give "
-                             "head (with since, or alone from the start) to read lines forward")
-        return self
-
-
-def option_hint(origin: str | None, name: str, value: object) -> str:
-    """An argument as the caller's front end spells it: `--since 3` on the command
-    line, `since: 3` for an agent (MCP's camelCase)."""
-    from pydantic.alias_generators import to_camel
-
-    if origin == "cli":
-        return f"`--{name.replace('_', '-')} {value}`"
-    return f"`{to_camel(name)}: {value}`"
-
-
-async def _output(ctx: CommandContext, args: OutputArgs) -> OutputResult:
-    session = session_of(ctx)
-    if args.head is not None or args.since is not None:
-        if args.head is not None:
-            chunk = session.output.head_lines(args.head, args.since or 0,
-                                              settings().max_result_chars)
-        else:
-            chunk = session.output.read(args.since, args.limit, settings().max_result_chars)
-        entries = [e.model_copy(update={"text": redact_text(e.text)}) for e in chunk.entries]
-        note = None
-        if chunk.truncated:
-            note = (f"More output follows; read on with "
-                    f"{option_hint(ctx.origin, 'since', chunk.next_cursor)}"
-                    + (f" and {option_hint(ctx.origin, 'head', args.head)}" if args.head else "")
-                    + ".")
-        return OutputResult(entries=entries, next_cursor=chunk.next_cursor, dropped=chunk.dropped,
-                            truncated=chunk.truncated, note=note)
-    tail = session.output.tail_lines(args.tail, TAIL_CHARS if args.tail is None else
-                                     settings().max_result_chars)
-    # Consecutive lines of one stream travel as one entry: per-line entries
-    # would cost more than the lines themselves.
-    lines: list[Any] = []
-    for line in tail.lines:
-        if lines and lines[-1].category == line.category:
-            lines[-1].text += line.text
-        else:
-            lines.append(line.model_copy())
-    lines = [e.model_copy(update={"text": redact_text(e.text)}) for e in lines]
-    note = None
-    if tail.earlier_lines:
-        note = (f"{tail.earlier_lines} earlier line(s) not shown"
-                + (f" ({tail.dropped} older entries already dropped)" if tail.dropped else "")
-                + f"; read them from the start with {option_hint(ctx.origin, 'head', 20)}, "
-                f"or new output with {option_hint(ctx.origin, 'since', tail.next_cursor)}.")
-    return OutputResult(entries=lines, next_cursor=tail.next_cursor, dropped=0,
-                        truncated=False, earlier_lines=tail.earlier_lines, note=note)
-
-
-register(Command(
-    id="output", help="Read the program's output (stdout, stderr, debugger messages).",
-    description="Program output: the newest lines (`tail`, or `head` for the first), or what "
-    "followed the cursor `since`.",
-    args=OutputArgs, result=OutputResult, handler=_output, read_only=True, mcp="debug_output",
-    cli=[CliSpec(("output",), build=lambda p: (
-        p.add_argument("--tail", type=int, metavar="N", help="the newest N lines"),
-        p.add_argument("--head", type=int, metavar="N",
-                       help="the first N lines (from --since, else from the start)"),
-        p.add_argument("--since", type=int, default=None, metavar="CURSOR",
-                       help="read forward from this cursor (a previous answer's next cursor)"),
-        p.add_argument("--limit", type=int, default=None, metavar="N",
-                       help="with --since: at most N entries"),
-        p.add_argument("--follow", "-f", action="store_true", help="keep printing new output")),
-        adapt=lambda ns: {k: v for k, v in {"tail": ns.tail, "head": ns.head, "since": ns.since,
-                                              "limit": ns.limit}.items()
-                          if v is not None})],
-    tui_action=False, log_activity=False,
-))
-
-
-class RawCommandArgs(Args):
-    command: str = Field(description="An LLDB command, e.g. 'register read' or 'memory read &x'.")
-    timeout_ms: int = Field(30_000, ge=100, le=600_000, description="How long it may run.")
-    allow_unsafe: bool = Field(False, description="Run a command that is not on the read-only allowlist. Only with the user's explicit consent.")
-
-
-async def _raw(ctx: CommandContext, args: RawCommandArgs) -> RawCommandResult:
-    from backends.lldb_commands import vet_lldb_command
-
-    session = session_of(ctx)
-    backend = session._live_backend("run a debugger command")
-    if not args.command.strip():
-        raise InvalidInput("Give a command, e.g. `thread backtrace`.")
-    lldb = backend.capabilities.raw_commands or session.adapter in ("lldb-dap", "simctl")
-    command, unsafe = args.command, False
-    if lldb:
-        # Without allowUnsafe only the read-only allowlist runs, spelled out in full.
-        vetted = vet_lldb_command(args.command, args.allow_unsafe)
-        command, unsafe = vetted.text, vetted.unsafe
-    if unsafe:
-        session.record_activity(ctx.origin, "lldb_command", f"[UNSAFE] {args.command}")
-    if not lldb:
-        # DAP adapters without a command language evaluate in their REPL context.
-        try:
-            text = await session.raw_command(command, args.timeout_ms / 1000)
-        except NotSupported as exc:
-            raise NotSupported(
-                f"{exc} This session uses {session.adapter}; raw LLDB commands need the lldb-cli "
-                "or lldb-dap adapter. Use debug_evaluate instead."
-            ) from None
-        except CommandFailed as exc:
-            # The REPL's own traceback runs through the adapter's internals; its
-            # last line is the part that says what went wrong.
-            lines = [ln.strip() for ln in exc.message.strip().splitlines() if ln.strip()]
-            raise CommandFailed(
-                f"{session.adapter} could not run {args.command!r}: "
-                f"{lines[-1] if lines else exc.message}. This session is not an LLDB session, so "
-                "the command went to the adapter's REPL; use debug_evaluate for expressions.",
-                adapter=session.adapter,
-            ) from None
-    else:
-        text = await session.raw_command(command, args.timeout_ms / 1000)
-    text, truncated = cap(redact_text(text), settings().max_result_chars)
-    return RawCommandResult(command=args.command, output=("[UNSAFE] " if unsafe else "") + text,
-                            unsafe=unsafe, truncated=truncated)
-
-
-register(Command(
-    id="lldb_command", help="Run a raw LLDB command (commands off the read-only allowlist need allowUnsafe).",
-    description="Run a raw LLDB command (other adapters: their REPL). Read-only ones only (bt, "
-    "p, memory read, ...); allowUnsafe needs the user's explicit consent.",
-    args=RawCommandArgs, result=RawCommandResult, handler=_raw, mcp="debug_lldb_command",
-    cli=[CliSpec(("lldb",), build=lambda p: (
-        p.add_argument("command", nargs="+"),
-        p.add_argument("--timeout", type=float, default=30.0, metavar="S"),
-        p.add_argument("--allow-unsafe", action="store_true")),
-        adapt=lambda ns: {"command": " ".join(ns.command), "timeout_ms": int(ns.timeout * 1000),
-                          "allow_unsafe": ns.allow_unsafe})],
-    next_steps=lambda r: ["context", "stack"],
-))
-
-
-class ActivityArgs(Args):
-    breakpoint_id: int | None = Field(None, description="Only what was done to this breakpoint.")
-    client: str | None = Field(None, description="Only this client's: tui, cli, mcp.")
-    last: int = Field(10, ge=1, le=1000, description="The last N entries.")
-
-
-#: An activity answer's default size: it was the largest answer of a hunt
-#: (4.6 KB) when the agent wanted to know who set one breakpoint.
-ACTIVITY_BUDGET = 1_500
-
-
-def _about_breakpoint(entry, bp) -> bool:
-    if not entry.command.startswith("breakpoint"):
-        return False
-    if f"breakpoint_id={bp.id}" in entry.summary.split():
-        return True
-    spec = bp.spec
-    if spec.function:
-        return f"function={spec.function}" in entry.summary
-    return (f"line={spec.line}" in entry.summary.split() and spec.path is not None
-            and os.path.basename(spec.path) in entry.summary)
-
-
-async def _activity(ctx: CommandContext, args: ActivityArgs) -> ActivityResult:
-    session = session_of(ctx)
-    entries = list(session.activity)
-    if args.client:
-        entries = [e for e in entries if e.origin == args.client or e.client == args.client]
-    if args.breakpoint_id is not None:
-        bp = session.breakpoints.get(args.breakpoint_id)
-        if bp is None:
-            raise InvalidInput(f"No breakpoint #{args.breakpoint_id}; "
-                               f"{command_name(ctx.origin, 'breakpoint_list')} lists them.")
-        entries = [e for e in entries if _about_breakpoint(e, bp)]
-    matched = len(entries)
-    # The TUI's pane shows the log as it was (its last 100) unless told.
-    last = 100 if ctx.origin in ("tui", "web") and "last" not in args.model_fields_set else args.last
-    shown = entries[-last:]
-    if ctx.origin not in ("tui", "web") and "last" not in args.model_fields_set:
-        # The default answer is kept small; `last`, asked for, is honoured
-        # (the note below sends the reader to it).
-        size = 0
-        kept: list = []
-        for entry in reversed(shown):
-            size += len(entry.command) + len(entry.summary) + 40
-            if kept and size > ACTIVITY_BUDGET:
-                break
-            kept.append(entry)
-        shown = kept[::-1]
-    earlier = matched - len(shown)
-    note = (f"{earlier} earlier entries; ask for more with `last`, or filter by client or "
-            "breakpoint." if earlier else None)
-    return ActivityResult(entries=shown, earlier=earlier, note=note)
-
-
-register(Command(
-    id="activity", help="Who did what in this session (person, agent, CLI).",
-    description="Who did what in the session (each command, with the client that ran it); "
-    "filter by breakpointId or client, the last 10 by default.",
-    args=ActivityArgs, result=ActivityResult, handler=_activity, read_only=True,
-    mcp="debug_activity", cli=[CliSpec(("activity",))], log_activity=False,
 ))

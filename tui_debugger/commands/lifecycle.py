@@ -19,14 +19,11 @@ from ..persist import add_note
 from ..config import settings
 from ..models import SessionState
 from ..session import Session
+from ..stops import SessionStops
 from .context import LIVE, abs_path, build_context, parse_location, session_of, status_of
 from .render import breakpoint_line
 from .registry import Args, CliSpec, Command, CommandContext, NoArgs, register
 from .views import SessionList, SessionListEntry, SessionStatus
-
-
-#: Where "stop on entry" stops in a native program: its main function.
-ENTRY_FUNCTIONS = {"lldb-dap": "main", "lldb-cli": "main", "dlv": "main.main"}
 
 
 class LaunchBreakpoint(Args):
@@ -133,7 +130,8 @@ async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
     program_path = os.path.normpath(program_path)
     session_hint = program_path
     entry_function: str | None = None
-    if native_build.is_native_source(program_path) and adapter_hint in (None, "lldb-dap", "lldb-cli"):
+    if native_build.is_native_source(program_path) and (
+            adapter_hint is None or adapters.profile(adapter_hint).native_binaries):
         # A C, C++ or Rust source: built with debug information, then debugged
         # (as dlv builds a Go source); the command is said, in the output.
         source = program_path
@@ -142,8 +140,9 @@ async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
         if source.endswith(".rs"):  # a Rust program's own main, not the runtime's C main
             entry_function = f"{os.path.splitext(os.path.basename(source))[0].replace('-', '_')}::main"
     adapter = adapters.select_adapter(adapter_hint, program_path)
+    facts = adapters.profile(adapter)
     interpreter = None
-    if adapter == "debugpy":
+    if facts.chooses_python:
         from backends.python_env import find_python
 
         # The user's Python, not ours: the program's packages are in its environment.
@@ -156,7 +155,7 @@ async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
     elif args.python:
         raise InvalidInput(f"--python is for Python programs; {program_path} runs with {adapter}.")
     no_symbols = False
-    if adapter in ("lldb-dap", "lldb-cli"):
+    if facts.native_binaries:
         info = native_build.debug_info(program_path)
         if info is not None and not info[0]:
             no_symbols = not info[1]
@@ -206,11 +205,11 @@ async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
             raise InvalidInput(f"There is no core file at {core_file}. Check the path.")
         if core_file and stop_on_entry:
             raise InvalidInput("A core dump is already stopped where it died; drop stopOnEntry.")
-        if stop_on_entry and adapter in ENTRY_FUNCTIONS and not no_symbols:
+        if stop_on_entry and facts.entry_function and not no_symbols:
             # A native program's entry point is the loader's _start, with no source:
             # stop at main instead, as gdb's `start` and cppdbg's stopAtEntry do.
             entry = await session.add_breakpoint(
-                BreakpointSpec(function=entry_function or ENTRY_FUNCTIONS[adapter]), "session")
+                BreakpointSpec(function=entry_function or facts.entry_function), "session")
             session.entry_breakpoint_id = entry.id
             stop_on_entry = False
         elif stop_on_entry and request_extra.get("module"):
@@ -229,7 +228,7 @@ async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
             program=program_path, args=prog_args, cwd=base, env=env,
             stop_on_entry=stop_on_entry, extra=request_extra, core_file=core_file, stdin=stdin,
         )
-        generation = session.run_generation
+        first_stop = SessionStops(session, ctx.origin)  # the stop of this run is the answer
         await session.launch(request, adapter, ctx.origin)
     except BaseException:
         await ctx.hub.close_session(session.name)
@@ -242,7 +241,7 @@ async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
     if will_stop:
         # Answer with the first stop (or the end), so the next call does not race it.
         wait = settings().continue_wait_ms if args.wait_ms is None else args.wait_ms
-        await session.wait_for_stop(wait / 1000, generation)
+        await first_stop.next_stop(wait / 1000)
     return await launch_status(session, restored, ctx.origin)
 
 
@@ -492,7 +491,7 @@ async def _restart(ctx: CommandContext, args: RestartArgs) -> SessionStatus:
     session = session_of(ctx)
     if session.launch_request is None or session.adapter is None:
         raise InvalidInput("Only a launched program can be restarted; attach again instead.")
-    generation = session.run_generation
+    first_stop = SessionStops(session, ctx.origin)
     session.seen_locals.clear()  # a new run: its first stops are told whole
     before = (session.adapter, session.metadata.get("python"))
     await session.restart(ctx.origin)
@@ -504,7 +503,7 @@ async def _restart(ctx: CommandContext, args: RestartArgs) -> SessionStatus:
             for bp in session.breakpoints.values() if bp.set_by != "session")
     if will_stop and session.state != SessionState.stopped:
         wait = settings().continue_wait_ms if args.wait_ms is None else args.wait_ms
-        await session.wait_for_stop(wait / 1000, generation)
+        await first_stop.next_stop(wait / 1000)
     status = await launch_status(session, [], ctx.origin)
     status._as_before = (status.adapter, status.python) == before
     return status

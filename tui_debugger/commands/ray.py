@@ -50,7 +50,8 @@ def session_name_for(task: PausedTask) -> str:
 
 
 def is_ray_root(session: Any) -> bool:
-    return session is not None and session.adapter == "ray" and session.backend is None
+    # The mark make_root leaves: its dashboard (a worker has a backend of its own).
+    return session is not None and "ray" in session.metadata and session.backend is None
 
 
 def pick(tasks: list[PausedTask], pid: int | None, dashboard: str) -> PausedTask:

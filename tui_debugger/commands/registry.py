@@ -11,7 +11,8 @@ anything can look a command up here.
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass, field
+from contextvars import ContextVar
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -66,13 +67,61 @@ class SessionHost(Protocol):
     def local(self, name: str | None) -> "Session | None": ...
 
 
+@dataclass(frozen=True)
+class View:
+    """How the caller shows an answer: a rendering option its front end sends
+    with its calls (the MCP server's and the CLI's routers, the CLI's quick
+    path on the host, the TUI's joins), so that what differs between front
+    ends is theirs to say and no command tests who called. A call that says
+    nothing gets its kind of front end's (`View.of`)."""
+
+    #: how hints name commands and arguments: "mcp" (tool names, camelCase),
+    #: "cli" (command words, --options); None: command words, camelCase
+    names: str | None = None
+    #: the caller shows each scope in a pane of its own, cuts values at its
+    #: width and keeps the whole activity log on screen: the block scopes are
+    #: not merged into the locals, no value's true length is asked for (an
+    #: evaluation each), and the activity answers its last 100 entries unbudgeted
+    panes: bool = False
+
+    def to_wire(self) -> dict[str, Any]:
+        return {k: v for k, v in asdict(self).items() if v}
+
+    @classmethod
+    def from_wire(cls, raw: Any) -> "View | None":
+        if not isinstance(raw, dict):
+            return None
+        names = raw.get("names")
+        return cls(names=names if names in ("mcp", "cli") else None,
+                   panes=raw.get("panes") is True)
+
+    @classmethod
+    def of(cls, origin: str | None) -> "View":
+        """What a front end of this kind shows, for a call that does not say
+        (a client of an older version, a script that joins under a front
+        end's name): declared here once, so no command asks who called."""
+        return FRONT_END_VIEWS.get(origin or "", cls())
+
+
+FRONT_END_VIEWS: dict[str, View] = {
+    "mcp": View(names="mcp"), "cli": View(names="cli"),
+    "tui": View(panes=True), "web": View(panes=True),  # the TUI, in a terminal or a browser
+}
+
+
+#: the View of the call running (set by execute, as models.CURRENT_CLIENT is),
+#: for what a command builds deep below its handler (the context of a stop)
+CURRENT_VIEW: ContextVar[View] = ContextVar("current_view", default=View())
+
+
 @dataclass
 class CommandContext:
     hub: SessionHost | None  # the sessions this process hosts; None in a front end
-    origin: str  # tui / cli / mcp
+    origin: str  # tui / cli / mcp: who did it, for the activity log
     session: "Session | None" = None
     client_cwd: str | None = None  # where relative paths from this client are rooted
     session_name: str | None = None
+    view: View = field(default_factory=View)  # how the caller shows the answer
 
 
 Handler = Callable[[CommandContext, Any], Awaitable[Result]]

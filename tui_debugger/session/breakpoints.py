@@ -73,12 +73,6 @@ class BreakpointRegistry:
                 bp.message = event.state.message
                 self._publish_breakpoints()
 
-    def normalize_path(self, path: str, base: str | None = None) -> str:
-        path = os.path.expanduser(path)
-        if not os.path.isabs(path):
-            path = os.path.join(base or self.cwd, path)
-        return os.path.normpath(path)
-
     async def add_breakpoint(self, spec: BreakpointSpec, origin: Origin) -> Breakpoint:
         if self.state == SessionState.terminated:
             self._require_state({SessionState.stopped, SessionState.running}, "add a breakpoint")
@@ -90,7 +84,6 @@ class BreakpointRegistry:
                 raise InvalidInput("A breakpoint needs FILE:LINE (e.g. app.py:12) or --function NAME.")
             if spec.line < 1:
                 raise InvalidInput(f"Line numbers start at 1; got {spec.line}.")
-            spec = spec.model_copy(update={"path": self.normalize_path(spec.path)})
             if not os.path.exists(spec.path) and not (self.attach_request and self.attach_request.host):
                 raise InvalidInput(
                     f"No such file: {spec.path}. Check the path; relative paths are resolved "

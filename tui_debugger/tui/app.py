@@ -34,7 +34,7 @@ from backends.models import Breakpoint
 
 from .. import events
 from ..events import SessionEvent
-from ..models import ActivityEntry, StopInfo
+from ..models import StopInfo
 from ..router import RemoteHandle
 from .format import display_path, own_origin, who_proper
 from .keymap import app_bindings, bindable_ids, user_keymap

@@ -17,11 +17,16 @@ from textual import work
 from backends.errors import DebuggerError
 
 from .. import events, paths
+from ..commands.registry import View
 from ..router import RemoteHandle, join
 from .messages import StartSession, SwitchSession
 from .widgets.attach_dialog import AttachDialog
 from .widgets.quit_dialog import QuitDialog
 from .widgets.session_picker import SessionPicker
+
+#: The TUI shows each scope in its own node, values cut at the pane's width,
+#: and the whole activity log: sent with its calls (registry.View).
+TUI_VIEW = View(panes=True)
 
 #: The app's modes: the registry command that starts its session (None: join one).
 MODES = {"launch": "launch", "attach": "attach", "attach_sim": "attach_sim", "join": None}
@@ -40,7 +45,7 @@ class SessionLink:
                     self.open_start_dialog("launch", note="No live session to join.")
                     return
                 try:
-                    link = await join(self.session_arg, self.origin, cwd=self.cwd)
+                    link = await join(self.session_arg, self.origin, cwd=self.cwd, view=TUI_VIEW)
                 except DebuggerError as exc:
                     if self.session_arg is not None or not exc.details.get("sessions"):
                         raise
@@ -73,13 +78,13 @@ class SessionLink:
         pending, self.pending_host = self.pending_host, None
         if pending is None:
             pending = PendingHost(command_id, no_first_stop_wait(command_id, args), cwd=self.cwd,
-                                  origin=self.origin)
+                                  origin=self.origin, owned=True)
         status = await pending.ready()
         name = status["session"]
         # A first stop can be painted before the start-up status call answers.
         self.status.adapter = status.get("adapter")
         self.owned[name] = "terminate" if command_id == "launch" else "detach"
-        return await join(name, self.origin)
+        return await join(name, self.origin, view=TUI_VIEW)
 
     async def _join_ray_root(self, args: dict[str, Any]) -> RemoteHandle | None:
         """The Ray tab while a root `ray` lives: its host attaches the worker
@@ -88,7 +93,7 @@ class SessionLink:
 
         if not any(s.name == ROOT_NAME for s in paths.live_sessions()):
             return None
-        link = await join(ROOT_NAME, self.origin)
+        link = await join(ROOT_NAME, self.origin, view=TUI_VIEW)
         pid = args.get("pid")
         await link.call("ray_attach", {"ray": args.get("ray") or None,
                                        **({"pids": [pid]} if pid else {"every": True})})
@@ -241,7 +246,7 @@ class SessionLink:
             if self.link is not None and self.link.name == name:
                 return
             try:
-                link = await join(name, self.origin)
+                link = await join(name, self.origin, view=TUI_VIEW)
             except DebuggerError as exc:
                 self.notify(exc.message, title="switch session", severity="error")
                 return
