@@ -148,10 +148,13 @@ def _faster_sys_monitoring():
     if _SYS_MONITORING:
         return
     _SYS_MONITORING.append(True)
+    constants = sys.modules.get("_pydevd_bundle.pydevd_constants")
+    if not getattr(constants, "PYDEVD_USE_SYS_MONITORING", False):
+        return  # Python 3.11 and older, or pydevd told to use settrace: nothing to do
     module = sys.modules.get("_pydevd_sys_monitoring._pydevd_sys_monitoring")
     chosen = sys.modules.get("_pydevd_sys_monitoring.pydevd_sys_monitoring")
     if module is None or chosen is None:
-        return  # Python 3.11 and older (settrace), or pydevd not loaded
+        return  # pydevd not loaded
     if getattr(chosen, "start_monitoring", None) is not getattr(module, "start_monitoring", 0):
         return  # pydevd runs its compiled module: its own speed
     if os.environ.get("TUI_DEBUGGER_PYDEVD_SPEEDUPS") == "0":
