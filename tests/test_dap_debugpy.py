@@ -648,9 +648,9 @@ async def test_a_hot_loop_then_a_breakpoint_and_steps_line_by_line(dbg, version,
 @pytest.mark.parametrize("version", ["3.12", "3.13"])
 async def test_conditional_and_hit_count_breakpoints_in_a_hot_loop(dbg, version):
     """Breakpoints on the loop's own lines keep firing while its other lines are
-    disabled: the hit count stops at the 5th pass, the condition at i == 76543."""
+    disabled: the hit count stops at the 5th pass, the condition at i == 12345."""
     await dbg.launch(HOT_LOOP, [bp(HOT_LOOP, "seen", hit_condition="5"),
-                                bp(HOT_LOOP, "body", condition="i == 76543")],
+                                bp(HOT_LOOP, "body", condition="i == 12345")],
                      **newer_python(version))
     stop = await dbg.stopped(timeout=60)
     line, local = await where(dbg, stop)
@@ -659,8 +659,8 @@ async def test_conditional_and_hit_count_breakpoints_in_a_hot_loop(dbg, version)
     await dbg.backend.continue_(stop.thread_id)
     stop = await dbg.stopped(timeout=60)
     line, local = await where(dbg, stop)
-    assert line == line_of(HOT_LOOP, "body") and local["i"].value == "76543"
-    assert local["total"].value == str(sum(range(76543)))
+    assert line == line_of(HOT_LOOP, "body") and local["i"].value == "12345"
+    assert local["total"].value == str(sum(range(12345)))
 
 
 async def spinning(dbg: Harness, version: str) -> None:
