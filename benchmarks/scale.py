@@ -244,7 +244,9 @@ async def ours_first_stop(program: Path, line: int, python: str = sys.executable
         message = answer.get("message") or ""
         status = answer.get("state")
         if status != "stopped":
-            status = (await tool(client, "debug_wait", {"timeoutMs": 600_000}))["status"]
+            waited = await tool(client, "debug_wait", {"timeoutMs": 600_000})
+            # debug_wait answers with the stop itself (`stop`), or a status when none came
+            status = "stopped" if waited.get("stop") else waited.get("status", "no stop")
         spent = time.perf_counter() - t0
         await tool(client, "debug_terminate")
         return spent, status, message
