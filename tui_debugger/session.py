@@ -338,7 +338,7 @@ class Session:
                 text += (f" debugpy was installed for Python {sys.version_info[0]}."
                          f"{sys.version_info[1]}: on {named} its tracer runs without its compiled "
                          "speed-ups, and each line event of a big module costs in proportion to "
-                         "its size (the same module: about 3 minutes on 3.12); a breakpoint "
+                         "its size (the same module: about 4 minutes on 3.12); a breakpoint "
                          "inside a function is reached sooner.")
         self.first_stop_notice = text
         # In the activity log too: a TUI that joins after the notice finds it there.
