@@ -663,6 +663,29 @@ async def test_conditional_and_hit_count_breakpoints_in_a_hot_loop(dbg, version)
     assert local["total"].value == str(sum(range(12345)))
 
 
+HOT_THREADS = str(PROGRAMS / "py_hot_threads.py")
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("version", ["3.12", "3.13"])
+async def test_two_threads_in_one_hot_loop_each_reach_its_breakpoint(dbg, version):
+    """Both threads run the loop, whose lines get disabled; each stops at the
+    breakpoint after it with its own total, and the program ends with both."""
+    await dbg.launch(HOT_THREADS, [bp(HOT_THREADS, "done")], **newer_python(version))
+    totals = []
+    for _ in range(2):
+        stop = await dbg.stopped(timeout=60)
+        line, local = await where(dbg, stop)
+        assert line == line_of(HOT_THREADS, "done")
+        totals.append(int(local["total"].value))
+        await dbg.backend.continue_(stop.thread_id)
+        await dbg.next("continued")
+    assert sorted(totals) == [sum(range(100_000)), sum(range(200_000))]
+    await dbg.next("terminated", timeout=60)
+    assert f"results [('t0', {sum(range(100_000))}), ('t1', {sum(range(200_000))})]" in dbg.output()
+
+
 async def spinning(dbg: Harness, version: str) -> None:
     """SPIN launched with a breakpoint at its end (so its module's code holds a
     breakpoint and its loop's lines are the ones disabled), now in its loop."""
