@@ -7,14 +7,20 @@ program alone and a bare DAP client talking to debugpy directly (the floor).
   continues   100 continues, breakpoint to breakpoint
   stack       a stack 3,002 frames deep: 20 frames, then maxFrames 1000
   module      a breakpoint at line 99,995 of a 100,000-line module (this Python and
-              each --python, chosen through a launch.json)
+              each --python, chosen through a launch.json; --module-lines N: another
+              size, the breakpoint 5 lines before its end)
   threads     10 threads pass one breakpoint 50 ms apart; 100 threads at a barrier
   go-threads  the same with goroutines under delve (dlv dap)
   memory      resident size of each process of a stopped session, the TUI included
               (beside pudb's: --pudb PYTHON)
 
 Run:  python benchmarks/scale.py [--lines N] [--python PATH ...] [--only ROW ...]
-                                 [--pudb PYTHON]
+                                 [--pudb PYTHON] [--module-lines N] [--bare-as-shipped]
+
+The bare client's program gets our sitecustomize (TCP_NODELAY, and on Python
+3.12+ the speed-ups of pydevd's sys.monitoring tracer); --bare-as-shipped turns
+those speed-ups off in it (TUI_DEBUGGER_PYDEVD_SPEEDUPS=0): pydevd's tracer as
+debugpy ships it, beside ours in the same run.
 
 tui-debugger is driven the way an agent drives it: the MCP server's tools, in
 process (the session lives in this process, as in `tui-debugger mcp`). Wall
@@ -40,6 +46,8 @@ from backends.dap.adapters import with_nodelay  # noqa: E402
 from backends.dap.client import DapClient  # noqa: E402
 
 WORK = Path(tempfile.mkdtemp(prefix="tdb-scale-"))
+#: more environment for the bare client's program (--bare-as-shipped)
+BARE_ENV: dict[str, str] = {}
 
 FLOOD = "import sys\nn = int(sys.argv[1])\nfor i in range(n):\n    print('line', i)\n"
 LINES = "total = 0\n" + "".join(f"total += {i}  # line {i + 2}\n" for i in range(150)) + "print(total)\n"
@@ -55,11 +63,11 @@ def write(name: str, text: str) -> Path:
     return path
 
 
-def big_module() -> tuple[Path, int]:
-    lines = ["x = 0"] + [f"x += {i % 7}" for i in range(1, 99_994)] + ["y = x  # @late"]
-    lines += ["z = y"] * (100_000 - len(lines))
+def big_module(size: int = 100_000) -> tuple[Path, int]:
+    lines = ["x = 0"] + [f"x += {i % 7}" for i in range(1, size - 6)] + ["y = x  # @late"]
+    lines += ["z = y"] * (size - len(lines))
     path = write("big.py", "\n".join(lines) + "\n")
-    return path, 99_995
+    return path, size - 5
 
 
 def row(case: str, *cells: str) -> None:
@@ -97,7 +105,7 @@ async def bare_debugpy(program: Path, args: list[str], breakpoints: list[int],
         launch = asyncio.ensure_future(client.request("launch", {
             "type": "python", "request": "launch", "program": str(program), "args": args,
             "console": "internalConsole", "python": [python], "justMyCode": True,
-            "env": {"PYTHONPATH": with_nodelay(None)}}, timeout=600))
+            "env": {"PYTHONPATH": with_nodelay(None), **BARE_ENV}}, timeout=600))
         await asyncio.wait_for(initialized.wait(), 60)
         if breakpoints:
             await client.request("setBreakpoints", {"source": {"path": str(program)},
@@ -236,7 +244,9 @@ async def ours_first_stop(program: Path, line: int, python: str = sys.executable
         message = answer.get("message") or ""
         status = answer.get("state")
         if status != "stopped":
-            status = (await tool(client, "debug_wait", {"timeoutMs": 600_000}))["status"]
+            waited = await tool(client, "debug_wait", {"timeoutMs": 600_000})
+            # debug_wait answers with the stop itself (`stop`), or a status when none came
+            status = "stopped" if waited.get("stop") else waited.get("status", "no stop")
         spent = time.perf_counter() - t0
         await tool(client, "debug_terminate")
         return spent, status, message
@@ -355,7 +365,12 @@ async def main() -> None:
                         help="another interpreter for the module row (debugpy on its path)")
     parser.add_argument("--only", action="append", default=[])
     parser.add_argument("--pudb", help="a Python with pudb installed, for the memory row")
+    parser.add_argument("--module-lines", type=int, default=100_000)
+    parser.add_argument("--bare-as-shipped", action="store_true",
+                        help="the bare client's program without our sys.monitoring speed-ups")
     args = parser.parse_args()
+    if args.bare_as_shipped:
+        BARE_ENV["TUI_DEBUGGER_PYDEVD_SPEEDUPS"] = "0"
     want = set(args.only) or {"output", "breakpoints", "continues", "stack", "module", "threads",
                               "go-threads", "memory"}
     os.environ.setdefault("TUI_DEBUGGER_REDACT", "0")
@@ -386,7 +401,7 @@ async def main() -> None:
             f"{t20 * 1000:.0f} ms, {b20 / 1024:.1f} KB / {t1000 * 1000:.0f} ms, "
             f"{b1000 / 1024:.1f} KB ({n1000} frames)")
     if "module" in want:
-        program, line = big_module()
+        program, line = big_module(args.module_lines)
         for python in [sys.executable, *args.python]:
             version = subprocess.run([python, "-c", "import sys; print(sys.version.split()[0])"],
                                      capture_output=True, text=True).stdout.strip()
@@ -397,7 +412,8 @@ async def main() -> None:
             ours = f"{spent:.1f} s ({status})"
             if "still" in message or "No stop yet" in message:
                 print(f"  launch answer: {message.splitlines()[0][:160]}")
-            row(f"breakpoint at line 99,995 of 100,000 (Python {version})", f"{base:.2f} s",
+            row(f"breakpoint at line {line:,} of {args.module_lines:,} (Python {version})",
+                f"{base:.2f} s",
                 f"{bare:.1f} s", ours)
     if "threads" in want:
         hits = ROOT / "tests" / "programs" / "py_thread_hits.py"

@@ -566,3 +566,230 @@ async def test_the_faster_dict_repr_is_on_in_the_program(dbg):
         "__import__('_pydevd_bundle.pydevd_safe_repr', fromlist=['SafeRepr'])"
         ".SafeRepr._repr_dict._tui_debugger_head", frames[0].id, "watch")
     assert marker.value == "True"
+
+
+# ================================================= Python 3.12+: pure-Python sys.monitoring
+#
+# debugpy's compiled speed-ups are built for our Python (3.11); a program on 3.12
+# or 3.13 runs pydevd's pure-Python sys.monitoring tracer, which our
+# sitecustomize speeds up (backends/dap/_nodelay/sitecustomize.py,
+# `_faster_sys_monitoring`): lines without a breakpoint are disabled while nothing
+# steps. These check that every stop and step still comes where pydevd's own
+# tracer puts it; "off" runs the same checks on pydevd as it is.
+
+HOT_LOOP = str(PROGRAMS / "py_hot_loop.py")
+SPIN = str(PROGRAMS / "py_spin.py")
+LOOP_SUM = sum(range(100_000))
+SPEEDUPS = ("__import__('sys').modules['_pydevd_sys_monitoring._pydevd_sys_monitoring']"
+            "._tui_debugger_faster")
+
+
+def newer_python(version: str, speedups: str = "on") -> dict:
+    """The launch fields that run the program under pyenv's `version` (a missing
+    one fails under CI=true), with our speed-ups on or off."""
+    from tests.support.pyenvs import base_python
+
+    env = {} if speedups == "on" else {"TUI_DEBUGGER_PYDEVD_SPEEDUPS": "0"}
+    return {"extra": {"python": [base_python(version)]}, "env": env}
+
+
+async def where(dbg: Harness, stop) -> tuple[int, dict]:
+    frame = await dbg.top(stop.thread_id)
+    return frame.location.line, await dbg.locals(frame.id)
+
+
+async def speedups_of(dbg: Harness, thread_id: int) -> str:
+    frame = await dbg.top(thread_id)
+    return (await dbg.backend.evaluate(SPEEDUPS, frame.id, "watch")).value
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("speedups", ["on", "off"])
+@pytest.mark.parametrize("version", ["3.12", "3.13"])
+async def test_a_hot_loop_then_a_breakpoint_and_steps_line_by_line(dbg, version, speedups):
+    """The loop's lines ran disabled; the stop after it has the loop's total, and
+    steps into, over and out of a call, then back through the loop's lines (each
+    disabled during the first round), stop on each line in turn."""
+    await dbg.launch(HOT_LOOP, [bp(HOT_LOOP, "after")], **newer_python(version, speedups))
+    stop = await dbg.stopped(timeout=60)
+    line, local = await where(dbg, stop)
+    assert line == line_of(HOT_LOOP, "after")
+    assert local["total"].value == str(LOOP_SUM) and local["rnd"].value == "0"
+    expected = "'on'" if speedups == "on" else "'left as it is: TUI_DEBUGGER_PYDEVD_SPEEDUPS=0'"
+    assert await speedups_of(dbg, stop.thread_id) == expected
+
+    thread = stop.thread_id
+    walked = []
+    for step, marker in [(dbg.backend.step_in, "add"), (dbg.backend.step_over, "add-return"),
+                         (dbg.backend.step_out, "after"), (dbg.backend.step_over, "outer"),
+                         (dbg.backend.step_over, "inner"), (dbg.backend.step_over, "body"),
+                         (dbg.backend.step_over, "seen"), (dbg.backend.step_over, "inner")]:
+        await step(thread)
+        stop = await dbg.stopped()
+        assert stop.reason == "step"
+        walked.append(((await dbg.top(thread)).location.line, line_of(HOT_LOOP, marker)))
+    assert [got for got, _ in walked] == [want for _, want in walked], walked
+    _, local = await where(dbg, stop)
+    assert local["i"].value == "0" and local["rnd"].value == "1"
+
+    await dbg.backend.continue_(thread)
+    stop = await dbg.stopped(timeout=60)
+    line, local = await where(dbg, stop)
+    assert line == line_of(HOT_LOOP, "after") and local["rnd"].value == "1"
+    assert local["total"].value == str(2 * LOOP_SUM)
+    await dbg.backend.continue_(thread)
+    await dbg.next("terminated", timeout=60)
+    assert f"total {2 * LOOP_SUM + 1}" in dbg.output()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("version", ["3.12", "3.13"])
+async def test_conditional_and_hit_count_breakpoints_in_a_hot_loop(dbg, version):
+    """Breakpoints on the loop's own lines keep firing while its other lines are
+    disabled: the hit count stops at the 5th pass, the condition at i == 12345."""
+    await dbg.launch(HOT_LOOP, [bp(HOT_LOOP, "seen", hit_condition="5"),
+                                bp(HOT_LOOP, "body", condition="i == 12345")],
+                     **newer_python(version))
+    stop = await dbg.stopped(timeout=60)
+    line, local = await where(dbg, stop)
+    assert line == line_of(HOT_LOOP, "seen") and local["i"].value == "4"
+    assert await speedups_of(dbg, stop.thread_id) == "'on'"
+    await dbg.backend.continue_(stop.thread_id)
+    stop = await dbg.stopped(timeout=60)
+    line, local = await where(dbg, stop)
+    assert line == line_of(HOT_LOOP, "body") and local["i"].value == "12345"
+    assert local["total"].value == str(sum(range(12345)))
+
+
+HOT_THREADS = str(PROGRAMS / "py_hot_threads.py")
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("version", ["3.12", "3.13"])
+async def test_two_threads_in_one_hot_loop_each_reach_its_breakpoint(dbg, version):
+    """Both threads run the loop, whose lines get disabled; each stops at the
+    breakpoint after it with its own total, and the program ends with both."""
+    await dbg.launch(HOT_THREADS, [bp(HOT_THREADS, "done")], **newer_python(version))
+    totals = []
+    for _ in range(2):
+        stop = await dbg.stopped(timeout=60)
+        line, local = await where(dbg, stop)
+        assert line == line_of(HOT_THREADS, "done")
+        totals.append(int(local["total"].value))
+        await dbg.backend.continue_(stop.thread_id)
+        await dbg.next("continued")
+    assert sorted(totals) == [sum(range(100_000)), sum(range(200_000))]
+    await dbg.next("terminated", timeout=60)
+    assert f"results [('t0', {sum(range(100_000))}), ('t1', {sum(range(200_000))})]" in dbg.output()
+
+
+async def spinning(dbg: Harness, version: str) -> None:
+    """SPIN launched with a breakpoint at its end (so its module's code holds a
+    breakpoint and its loop's lines are the ones disabled), now in its loop."""
+    await dbg.launch(SPIN, [bp(SPIN, "end")], **newer_python(version))
+    deadline = time.monotonic() + 60
+    while "spinning" not in dbg.output():
+        assert time.monotonic() < deadline, "the program never started its loop"
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(0.5)  # well into the loop: its lines have run, and are disabled
+
+
+LOOP_LINES = ("while", "spin", "last")
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("version", ["3.12", "3.13"])
+async def test_a_breakpoint_added_on_a_disabled_line_of_a_running_loop_is_hit(dbg, version):
+    """Adding a breakpoint makes pydevd enable every line again: the loop stops on
+    it (were it missed, the loop would end at 60 s and stop at the last line instead)."""
+    await spinning(dbg, version)
+    states = await dbg.backend.set_source_breakpoints(SPIN, [bp(SPIN, "end"), bp(SPIN, "spin")])
+    assert all(s.verified for s in states)
+    stop = await dbg.stopped(timeout=60)
+    line, local = await where(dbg, stop)
+    assert line == line_of(SPIN, "spin"), "the breakpoint added while the loop ran was missed"
+    assert int(local["spins"].value) > 0
+    assert await speedups_of(dbg, stop.thread_id) == "'on'"
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("version", ["3.12", "3.13"])
+async def test_pause_in_a_hot_loop_then_steps_line_by_line(dbg, version):
+    """A pause stops the loop on one of its lines; steps then walk its lines one
+    by one, the count going up by one per pass."""
+    await spinning(dbg, version)
+    await dbg.backend.pause(None)
+    stop = await dbg.stopped(timeout=30)
+    assert stop.reason == "pause"
+    line, _ = await where(dbg, stop)
+    loop = [line_of(SPIN, marker) for marker in LOOP_LINES]
+    assert line in loop, (line, loop)
+    seen = [line]
+    for _ in range(6):
+        await dbg.backend.step_over(stop.thread_id)
+        stop = await dbg.stopped()
+        seen.append((await dbg.top(stop.thread_id)).location.line)
+    at = loop.index(seen[0])
+    assert seen == [loop[(at + n) % 3] for n in range(7)], (seen, loop)
+    _, local = await where(dbg, stop)
+    before = int(local["spins"].value)
+    for _ in range(3):
+        await dbg.backend.step_over(stop.thread_id)
+        stop = await dbg.stopped()
+    _, local = await where(dbg, stop)
+    assert int(local["spins"].value) == before + 1
+
+
+FASTER_SYS_MONITORING_CHECK = r'''
+import importlib.util, os, sys
+spec = importlib.util.spec_from_file_location("tdb_site", sys.argv[1])
+site = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(site)
+from _pydevd_sys_monitoring import pydevd_sys_monitoring
+import _pydevd_sys_monitoring._pydevd_sys_monitoring as module
+if sys.argv[2] == "changed":  # as another debugpy might ship it
+    def _internal_line_event(func_code_info, frame, line):
+        return None
+    module._internal_line_event = _internal_line_event
+original = module._internal_line_event, module._get_func_code_info
+site._faster_sys_monitoring()
+site._faster_sys_monitoring()  # once only
+now = module._internal_line_event, module._get_func_code_info
+print("state:", module._tui_debugger_faster)
+print("replaced:", [a is not b for a, b in zip(original, now)])
+'''
+
+
+@pytest.mark.parametrize("case, state, replaced", [
+    ("as shipped", "on", "[True, True]"),
+    ("changed", "left as it is: _internal_line_event differs from debugpy 1.8.22's",
+     "[False, False]"),
+    ("turned off", "left as it is: TUI_DEBUGGER_PYDEVD_SPEEDUPS=0", "[False, False]"),
+])
+def test_the_sys_monitoring_speedups_apply_only_to_the_code_they_were_written_for(
+        tmp_path, case, state, replaced):
+    """pydevd's pure-Python tracer (3.12) is patched only when its functions are
+    debugpy 1.8.22's, as the patch expects; else it is left as it is, and says why."""
+    import subprocess
+
+    import debugpy
+
+    from tests.support.pyenvs import base_python
+
+    check = tmp_path / "check.py"
+    check.write_text(FASTER_SYS_MONITORING_CHECK)
+    pydevd = os.path.join(os.path.dirname(debugpy.__file__), "_vendored", "pydevd")
+    env = {**os.environ, "PYTHONPATH": pydevd, "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
+    env.pop("TUI_DEBUGGER_PYDEVD_SPEEDUPS", None)
+    if case == "turned off":
+        env["TUI_DEBUGGER_PYDEVD_SPEEDUPS"] = "0"
+    out = subprocess.run([base_python("3.12"), str(check),
+                          os.path.join(NODELAY_DIR, "sitecustomize.py"), case],
+                         capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert f"state: {state}\n" in out.stdout and f"replaced: {replaced}\n" in out.stdout, out.stdout

@@ -1,6 +1,8 @@
 """Sets TCP_NODELAY on debugpy's own sockets (adapter, launcher, debuggee),
-keeps other local users out of them, and spares pydevd listing a big dict's
-keys to show the first few (`_faster_dict_repr`).
+keeps other local users out of them, spares pydevd listing a big dict's
+keys to show the first few (`_faster_dict_repr`), and spares pydevd's
+pure-Python sys.monitoring tracer (Python 3.12+) two costs it pays per line
+event (`_faster_sys_monitoring`).
 
 debugpy's processes talk over loopback TCP with Nagle's algorithm on, so every
 small DAP message waits out the peer's delayed ACK (~40 ms per hop; debugpy
@@ -50,6 +52,7 @@ def _install():
         if _from_debugger(2):
             _nodelay(self)
             _faster_dict_repr()
+            _faster_sys_monitoring()
         return result
 
     def accept(self):
@@ -108,6 +111,113 @@ def _faster_dict_repr():
     _repr_dict._tui_debugger_head = True
     _repr_dict.__doc__ = original.__doc__
     safe_repr._repr_dict = _repr_dict
+
+
+_SYS_MONITORING = []  # patched once, when pydevd first connects (breakpoints come after)
+
+#: sha256 (first 16 hex digits) of the source of the two pydevd functions the
+#: patch below stands in front of, as debugpy 1.8.22 ships them: another
+#: debugpy keeps its own code until these are checked against it.
+_SYS_MONITORING_SOURCES = {
+    "_internal_line_event": "363ce0a410202f3c",
+    "_get_func_code_info": "6df265c0ce781faf",
+}
+
+
+def _faster_sys_monitoring():
+    """Two per-event costs of pydevd's pure-Python sys.monitoring tracer, the
+    one Python 3.12+ runs when debugpy's compiled speed-ups were built for
+    another Python (ours: 3.11; the program's: the user's 3.12 or 3.13).
+
+    1. A line of a code object that holds a breakpoint fires a Python callback
+       every time it runs, even when nothing is stepping: pydevd answers None
+       where, for code without breakpoints, it answers sys.monitoring.DISABLE.
+       A loop of 3,000,000 `total += i` before a module-level breakpoint,
+       as the program times it: 0.62 s alone, 24 s under debugpy on 3.12,
+       0.75 s with this (docs/performance.md). We answer DISABLE for a line
+       that holds no breakpoint when no thread steps or is suspended and no
+       plugin breakpoint applies: the condition under which pydevd's own
+       callback does nothing. DISABLE is per code location, and pydevd calls
+       sys.monitoring.restart_events(), which enables every location again,
+       whenever a breakpoint is added, on every suspension (breakpoint, step,
+       pause, exception) before any step starts, and on stop-on-entry.
+    2. pydevd finds a code object's FuncCodeInfo in a dict keyed by the code
+       object, and on 3.12/3.13 hashing a code object walks all its bytecode
+       and constants (not cached): 2.5 ms per line event in a 100,000-line
+       module. An identity-keyed cache in front answers the same object (a
+       breakpoint at its line 99,995 on 3.12: 608 s before, 186 s now; the
+       rest is CPython numbering each line event, fixed in 3.14).
+    """
+    if _SYS_MONITORING:
+        return
+    _SYS_MONITORING.append(True)
+    constants = sys.modules.get("_pydevd_bundle.pydevd_constants")
+    if not getattr(constants, "PYDEVD_USE_SYS_MONITORING", False):
+        return  # Python 3.11 and older, or pydevd told to use settrace: nothing to do
+    module = sys.modules.get("_pydevd_sys_monitoring._pydevd_sys_monitoring")
+    chosen = sys.modules.get("_pydevd_sys_monitoring.pydevd_sys_monitoring")
+    if module is None or chosen is None:
+        return  # pydevd not loaded
+    if getattr(chosen, "start_monitoring", None) is not getattr(module, "start_monitoring", 0):
+        return  # pydevd runs its compiled module: its own speed
+    if os.environ.get("TUI_DEBUGGER_PYDEVD_SPEEDUPS") == "0":
+        module._tui_debugger_faster = "left as it is: TUI_DEBUGGER_PYDEVD_SPEEDUPS=0"
+        return  # the way back to pydevd's own, for a before/after or a suspected fault
+    try:
+        import hashlib
+        import inspect
+
+        for name, digest in _SYS_MONITORING_SOURCES.items():
+            source = inspect.getsource(getattr(module, name))
+            if hashlib.sha256(source.encode()).hexdigest()[:16] != digest:
+                raise LookupError("%s differs from debugpy 1.8.22's" % name)
+        line_event = module._internal_line_event
+        func_code_info = module._get_func_code_info
+        holder = module.GlobalDebuggerHolder
+        any_thread_stepping = module.any_thread_stepping
+        suspended = module.STATE_SUSPEND
+        disable = module.monitor.DISABLE
+    except Exception as exc:
+        module._tui_debugger_faster = "left as it is: %s" % (exc,)
+        try:
+            from _pydev_bundle import pydev_log
+
+            pydev_log.info("tui-debugger: pydevd's sys.monitoring tracer %s",
+                           module._tui_debugger_faster)
+        except Exception:
+            pass
+        return
+
+    def _internal_line_event(func_code_info, frame, line):
+        if (func_code_info.breakpoint_found
+                and not func_code_info.plugin_line_breakpoint_found
+                and line not in func_code_info.bp_line_to_breakpoint):
+            # module._thread_local_info, looked up now: pydevd replaces it after a fork.
+            info = module._thread_local_info.thread_info.additional_info
+            if (info.pydev_step_cmd == -1 and info.pydev_state != suspended
+                    and not any_thread_stepping()):
+                return disable
+        return line_event(func_code_info, frame, line)
+
+    by_id = {}  # id(code) -> (code, FuncCodeInfo); the code held, so its id stays its own
+
+    def _get_func_code_info(code_obj, frame_or_depth):
+        known = by_id.get(id(code_obj))
+        if known is not None and known[0] is code_obj:
+            py_db = holder.global_dbg
+            if py_db is not None and known[1].pydb_mtime == py_db.mtime:
+                return known[1]
+        if frame_or_depth.__class__ is int:
+            frame_or_depth += 1  # the caller's frame is one further up from here
+        found = func_code_info(code_obj, frame_or_depth)
+        if found is not None:
+            by_id[id(code_obj)] = (code_obj, found)
+        return found
+
+    # Both are module globals that pydevd's callbacks look up at each call.
+    module._internal_line_event = _internal_line_event
+    module._get_func_code_info = _get_func_code_info
+    module._tui_debugger_faster = "on"
 
 
 def _proc_net_address(host, port):
