@@ -8,6 +8,7 @@ router.py's.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import os
 
@@ -32,8 +33,10 @@ class Hub:
         #: what <name>.json says of each session beyond its state: the project it
         #: was started from and who started it (tui / cli / mcp)
         self.origins: dict[str, dict[str, str]] = {}
-        #: sessions whose <name>.json waits for their new state (_state_changed)
-        self._meta_due: set[str] = set()
+        #: what each session's <name>.json is to say next, waiting for the writer
+        #: thread (update_meta); written once however often it changed meanwhile
+        self._meta_next: dict[str, dict[str, object]] = {}
+        self._meta_writer: concurrent.futures.ThreadPoolExecutor | None = None
 
     async def create_session(self, name: str | None, hint: str = "session",
                              parent: Session | None = None, *,
@@ -76,7 +79,7 @@ class Hub:
             self.servers[name] = server
             try:
                 await server.start()
-                self.update_meta(session)
+                paths.write_meta(name, self._meta_of(session))  # a full disk is said here
             except BaseException as exc:
                 # Not served (a full disk): no session left behind that nobody can reach.
                 with contextlib.suppress(Exception):
@@ -90,42 +93,51 @@ class Hub:
                 raise
             # `sessions` in another process reads the state and the program's pid here.
             session.add_listener(lambda event, s=session: isinstance(event, State) and
-                                 self._state_changed(s))
+                                 self.update_meta(s))
         return session
 
-    def _state_changed(self, session: Session) -> None:
-        """The new state reaches <name>.json on the loop's next turn, not inside
-        the publish: a step publishes running and then stopped on its way to the
-        answer, and each write-and-rename cost ~1 ms on the test machine's
-        filesystem (half the host's CPU in a step, measured with py-spy); from
-        the next turn it overlaps the adapter's work, and states that follow
-        one another within a turn are written once."""
-        if session.name in self._meta_due:
-            return
-        self._meta_due.add(session.name)
-
-        def write() -> None:
-            if session.name in self._meta_due:  # not written since, nor closed
-                with contextlib.suppress(DebuggerError):  # said at create_session already
-                    self.update_meta(session)
-
-        try:
-            asyncio.get_running_loop().call_soon(write)
-        except RuntimeError:  # no loop (a test's direct call): write now
-            write()
+    def _meta_of(self, session: Session) -> dict[str, object]:
+        backend = session.backend
+        return {
+            "pid": os.getpid(), "created_at": session.created_at,
+            "program": session.program, "adapter": session.adapter,
+            "state": session.state.value,
+            "program_pid": backend.debuggee_pid if backend is not None else None,
+            "parent": session.parent,
+            **self.origins.get(session.name, {}),
+        }
 
     def update_meta(self, session: Session) -> None:
-        self._meta_due.discard(session.name)
-        if self.serve and session.name in self.servers:
-            backend = session.backend
-            paths.write_meta(session.name, {
-                "pid": os.getpid(), "created_at": session.created_at,
-                "program": session.program, "adapter": session.adapter,
-                "state": session.state.value,
-                "program_pid": backend.debuggee_pid if backend is not None else None,
-                "parent": session.parent,
-                **self.origins.get(session.name, {}),
-            })
+        """<name>.json says the session as it is now, written by a thread of its
+        own: a step changes the state twice on its way to the answer, and each
+        write-and-rename cost 0.5-1 ms on the test machine's disk, several under
+        I/O load, with the event loop blocked (py-spy: half the host's CPU in a
+        step, then three quarters once deferred to the loop's next turn). One
+        writer keeps the writes in order; what changed while one was on its way
+        is written once, as it is then."""
+        if not (self.serve and session.name in self.servers):
+            return
+        queued = session.name in self._meta_next
+        self._meta_next[session.name] = self._meta_of(session)
+        if queued:
+            return
+        if self._meta_writer is None:
+            self._meta_writer = concurrent.futures.ThreadPoolExecutor(
+                max_workers=1, thread_name_prefix="session-meta")
+        self._meta_writer.submit(self._write_next_meta, session.name)
+
+    def _write_next_meta(self, name: str) -> None:
+        """On the writer thread. A failure (a full disk) was said when the
+        session was made, the first write; later ones keep the last good file."""
+        info = self._meta_next.pop(name, None)
+        if info is not None:
+            with contextlib.suppress(DebuggerError):
+                paths.write_meta(name, info)
+
+    async def _meta_written(self) -> None:
+        """Until every <name>.json write asked for so far is done."""
+        if self._meta_writer is not None:
+            await asyncio.wrap_future(self._meta_writer.submit(lambda: None))
 
     async def close_session(self, name: str) -> None:
         # A session's child processes end with it (their sessions first).
@@ -134,12 +146,13 @@ class Hub:
                 await self.close_session(child)
         session = self.sessions.pop(name, None)
         server = self.servers.pop(name, None)
-        self._meta_due.discard(name)
+        self._meta_next.pop(name, None)
         self.origins.pop(name, None)
         if session is not None:
             await session.close()
         if server is not None:
             await server.close()
+            await self._meta_written()  # none may come back after the files go
             paths.remove_files(name)
         if self.current == name:
             self.current = next(reversed(self.sessions), None) if self.sessions else None
