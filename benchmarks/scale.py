@@ -5,7 +5,9 @@ program alone and a bare DAP client talking to debugpy directly (the floor).
   output      N lines printed, launch to end
   output-node, output-dlv, output-lldb-dap, output-lldb-cli
               the same flood from a Node script, a Go program (under delve) and a C
-              program (under lldb-dap and under the LLDB CLI); output-native: all four
+              program (under lldb-dap and under the LLDB CLI); output-node-write: the
+              Node flood through process.stdout.write, no console.log (Node's
+              inspector sends no event per line); output-native: all five
   breakpoints 100 breakpoints added one at a time, one file
   continues   100 continues, breakpoint to breakpoint
   stack       a stack 3,002 frames deep: 20 frames, then maxFrames 1000
@@ -57,6 +59,8 @@ LINES = "total = 0\n" + "".join(f"total += {i}  # line {i + 2}\n" for i in range
 LOOP = "total = 0\nfor i in range(1000):\n    total += i  # @loop\nprint(total)\n"
 #: the same flood in the other backends' languages: `line i`, N lines from argv
 FLOOD_JS = "const n = Number(process.argv[2]);\nfor (let i = 0; i < n; i++) {\n  console.log('line', i);\n}\n"
+FLOOD_JS_WRITE = ("const n = Number(process.argv[2]);\nfor (let i = 0; i < n; i++) {\n"
+                  "  process.stdout.write('line ' + i + '\\n');\n}\n")
 # fmt.Println writes each line itself (os.Stdout has no buffer), as Go programs do;
 # C's stdio buffers a pipe in 4 KiB blocks: each language's own way of printing.
 FLOOD_GO = ('package main\n\nimport (\n\t"fmt"\n\t"os"\n\t"strconv"\n)\n\n'
@@ -67,7 +71,8 @@ FLOOD_C = ('#include <stdio.h>\n#include <stdlib.h>\n\n'
            '    for (int i = 0; i < n; i++) {\n        printf("line %d\\n", i);\n    }\n'
            '    return 0;\n}\n')
 #: the flood's rows on the other backends (--only output-native: all of them)
-NATIVE_OUTPUT_ROWS = ("output-node", "output-dlv", "output-lldb-dap", "output-lldb-cli")
+NATIVE_OUTPUT_ROWS = ("output-node", "output-node-write", "output-dlv", "output-lldb-dap",
+                      "output-lldb-cli")
 DEEP = ("import sys\nsys.setrecursionlimit(10000)\n"
         "def down(n):\n    if n == 0:\n        return 0  # @bottom\n    return down(n - 1) + 1\n"
         "down(3000)\n")
@@ -92,15 +97,16 @@ def built_floods() -> dict[str, list[str]]:
     each row's program argv, N to follow."""
     import shutil
 
-    script = write("flood.js", FLOOD_JS)
+    script, script_write = write("flood.js", FLOOD_JS), write("flood_write.js", FLOOD_JS_WRITE)
     go_source, c_source = write("flood.go", FLOOD_GO), write("flood.c", FLOOD_C)
     env = {**os.environ, "GO111MODULE": "off", "GOCACHE": str(WORK / ".gocache")}
     subprocess.run([shutil.which("go") or "go", "build", "-gcflags=all=-N -l", "-o",
                     str(WORK / "flood-go"), str(go_source)], check=True, env=env, cwd=WORK)
     subprocess.run([shutil.which("gcc") or "cc", "-g", "-O0", "-o", str(WORK / "flood-c"),
                     str(c_source)], check=True)
-    return {"node": [shutil.which("node") or "node", str(script)], "go": [str(WORK / "flood-go")],
-            "c": [str(WORK / "flood-c")]}
+    node = shutil.which("node") or "node"
+    return {"node": [node, str(script)], "node, stdout.write": [node, str(script_write)],
+            "go": [str(WORK / "flood-go")], "c": [str(WORK / "flood-c")]}
 
 
 def row(case: str, *cells: str) -> None:
@@ -431,6 +437,7 @@ async def main() -> None:
     if want & set(NATIVE_OUTPUT_ROWS):
         floods = built_floods()
         for name, language, adapter in (("output-node", "node", "node"),
+                                        ("output-node-write", "node, stdout.write", "node"),
                                         ("output-dlv", "go", "dlv"),
                                         ("output-lldb-dap", "c", "lldb-dap"),
                                         ("output-lldb-cli", "c", "lldb-cli")):
