@@ -3,6 +3,11 @@ of the scale table (docs/performance.md, "At scale") in one run, beside the
 program alone and a bare DAP client talking to debugpy directly (the floor).
 
   output      N lines printed, launch to end
+  output-node, output-dlv, output-lldb-dap, output-lldb-cli
+              the same flood from a Node script, a Go program (under delve) and a C
+              program (under lldb-dap and under the LLDB CLI); output-node-write: the
+              Node flood through process.stdout.write, no console.log (Node's
+              inspector sends no event per line); output-native: all five
   breakpoints 100 breakpoints added one at a time, one file
   continues   100 continues, breakpoint to breakpoint
   stack       a stack 3,002 frames deep: 20 frames, then maxFrames 1000
@@ -52,6 +57,22 @@ BARE_ENV: dict[str, str] = {}
 FLOOD = "import sys\nn = int(sys.argv[1])\nfor i in range(n):\n    print('line', i)\n"
 LINES = "total = 0\n" + "".join(f"total += {i}  # line {i + 2}\n" for i in range(150)) + "print(total)\n"
 LOOP = "total = 0\nfor i in range(1000):\n    total += i  # @loop\nprint(total)\n"
+#: the same flood in the other backends' languages: `line i`, N lines from argv
+FLOOD_JS = "const n = Number(process.argv[2]);\nfor (let i = 0; i < n; i++) {\n  console.log('line', i);\n}\n"
+FLOOD_JS_WRITE = ("const n = Number(process.argv[2]);\nfor (let i = 0; i < n; i++) {\n"
+                  "  process.stdout.write('line ' + i + '\\n');\n}\n")
+# fmt.Println writes each line itself (os.Stdout has no buffer), as Go programs do;
+# C's stdio buffers a pipe in 4 KiB blocks: each language's own way of printing.
+FLOOD_GO = ('package main\n\nimport (\n\t"fmt"\n\t"os"\n\t"strconv"\n)\n\n'
+            'func main() {\n\tn, _ := strconv.Atoi(os.Args[1])\n'
+            '\tfor i := 0; i < n; i++ {\n\t\tfmt.Println("line", i)\n\t}\n}\n')
+FLOOD_C = ('#include <stdio.h>\n#include <stdlib.h>\n\n'
+           'int main(int argc, char **argv) {\n    int n = atoi(argv[1]);\n'
+           '    for (int i = 0; i < n; i++) {\n        printf("line %d\\n", i);\n    }\n'
+           '    return 0;\n}\n')
+#: the flood's rows on the other backends (--only output-native: all of them)
+NATIVE_OUTPUT_ROWS = ("output-node", "output-node-write", "output-dlv", "output-lldb-dap",
+                      "output-lldb-cli")
 DEEP = ("import sys\nsys.setrecursionlimit(10000)\n"
         "def down(n):\n    if n == 0:\n        return 0  # @bottom\n    return down(n - 1) + 1\n"
         "down(3000)\n")
@@ -68,6 +89,24 @@ def big_module(size: int = 100_000) -> tuple[Path, int]:
     lines += ["z = y"] * (size - len(lines))
     path = write("big.py", "\n".join(lines) + "\n")
     return path, size - 5
+
+
+def built_floods() -> dict[str, list[str]]:
+    """The flood as a Node script, a Go binary and a C binary (built with debug
+    information, as tests/support/native_build.py builds the test programs):
+    each row's program argv, N to follow."""
+    import shutil
+
+    script, script_write = write("flood.js", FLOOD_JS), write("flood_write.js", FLOOD_JS_WRITE)
+    go_source, c_source = write("flood.go", FLOOD_GO), write("flood.c", FLOOD_C)
+    env = {**os.environ, "GO111MODULE": "off", "GOCACHE": str(WORK / ".gocache")}
+    subprocess.run([shutil.which("go") or "go", "build", "-gcflags=all=-N -l", "-o",
+                    str(WORK / "flood-go"), str(go_source)], check=True, env=env, cwd=WORK)
+    subprocess.run([shutil.which("gcc") or "cc", "-g", "-O0", "-o", str(WORK / "flood-c"),
+                    str(c_source)], check=True)
+    node = shutil.which("node") or "node"
+    return {"node": [node, str(script)], "node, stdout.write": [node, str(script_write)],
+            "go": [str(WORK / "flood-go")], "c": [str(WORK / "flood-c")]}
 
 
 def row(case: str, *cells: str) -> None:
@@ -174,12 +213,21 @@ async def until_end(client) -> dict:
             await tool(client, "debug_continue", {"waitMs": 0})
 
 
-async def ours_output(program: Path, lines: int) -> float:
+async def ours_output(program: Path, lines: int, adapter: str | None = None) -> float:
     async with mcp() as client:
         t0 = time.perf_counter()
-        await tool(client, "debug_launch", {"program": str(program), "args": [str(lines)]})
+        launch = {"program": str(program), "args": [str(lines)]}
+        if adapter:
+            launch["adapter"] = adapter
+        await tool(client, "debug_launch", launch)
         await until_end(client)
-        return time.perf_counter() - t0
+        spent = time.perf_counter() - t0
+        # Not timed: the flood's last line reached the session (a row that ends
+        # early, its output left behind, would read as fast).
+        tail = await tool(client, "debug_output", {"tail": 5})
+        if f"line {lines - 1}\n" not in "".join(e["text"] for e in tail["entries"]):
+            print(f"  {adapter or 'debugpy'}: the last line is not in the output's tail: {tail}")
+        return spent
 
 
 async def ours_breakpoints(program: Path, count: int) -> list[float]:
@@ -371,7 +419,10 @@ async def main() -> None:
     args = parser.parse_args()
     if args.bare_as_shipped:
         BARE_ENV["TUI_DEBUGGER_PYDEVD_SPEEDUPS"] = "0"
-    want = set(args.only) or {"output", "breakpoints", "continues", "stack", "module", "threads",
+    want = set(args.only)
+    if "output-native" in want:
+        want |= set(NATIVE_OUTPUT_ROWS)
+    want = want or {"output", *NATIVE_OUTPUT_ROWS, "breakpoints", "continues", "stack", "module", "threads",
                               "go-threads", "memory"}
     os.environ.setdefault("TUI_DEBUGGER_REDACT", "0")
     print("| case | program alone | bare debugpy | tui-debugger |")
@@ -383,6 +434,23 @@ async def main() -> None:
         ours = await ours_output(flood, args.lines)
         row(f"{args.lines:,} lines printed, launch to end", f"{base:.1f} s", f"{bare:.1f} s",
             f"{ours:.1f} s ({ours / base:.1f}x alone)")
+    if want & set(NATIVE_OUTPUT_ROWS):
+        floods = built_floods()
+        for name, language, adapter in (("output-node", "node", "node"),
+                                        ("output-node-write", "node, stdout.write", "node"),
+                                        ("output-dlv", "go", "dlv"),
+                                        ("output-lldb-dap", "c", "lldb-dap"),
+                                        ("output-lldb-cli", "c", "lldb-cli")):
+            if name not in want:
+                continue
+            argv = floods[language]
+            base = alone([*argv, str(args.lines)])
+            ours = await ours_output(Path(argv[-1]), args.lines, adapter)
+            # The same launch printing one line: what the row pays before the flood.
+            start = await ours_output(Path(argv[-1]), 1, adapter)
+            row(f"{args.lines:,} lines printed, launch to end ({adapter}, {language})",
+                f"{base:.2f} s", "—", f"{ours:.1f} s ({ours / base:.1f}x alone; "
+                f"1 line: {start:.1f} s)")
     if "breakpoints" in want:
         program = write("lines.py", LINES)
         bare = await bare_breakpoints(program, 100)
