@@ -183,6 +183,10 @@ async def test_selecting_a_thread_moves_the_source(tmp_path):
     async with app.run_test(size=(120, 40)) as pilot:
         await stopped_at(pilot, brk)
         threads = app.query_one(ThreadsPane)
+        # Shown first: a hidden Threads pane is read again only when it is shown
+        # (a stop fetches the threads while they are on screen), so the pause
+        # below, if it came after the stop's own fetch, would wait for the tab.
+        await pilot.press("alt+h")
         await wait_until(pilot, lambda: threads.row_count >= 2, what="two threads")
 
         def states() -> dict[str, str]:
@@ -195,7 +199,6 @@ async def test_selecting_a_thread_moves_the_source(tmp_path):
                          what="the worker paused beside the stop")
         assert states()["MainThread"] == "stopped: breakpoint", states()
         row = next(r for r in range(threads.row_count) if str(threads.get_row_at(r)[1]) == "bg-worker")
-        await pilot.press("alt+h")
         threads.move_cursor(row=row)
         await pilot.press("enter")
         # The worker is in its loop: on the `while` or the sleep.
