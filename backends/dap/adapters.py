@@ -362,10 +362,11 @@ class LldbDapProfile(AdapterProfile):
 LEFT_IN_EXPRESSION = ('The process has been left at the point where it was interrupted, use '
                       '"thread return -x" to return to the state before expression evaluation.')
 UNWOUND = "The process has been returned to the state before expression evaluation."
-#: LLDB's first line for an expression stopped inside (a signal, a breakpoint):
-#: the second line (LEFT_IN_EXPRESSION) did not always reach the repl's answer
-#: (1 run in ~5 of the forking-expression fault test, lldb-dap 19), and a
-#: crash left in place then killed the program at the next continue
+#: LLDB's first line for an expression stopped inside (a signal, a breakpoint),
+#: which is what says it was left there: the second (LEFT_IN_EXPRESSION) did not
+#: always reach the repl's answer (1 run in ~5 of the forking-expression fault
+#: test, lldb-dap 19), and a crash left in place then killed the program at the
+#: next continue
 INTERRUPTED = re.compile(r"Execution was interrupted, reason: ")
 #: what lldb-dap reads as a variable path without running code: `a`, `a.b`, `a->b[2]`
 VARIABLE_PATH = re.compile(r"[A-Za-z_]\w*(?:(?:\.|->)[A-Za-z_]\w*|\[\d+\])*")
@@ -591,7 +592,7 @@ class LldbDapBackend(DapBackend):
             frame_id, "repl", timeout)).value
         # lldb-dap echoes the command first: "(lldb) expression ..."
         said = "\n".join(line for line in said.splitlines() if not line.startswith("(lldb) "))
-        if LEFT_IN_EXPRESSION in said or INTERRUPTED.search(said):
+        if INTERRUPTED.search(said):
             await self._unwind(said, frame_id, timeout)
             said = said.replace(LEFT_IN_EXPRESSION, UNWOUND)
         result = RESULT_NAME.search(said)
@@ -608,7 +609,7 @@ class LldbDapBackend(DapBackend):
         if expression:
             command = f"{words[0]} --unwind-on-error false {words[1] if len(words) > 1 else ''}"
         said = await super().raw_command(command, timeout)
-        if expression and (LEFT_IN_EXPRESSION in said or INTERRUPTED.search(said)):
+        if expression and INTERRUPTED.search(said):
             await self._unwind(said, None, timeout)
             said = said.replace(LEFT_IN_EXPRESSION, UNWOUND)
         return said

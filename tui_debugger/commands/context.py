@@ -68,6 +68,12 @@ async def true_length(session: Session, expression: str, type_name: str | None,
         return None
 
 
+def is_ray_root(session: Any) -> bool:
+    """A Ray tree's root: it stands for the cluster and has no program of its own
+    (commands/ray.make_root marks it with its dashboard; a worker has a backend)."""
+    return session is not None and "ray" in session.metadata and session.backend is None
+
+
 def status_of(session: Session) -> SessionStatus:
     backend = session.backend
     return SessionStatus(
@@ -86,7 +92,7 @@ def status_of(session: Session) -> SessionStatus:
         selected_thread_id=session.selected_thread_id,
         selected_frame_index=session.selected_frame_index,
         post_mortem=bool(backend and backend.post_mortem),
-        root_without_program=bool(session.metadata.get("root_without_program")),
+        root_without_program=is_ray_root(session),
         python=session.metadata.get("python"),
         python_short=session.metadata.get("python_short"),
     )

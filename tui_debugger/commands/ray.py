@@ -27,6 +27,7 @@ from backends.ray import PausedTask, dashboard_url, list_paused
 
 from ..events import Stopped
 from ..models import SessionState
+from .context import is_ray_root, status_of
 from .registry import ActionResult, Args, Command, CommandContext, register
 from .views import SessionStatus
 
@@ -47,11 +48,6 @@ def session_name_for(task: PausedTask) -> str:
     one function are told apart by their pids."""
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", task.name.rsplit(".", 1)[-1]).strip("-.") or "task"
     return f"ray-{slug[:24]}-{task.pid}"
-
-
-def is_ray_root(session: Any) -> bool:
-    # The mark make_root leaves: its dashboard (a worker has a backend of its own).
-    return session is not None and "ray" in session.metadata and session.backend is None
 
 
 def pick(tasks: list[PausedTask], pid: int | None, dashboard: str) -> PausedTask:
@@ -108,8 +104,7 @@ async def make_root(ctx: CommandContext, dashboard: str, name: str | None) -> An
     root.adapter = "ray"
     root.program = f"Ray cluster at {dashboard}"
     root.cwd = ctx.client_cwd or root.cwd
-    root.metadata["ray"] = dashboard
-    root.metadata["root_without_program"] = True  # the TUI shows a worker instead
+    root.metadata["ray"] = dashboard  # is_ray_root's mark
     root.leave_running = True
     root.command_guard = lambda command_id: root_guard(hub, root, command_id)
     # It stands for the cluster, which runs: its host lives until it is ended.
@@ -137,7 +132,6 @@ async def attach_ray(ctx: CommandContext, args: Any,
     seen = {(t.pid, t.port) for t in tasks}
     root.ray_watch = asyncio.get_running_loop().create_task(  # type: ignore[attr-defined]
         watch_new_pauses(ctx.hub, root, dashboard, seen))
-    from .context import status_of
 
     status = status_of(root)
     status.message = summary(ctx.hub, root, attached, errors,
@@ -301,7 +295,6 @@ async def _ray_attach(ctx: CommandContext, args: RayAttachArgs) -> RayWorkers:
     """More workers for a live root (`tui-debugger ray attach` with a root
     already there, `debug_attach` with `ray` likewise): the named pids, or
     every paused one with `every`; none but a listing of the tree otherwise."""
-    from .context import status_of
 
     root = ctx.session
     if not is_ray_root(root):
