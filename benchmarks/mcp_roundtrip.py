@@ -12,6 +12,9 @@ Measures, stepping through a loop in a real debugpy session:
                           agent's client does
   MCP stdio, joined       the same, with the session hosted by a headless
                           `tui-debugger start` daemon and reached through its socket
+  MCP stdio, joined, thin the same server and session, driven by a bare newline-JSON
+                          client (asyncio subprocess pipes, no SDK): the server's own
+                          cost, apart from the SDK client's
   router, joined          the same commands through the Router over that socket,
                           without MCP (the path of the CLI and the TUI)
 
@@ -74,8 +77,94 @@ async def tool_rounds(client, rounds: int, launch: bool, program: str) -> tuple[
         t0 = time.perf_counter()
         await tool("debug_variables", {})
         variables.append(time.perf_counter() - t0)
-    await tool("debug_terminate", {})
+    if launch:  # a joined session is the daemon's: the next row steps it on
+        await tool("debug_terminate", {})
     return steps, variables
+
+
+class _Answer:
+    """A tools/call answer as tool_rounds reads it (the SDK's result's fields)."""
+
+    def __init__(self, result: dict) -> None:
+        self.is_error = bool(result.get("isError"))
+        self.structured_content = result.get("structuredContent")
+        self.content = result.get("content")
+
+
+class LineClient:
+    """A bare MCP client: JSON-RPC lines over the server's stdin and stdout,
+    as an agent's client (rarely a Python one) speaks it; no SDK, so what it
+    times is the server's cost and the pipes'."""
+
+    def __init__(self, args: list[str], env: dict[str, str] | None = None,
+                 cwd: str | None = None) -> None:
+        self.args = args
+        self.env = env
+        self.cwd = cwd
+        self.proc: asyncio.subprocess.Process | None = None
+        self.ids = iter(range(1, 1 << 62))
+        self.pending: dict[int, asyncio.Future] = {}
+        self.reader: asyncio.Task | None = None
+
+    async def __aenter__(self) -> "LineClient":
+        self.proc = await asyncio.create_subprocess_exec(
+            *self.args, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            env=self.env, cwd=self.cwd, limit=64 * 1024 * 1024)
+        self.reader = asyncio.get_running_loop().create_task(self._read())
+        from mcp_types.version import LATEST_HANDSHAKE_VERSION
+
+        await self.request("initialize", {"protocolVersion": LATEST_HANDSHAKE_VERSION,
+                                          "capabilities": {},
+                                          "clientInfo": {"name": "bench", "version": "0"}})
+        self._send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        return self
+
+    def _send(self, message: dict) -> None:
+        assert self.proc is not None and self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(message).encode() + b"\n")
+
+    async def _read(self) -> None:
+        assert self.proc is not None and self.proc.stdout is not None
+        while line := await self.proc.stdout.readline():
+            message = json.loads(line)
+            future = self.pending.pop(message.get("id"), None)
+            if future is not None and not future.done():
+                future.set_result(message)  # a notification has no id: skipped
+        for future in self.pending.values():
+            future.set_exception(EOFError("the server closed its stdout"))
+
+    async def request(self, method: str, params: dict) -> dict:
+        msg_id = next(self.ids)
+        future = asyncio.get_running_loop().create_future()
+        self.pending[msg_id] = future
+        self._send({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
+        answer = await future
+        assert "result" in answer, answer
+        return answer["result"]
+
+    async def call_tool(self, name: str, arguments: dict) -> _Answer:
+        return _Answer(await self.request("tools/call", {"name": name, "arguments": arguments}))
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self.proc is not None and self.proc.stdin is not None
+        self.proc.stdin.close()  # EOF: the server ends
+        try:
+            await asyncio.wait_for(self.proc.wait(), 20)
+        except asyncio.TimeoutError:
+            self.proc.kill()
+            await self.proc.wait()
+        if self.reader is not None:
+            self.reader.cancel()
+
+
+def server_args(session: str | None) -> list[str]:
+    return ["-m", "tui_debugger", "mcp", *(["--session", session] if session else [])]
+
+
+async def over_lines(rounds: int, session: str) -> tuple[list[float], list[float]]:
+    """The joined rounds through LineClient."""
+    async with LineClient([sys.executable, *server_args(session)]) as client:
+        return await tool_rounds(client, rounds, False, "")
 
 
 async def in_process(program: str, rounds: int) -> tuple[list[float], list[float]]:
@@ -92,8 +181,8 @@ async def over_stdio(program: str, rounds: int, session: str | None) -> tuple[li
     from mcp.client import Client
     from mcp.client.stdio import StdioServerParameters
 
-    args = ["-m", "tui_debugger", "mcp", *(["--session", session] if session else [])]
-    params = StdioServerParameters(command=sys.executable, args=args, env=dict(os.environ))
+    params = StdioServerParameters(command=sys.executable, args=server_args(session),
+                                   env=dict(os.environ))
     async with Client(params) as client:
         return await tool_rounds(client, rounds, session is None, program)
 
@@ -164,6 +253,7 @@ def main() -> None:
         session = start_daemon(program)
         router_step, router_vars = asyncio.run(router_rounds(session, ns.rounds))
         joined_step, joined_vars = asyncio.run(over_stdio(program, ns.rounds, session))
+        thin_step, thin_vars = asyncio.run(over_lines(ns.rounds, session))
         subprocess.run([sys.executable, "-m", "tui_debugger", "stop", "--session", session],
                        capture_output=True, check=False)
         launches = asyncio.run(launch_times(program, ns.launches))
@@ -176,12 +266,14 @@ def main() -> None:
     print(summary("  debug_step_over, in-process", local_step, step_base))
     print(summary("  debug_step_over, stdio", stdio_step, step_base))
     print(summary("  debug_step_over, stdio, joined", joined_step, step_base))
+    print(summary("  debug_step_over, joined, thin", thin_step, step_base))
     print(summary("  next, router, joined", router_step, step_base))
     print("variables (the frame's locals):")
     print(summary("  raw DAP variables request", raw_vars, vars_base))
     print(summary("  debug_variables, in-process", local_vars, vars_base))
     print(summary("  debug_variables, stdio", stdio_vars, vars_base))
     print(summary("  debug_variables, stdio, joined", joined_vars, vars_base))
+    print(summary("  debug_variables, joined, thin", thin_vars, vars_base))
     print(summary("  variables, router, joined", router_vars, vars_base))
     both = lambda a, b: [x + y for x, y in zip(a, b)]  # noqa: E731 - one round: step, then locals
     raw_both = both(raw_step, raw_vars)
@@ -191,6 +283,7 @@ def main() -> None:
     print(summary("  MCP in-process", both(local_step, local_vars), both_base))
     print(summary("  MCP stdio", both(stdio_step, stdio_vars), both_base))
     print(summary("  MCP stdio, joined", both(joined_step, joined_vars), both_base))
+    print(summary("  MCP stdio, joined, thin client", both(thin_step, thin_vars), both_base))
     print(summary("  router, joined (no MCP)", both(router_step, router_vars), both_base))
     print("launch to first stop (debug_launch with a breakpoint, stdio):")
     print(summary("  debug_launch", launches, statistics.median(launches) * 1000))

@@ -52,54 +52,88 @@ def summary(name: str, samples: list[float], base: float | None) -> str:
     return f"{name:28} median {med:7.2f} ms   p90 {p90:7.2f} ms   {ratio}"
 
 
-async def raw_rounds(program: str, rounds: int, nodelay: bool = True) -> tuple[list[float], list[float]]:
-    """Raw DAP rounds: (next + stopped + stackTrace + scopes + variables, one more
-    variables request) per round, in seconds."""
-    env = dict(os.environ)
-    debuggee_env: dict[str, str] = {}
-    if nodelay:
-        env["PYTHONPATH"] = with_nodelay(env.get("PYTHONPATH"))
-        debuggee_env["PYTHONPATH"] = with_nodelay(os.environ.get("PYTHONPATH"))
-    else:
-        env.pop("PYTHONPATH", None)
-    client = await DapClient.start_stdio([sys.executable, "-m", "debugpy.adapter"],
-                                         name="debugpy", env=env)
-    stopped: asyncio.Queue = asyncio.Queue()
-    initialized = asyncio.Event()
-    client.on("stopped", lambda m: stopped.put_nowait(m))
-    client.on("initialized", lambda m: initialized.set())
-    try:
+class RawSession:
+    """A debugpy session driven by bare DAP, stopped at LOOP_LINE with its
+    breakpoint removed, so each `round` steps once more through the loop."""
+
+    def __init__(self, program: str, nodelay: bool = True) -> None:
+        self.program = program
+        self.nodelay = nodelay
+        self.client: DapClient | None = None
+        self.stopped: asyncio.Queue = asyncio.Queue()
+        self.thread = 0
+
+    async def start(self) -> "RawSession":
+        env = dict(os.environ)
+        debuggee_env: dict[str, str] = {}
+        if self.nodelay:
+            env["PYTHONPATH"] = with_nodelay(env.get("PYTHONPATH"))
+            debuggee_env["PYTHONPATH"] = with_nodelay(os.environ.get("PYTHONPATH"))
+        else:
+            env.pop("PYTHONPATH", None)
+        client = self.client = await DapClient.start_stdio(
+            [sys.executable, "-m", "debugpy.adapter"], name="debugpy", env=env)
+        initialized = asyncio.Event()
+        client.on("stopped", lambda m: self.stopped.put_nowait(m))
+        client.on("initialized", lambda m: initialized.set())
         await client.request("initialize", {"adapterID": "debugpy", "linesStartAt1": True,
                                             "columnsStartAt1": True, "pathFormat": "path"})
         launch = asyncio.ensure_future(client.request("launch", {
-            "type": "python", "request": "launch", "program": program, "console": "internalConsole",
-            "env": debuggee_env, "justMyCode": True, "python": [sys.executable],
+            "type": "python", "request": "launch", "program": self.program,
+            "console": "internalConsole", "env": debuggee_env, "justMyCode": True,
+            "python": [sys.executable],
         }))
         await asyncio.wait_for(initialized.wait(), 30)
-        await client.request("setBreakpoints", {"source": {"path": program},
+        await client.request("setBreakpoints", {"source": {"path": self.program},
                                                 "breakpoints": [{"line": LOOP_LINE}]})
         await client.request("configurationDone", {})
         await launch
-        first = await asyncio.wait_for(stopped.get(), 30)
-        thread = first["body"]["threadId"] if "body" in first else first["threadId"]
-        await client.request("setBreakpoints", {"source": {"path": program}, "breakpoints": []})
+        first = await asyncio.wait_for(self.stopped.get(), 30)
+        self.thread = first["body"]["threadId"] if "body" in first else first["threadId"]
+        await client.request("setBreakpoints", {"source": {"path": self.program},
+                                                "breakpoints": []})
+        return self
+
+    async def round(self) -> tuple[float, float]:
+        """(next + stopped + stackTrace + scopes + variables, one more variables
+        request), in seconds."""
+        client = self.client
+        assert client is not None
+        t0 = time.perf_counter()
+        await client.request("next", {"threadId": self.thread})
+        await asyncio.wait_for(self.stopped.get(), 30)
+        st = await client.request("stackTrace", {"threadId": self.thread, "startFrame": 0,
+                                                 "levels": 20})
+        sc = await client.request("scopes", {"frameId": st["stackFrames"][0]["id"]})
+        ref = sc["scopes"][0]["variablesReference"]
+        await client.request("variables", {"variablesReference": ref})
+        step = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        await client.request("variables", {"variablesReference": ref})
+        return step, time.perf_counter() - t0
+
+    async def close(self) -> None:
+        if self.client is not None:
+            try:
+                await self.client.request("disconnect", {"terminateDebuggee": True}, timeout=5)
+            finally:
+                await self.client.close()
+
+
+async def raw_rounds(program: str, rounds: int, nodelay: bool = True) -> tuple[list[float], list[float]]:
+    """Raw DAP rounds: (next + stopped + stackTrace + scopes + variables, one more
+    variables request) per round, in seconds."""
+    raw = RawSession(program, nodelay)
+    try:
+        await raw.start()
         steps, variables = [], []
         for _ in range(rounds):
-            t0 = time.perf_counter()
-            await client.request("next", {"threadId": thread})
-            await asyncio.wait_for(stopped.get(), 30)
-            st = await client.request("stackTrace", {"threadId": thread, "startFrame": 0, "levels": 20})
-            sc = await client.request("scopes", {"frameId": st["stackFrames"][0]["id"]})
-            ref = sc["scopes"][0]["variablesReference"]
-            await client.request("variables", {"variablesReference": ref})
-            steps.append(time.perf_counter() - t0)
-            t0 = time.perf_counter()
-            await client.request("variables", {"variablesReference": ref})
-            variables.append(time.perf_counter() - t0)
-        await client.request("disconnect", {"terminateDebuggee": True}, timeout=5)
+            step, var = await raw.round()
+            steps.append(step)
+            variables.append(var)
         return steps, variables
     finally:
-        await client.close()
+        await raw.close()
 
 
 async def session_rounds(program: str, rounds: int) -> list[float]:

@@ -1,0 +1,141 @@
+"""The agent's round over MCP, two versions of the server side by side.
+
+On a shared machine the load moves from one minute to the next, so two
+versions of the MCP server measured one after the other compare the load as
+much as the code. Here both serve at once, joined to one headless session
+(`tui-debugger start`), and their rounds alternate, the order turned each
+round, with the raw DAP round and the router's (no MCP) among them:
+
+  raw DAP        next, stopped, stackTrace, scopes, variables; one more variables
+  router         `next` + `variables` through the Router over the session socket
+  A / B, thin    debug_step_over + debug_variables from a bare newline-JSON client
+                 (mcp_roundtrip.LineClient): the server's own cost
+  A / B, sdk     the same through the MCP SDK's stdio client (what a Python
+                 agent uses)
+
+A is the server of the checkout named by --before (run with PYTHONPATH at
+it), B this checkout's. Without --before, only this checkout's rows.
+
+Run:  python benchmarks/mcp_ab.py --before /path/to/old/checkout [--rounds N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.mcp_roundtrip import LineClient, server_args, start_daemon  # noqa: E402
+from benchmarks.step_latency import PROGRAM, RawSession  # noqa: E402
+
+Round = Callable[[], Awaitable[float]]
+
+
+def tool_round(client: Any) -> Round:
+    async def one() -> float:
+        t0 = asyncio.get_running_loop().time()
+        for name in ("debug_step_over", "debug_variables"):
+            result = await client.call_tool(name, {})
+            assert not result.is_error, (name, result.content)
+        return asyncio.get_running_loop().time() - t0
+    return one
+
+
+def env_for(checkout: Path | None) -> dict[str, str]:
+    env = dict(os.environ)
+    if checkout is not None:
+        env["PYTHONPATH"] = os.pathsep.join(
+            [str(checkout), *filter(None, [env.get("PYTHONPATH")])])
+    return env
+
+
+async def main(ns: argparse.Namespace, program: str, session: str) -> dict[str, list[float]]:
+    from mcp.client import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    from tui_debugger.router import Router
+
+    versions = {"B": None} if ns.before is None else {"A": Path(ns.before).resolve(), "B": None}
+    rounds: dict[str, Round] = {}
+    async with contextlib.AsyncExitStack() as stack:
+        raw = await RawSession(program).start()
+        stack.push_async_callback(raw.close)
+
+        async def raw_round() -> float:
+            step, var = await raw.round()
+            return step + var
+        rounds["raw DAP"] = raw_round
+
+        router = Router("mcp", session=session)
+        stack.push_async_callback(router.close)
+        await router.call("await", {"timeout_ms": 30_000})
+        await router.call("breakpoint_remove", {"all": True})
+
+        async def router_round() -> float:
+            t0 = asyncio.get_running_loop().time()
+            await router.call("next", for_agent=True)
+            await router.call("variables", for_agent=True)
+            return asyncio.get_running_loop().time() - t0
+        rounds["router"] = router_round
+
+        for label, checkout in versions.items():
+            cwd = str(checkout) if checkout is not None else None
+            args = [sys.executable, *server_args(session)]
+            if "thin" in ns.clients:
+                thin = LineClient(args, env=env_for(checkout), cwd=cwd)
+                rounds[f"{label}, thin"] = tool_round(await stack.enter_async_context(thin))
+            if "sdk" in ns.clients:
+                params = StdioServerParameters(command=sys.executable, args=args[1:],
+                                               env=env_for(checkout), cwd=cwd)
+                sdk = Client(params)
+                rounds[f"{label}, sdk"] = tool_round(await stack.enter_async_context(sdk))
+        for one in rounds.values():  # warm-up: imports, first answers
+            await one()
+        times: dict[str, list[float]] = {name: [] for name in rounds}
+        order = list(rounds)
+        for i in range(ns.rounds):
+            for name in order if i % 2 == 0 else order[::-1]:
+                times[name].append(await rounds[name]())
+        return times
+
+
+def run() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--before", help="a checkout of the version to compare against")
+    parser.add_argument("--rounds", type=int, default=100)
+    parser.add_argument("--clients", default="thin,sdk", help="thin, sdk, or both (thin,sdk)")
+    ns = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["TUI_DEBUGGER_RUNTIME_DIR"] = os.path.join(tmp, "run")
+        os.environ["TUI_DEBUGGER_STATE_DIR"] = os.path.join(tmp, "state")
+        os.environ["TUI_DEBUGGER_PERSIST_BREAKPOINTS"] = "0"
+        program = os.path.join(tmp, "loop.py")
+        Path(program).write_text(PROGRAM)
+        load_before = os.getloadavg()[0]
+        session = start_daemon(program)
+        try:
+            times = asyncio.run(main(ns, program, session))
+        finally:
+            subprocess.run([sys.executable, "-m", "tui_debugger", "stop", "--session", session],
+                           capture_output=True, check=False)
+    base = statistics.median(times["raw DAP"]) * 1000
+    print(f"the agent's round (step, then the locals), {ns.rounds} rounds alternated, "
+          f"load average (1 min) before/after: {load_before:.2f} / {os.getloadavg()[0]:.2f}")
+    for name, samples in times.items():
+        med = statistics.median(samples) * 1000
+        p90 = sorted(samples)[max(0, int(len(samples) * 0.9) - 1)] * 1000
+        print(f"  {name:14} median {med:7.2f} ms   p90 {p90:7.2f} ms   {med / base:5.2f}x raw")
+
+
+if __name__ == "__main__":
+    run()
