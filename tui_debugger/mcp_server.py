@@ -509,9 +509,9 @@ async def serve(session: str | None, transport: str, host: str, port: int,
     loop.call_later(SPARE_DELAY_S, front.router.prepare_spare)
 
     async def stop_now() -> None:
-        # The stdio transport reads stdin in a thread that no cancellation
-        # reaches, so a stop request cannot wait for it: end the programs this
-        # server started, then leave.
+        # A stop request does not wait for the transport to wind down (a
+        # client may hold stdin open, or an HTTP connection, for as long as it
+        # likes): end the programs this server started, then leave.
         with contextlib.suppress(BaseException):
             await asyncio.wait_for(front.aclose(), 20)
         os._exit(0)

@@ -1,8 +1,8 @@
-"""The MCP server's transports: stdio (the SDK's, with every request
-answered, and the wire kept clear of stray writes) and streamable HTTP (a
-bearer token, exact Host/Origin checks, a deadline per request and a cap on
-connections). Each serves a front end (`mcp_server.McpFrontEnd`) it is given;
-nothing here knows the tools."""
+"""The MCP server's transports: stdio (the event loop's own, feeding the
+SDK's server, with every request answered, and the wire kept clear of stray
+writes) and streamable HTTP (a bearer token, exact Host/Origin checks, a
+deadline per request and a cap on connections). Each serves a front end
+(`mcp_server.McpFrontEnd`) it is given; nothing here knows the tools."""
 
 from __future__ import annotations
 
@@ -12,8 +12,6 @@ import json
 import os
 import sys
 from typing import Any
-
-from mcp.server.stdio import stdio_server
 
 from backends.errors import DebuggerError, ErrorCode, InvalidInput
 
@@ -44,21 +42,18 @@ def _lone_surrogate(value: Any) -> str | None:
     return None
 
 
-def jsonrpc_problem(line: str) -> dict[str, Any] | None | bool:
-    """The JSON-RPC error answer for a line the SDK would drop without one:
-    None when the line is fine, False when it needs no answer (a blank line,
-    a broken notification)."""
+def inspect_line(line: str) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """A line of the wire, parsed once: (the message, None) when the SDK can
+    take it; (None, the JSON-RPC error answer) for one the SDK would drop
+    without an answer; (None, None) for one that needs none (a blank line, a
+    broken notification). Lines over MAX_MESSAGE_BYTES never get here
+    (`_lines` answers them unread)."""
     if not line.strip():
-        return False
+        return None, None
 
-    def error(code: int, message: str, msg_id: Any = None) -> dict[str, Any]:
-        return {"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": message}}
+    def error(code: int, message: str, msg_id: Any = None) -> tuple[None, dict[str, Any]]:
+        return None, {"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": message}}
 
-    if len(line) > MAX_MESSAGE_BYTES:
-        # Answered with the request's id, or its caller would wait for ever.
-        return error(-32600, f"Invalid Request: a message of {len(line):,} characters; the "
-                     f"limit is {MAX_MESSAGE_BYTES:,}. Send a shorter one.",
-                     wire.message_id(line))
     try:
         message = wire.decode(line, wire.MAX_DEPTH)
     except wire.TooDeep as exc:
@@ -75,7 +70,7 @@ def jsonrpc_problem(line: str) -> dict[str, Any] | None | bool:
     is_request = "method" in message and "id" in message
     if message.get("jsonrpc") != "2.0":
         return error(-32600, 'Invalid Request: "jsonrpc" must be "2.0".', msg_id) \
-            if is_request or "method" not in message else False
+            if is_request or "method" not in message else (None, None)
     if "method" in message:
         if not isinstance(message["method"], str):
             return error(-32600, 'Invalid Request: "method" must be a string.', msg_id)
@@ -83,86 +78,296 @@ def jsonrpc_problem(line: str) -> dict[str, Any] | None | bool:
         if "params" in message and not isinstance(params, dict):
             return error(-32602, 'Invalid params: "params" must be an object, e.g. '
                          '{"name": "debug_status", "arguments": {}}.', msg_id) \
-                if is_request else False
+                if is_request else (None, None)
         bad = _lone_surrogate(message)
         if bad is not None:
             where = bad.encode("utf-8", "backslashreplace").decode()[:60]
             return error(-32602, f"Invalid params: a string holds a lone surrogate ({where!r}), "
                          "which is not valid Unicode. Send text that UTF-8 can encode.", msg_id) \
-                if is_request else False
-    return None
+                if is_request else (None, None)
+    return message, None
 
 
-class _GuardedOut:
-    """The wire's stdout, shared by the SDK's writer and our error answers, one
-    whole line at a time."""
+#: Of a line too long to read, what is kept to find its id (wire.message_id
+#: looks at the first 64 KiB and the last 4 KiB).
+_HEAD_BYTES, _TAIL_BYTES = 65536, 4096
+#: How much the reader takes from the pipe at a time.
+_READ_BYTES = 256 * 1024
+#: Answers waiting for a client that does not read: past this many bytes a
+#: tool's answer waits for the pipe instead of piling up in memory.
+_OUT_HIGH_WATER = 1024 * 1024
 
-    def __init__(self, file: Any) -> None:
+
+def _error_line(problem: dict[str, Any]) -> bytes:
+    return json.dumps(problem).encode() + b"\n"
+
+
+class _WireOut:
+    """The wire's stdout: whole lines, in the order they are given, written
+    from the event loop. The descriptor is left blocking (O_NONBLOCK belongs
+    to the open file, which a terminal or stderr may share, and would make
+    their writes fail), so the loop writes at most PIPE_BUF bytes at a time,
+    and only when poll says there is room: Linux and macOS call a pipe
+    writable only with that much free. When there is none, the rest waits for
+    the loop's writer callback."""
+
+    def __init__(self, fd: int) -> None:
+        import select
+
+        self.fd = fd
+        self.loop = asyncio.get_running_loop()
+        self.pending = bytearray()
+        self.broken = False  # the client closed its end: answers are dropped
+        self.drained = asyncio.Event()
+        self.drained.set()
+        self.poller = select.poll()
+        self.poller.register(fd, select.POLLOUT)
+        self.chunk = select.PIPE_BUF
+        self.watching = False
+
+    def write(self, data: bytes) -> None:
+        if self.broken:
+            return
+        busy = bool(self.pending)
+        self.pending += data
+        if not busy:
+            self._flush()
+
+    def _wait_for_room(self) -> None:
+        if not self.watching:
+            self.loop.add_writer(self.fd, self._flush)
+            self.watching = True
+        self.drained.clear()
+
+    def _flush(self) -> None:
+        try:
+            while self.pending:
+                if not self.poller.poll(0):
+                    return self._wait_for_room()
+                del self.pending[:os.write(self.fd, self.pending[:self.chunk])]
+        except BlockingIOError:  # another holder of the pipe made it non-blocking
+            return self._wait_for_room()
+        except OSError:
+            self.broken = True  # EPIPE: no one reads the answers any more
+            self.pending.clear()
+        self.close()
+        self.drained.set()
+
+    async def drain(self, limit: int = 0) -> None:
+        """Wait until at most `limit` bytes are left to write."""
+        while len(self.pending) > limit and not self.broken:
+            await self.drained.wait()
+
+    def close(self) -> None:
+        if self.watching:
+            self.loop.remove_writer(self.fd)
+            self.watching = False
+
+
+class _SdkWriteStream:
+    """The stream the SDK's server writes its messages to (its WriteStream
+    protocol): each one is encoded and queued on the wire within the call, in
+    order, with no task or thread between the answer and the pipe."""
+
+    def __init__(self, out: _WireOut) -> None:
+        self.out = out
+        self.closed = False
+
+    async def send(self, item: Any, /) -> None:
         import anyio
 
-        self.file = file
-        self.lock = anyio.Lock()
+        if self.closed:
+            raise anyio.ClosedResourceError
+        data = item.message.model_dump_json(by_alias=True, exclude_unset=True)
+        self.out.write(data.encode("utf-8", "backslashreplace") + b"\n")
+        if len(self.out.pending) > _OUT_HIGH_WATER:
+            await self.out.drain(_OUT_HIGH_WATER)
 
-    async def write(self, data: str) -> None:
-        async with self.lock:
-            await self.file.write(data)
-            await self.file.flush()
+    async def aclose(self) -> None:
+        self.closed = True
 
-    async def flush(self) -> None:
-        pass
+    async def __aenter__(self) -> "_SdkWriteStream":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
 
 
-class _CheckedIn:
-    """stdin lines, minus the ones the SDK would drop unanswered: those are
-    answered here with a JSON-RPC error."""
+class _WireIn:
+    """The wire's stdin, read from the event loop, its descriptor left blocking
+    (see _WireOut): read when poll says there is something to read (one read
+    then takes what is there without waiting), else once the loop's reader
+    callback says so."""
 
-    def __init__(self, file: Any, out: _GuardedOut) -> None:
-        self.file = file
-        self.out = out
+    def __init__(self, fd: int) -> None:
+        import select
 
-    def __aiter__(self) -> Any:
-        return self._lines()
+        self.fd = fd
+        self.loop = asyncio.get_running_loop()
+        self.poller = select.poll()
+        self.poller.register(fd, select.POLLIN)
+        self.waiter: asyncio.Future[None] | None = None
 
-    async def _lines(self) -> Any:
-        async for line in self.file:
-            problem = jsonrpc_problem(line)
-            if problem is None:
+    def _readable(self) -> None:
+        if self.waiter is not None and not self.waiter.done():
+            self.waiter.set_result(None)
+
+    async def read(self) -> bytes:
+        """The next bytes, b"" at the end."""
+        while not self.poller.poll(0):
+            self.waiter = self.loop.create_future()
+            try:
+                self.loop.add_reader(self.fd, self._readable)
+            except (PermissionError, ValueError):  # not pollable by epoll: read in a thread
+                return await asyncio.to_thread(os.read, self.fd, _READ_BYTES)
+            try:
+                await self.waiter
+            finally:
+                self.loop.remove_reader(self.fd)
+                self.waiter = None
+        try:
+            return os.read(self.fd, _READ_BYTES)
+        except BlockingIOError:  # another holder of the pipe made it non-blocking
+            return await self.read()
+
+    def close(self) -> None:
+        if self.waiter is not None:
+            self.waiter.cancel()
+
+
+async def _lines(wire_in: _WireIn, out: _WireOut) -> Any:
+    """The wire's lines, a line too long (over MAX_MESSAGE_BYTES) answered
+    with an error without being held whole; a last line without its newline
+    counts. CR and CRLF end lines too, as the SDK's text reader had them."""
+    buffer = bytearray()
+    skipping = False  # in a line over the limit: its head is kept, and its tail
+    head = tail = b""
+    skipped = 0
+    while True:
+        data = await wire_in.read()
+        if not data:
+            break
+        if b"\r" in data:
+            data = data.replace(b"\r", b"\n")  # a CRLF leaves a blank line: unanswered
+        start = 0
+        while True:
+            end = data.find(b"\n", start)
+            if skipping:
+                piece = data[start:] if end < 0 else data[start:end]
+                skipped += len(piece)
+                tail = (tail + piece)[-_TAIL_BYTES:]
+                if end < 0:
+                    break
+                skipping = False
+                out.write(_error_line(_too_long(skipped, head + tail)))
+                head = tail = b""
+                start = end + 1
+                continue
+            if end < 0:
+                buffer += data[start:]
+                if len(buffer) > MAX_MESSAGE_BYTES:
+                    skipping, skipped = True, len(buffer)
+                    head, tail = bytes(buffer[:_HEAD_BYTES]), bytes(buffer[-_TAIL_BYTES:])
+                    buffer.clear()
+                break
+            if buffer:
+                buffer += data[start:end]
+                line = bytes(buffer)
+                buffer.clear()
+            else:
+                line = data[start:end]
+            start = end + 1
+            if len(line) > MAX_MESSAGE_BYTES:
+                ends = line[:_HEAD_BYTES] + line[-_TAIL_BYTES:]
+                out.write(_error_line(_too_long(len(line), ends)))
+            else:
                 yield line
-            elif problem:
-                await self.out.write(json.dumps(problem) + "\n")
+    if skipping:
+        out.write(_error_line(_too_long(skipped, head + tail)))
+    elif buffer:
+        yield bytes(buffer)
 
 
-async def serve_stdio(front: Any) -> None:
-    """The SDK's stdio transport, with every request answered: a line that is
-    not JSON, not JSON-RPC 2.0, has params that are not an object, or holds a
-    lone surrogate gets a JSON-RPC error instead of silence. While serving,
-    fd 0 reads the null device and fd 1 goes to stderr, so nothing a child or
-    a stray print writes can reach the wire."""
-    import io
+def _too_long(size: int, ends: bytes) -> dict[str, Any]:
+    # Answered with the request's id, or its caller would wait for ever.
+    return {"jsonrpc": "2.0", "id": wire.message_id(ends.decode("utf-8", "replace")),
+            "error": {"code": -32600, "message": f"Invalid Request: a message of {size:,} "
+                      f"bytes; the limit is {MAX_MESSAGE_BYTES:,}. Send a shorter one."}}
 
-    import anyio
 
-    wire_in, wire_out = os.dup(0), os.dup(1)
+def _claim_stdio() -> tuple[int, int]:
+    """The wire's descriptors, private copies (closed on exec); fd 0 then
+    reads the null device and fd 1 goes to stderr, so nothing a child or a
+    stray print writes can reach the wire."""
+    import fcntl
+
+    wire_in = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
+    wire_out = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, 3)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
     os.dup2(2, 1)
-    try:
-        reader = anyio.wrap_file(io.TextIOWrapper(os.fdopen(wire_in, "rb", closefd=False),
-                                                  encoding="utf-8", errors="replace"))
-        out = _GuardedOut(anyio.wrap_file(io.TextIOWrapper(
-            os.fdopen(wire_out, "wb", closefd=False), encoding="utf-8",
-            errors="backslashreplace")))
-        async with stdio_server(stdin=_CheckedIn(reader, out), stdout=out) as (read, write):
-            from mcp.server.lowlevel.server import NotificationOptions
+    return wire_in, wire_out
 
-            options = front.server.create_initialization_options(
-                NotificationOptions(tools_changed=True))
-            await front.server.run(read, write, options)
+
+async def serve_stdio(front: Any) -> None:
+    """The MCP protocol (the SDK's server, `Server.run`) over stdin and stdout,
+    every request answered: a line that is not JSON, not JSON-RPC 2.0, has
+    params that are not an object, holds a lone surrogate or is longer than
+    MAX_MESSAGE_BYTES gets a JSON-RPC error instead of silence. The end of
+    stdin ends the server.
+
+    The transport is the event loop's own (a reader callback on the pipe,
+    writes from the loop), not the SDK's `stdio_server`, which hands every
+    line read and every answer written to a worker thread: on a busy 2-core
+    machine those hand-overs were most of the server's time per call (see
+    docs/performance.md, "MCP tool round trips"). Lines reach the SDK as its
+    own message type, through its memory stream."""
+    import anyio
+    from mcp.server.lowlevel.server import NotificationOptions
+    from mcp.shared.message import SessionMessage
+    from mcp_types import jsonrpc_message_adapter
+
+    wire_in, wire_out = _claim_stdio()
+    reader = writer = None
+    try:
+        reader, writer = _WireIn(wire_in), _WireOut(wire_out)
+        send, receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+
+        async def feed() -> None:
+            async with send:
+                async for line in _lines(reader, writer):
+                    message, problem = inspect_line(line.decode("utf-8", "replace"))
+                    if problem is not None:
+                        writer.write(_error_line(problem))
+                        continue
+                    if message is None:
+                        continue
+                    try:
+                        item: Any = SessionMessage(jsonrpc_message_adapter.validate_python(
+                            message, by_name=False))
+                    except Exception as exc:  # what the SDK's own reader hands on
+                        item = exc
+                    await send.send(item)
+
+        options = front.server.create_initialization_options(
+            NotificationOptions(tools_changed=True))
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(feed)
+            await front.server.run(receive, _SdkWriteStream(writer), options)
+            tg.cancel_scope.cancel()
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(writer.drain(), 10)  # the last answers, to a reading client
     finally:
+        for end in (reader, writer):
+            if end is not None:
+                end.close()
         with contextlib.suppress(OSError):
             os.dup2(wire_in, 0)
             os.dup2(wire_out, 1)
+        for fd in (wire_in, wire_out):
+            with contextlib.suppress(OSError):
+                os.close(fd)
 
 
 # ============================================================================ HTTP transport
