@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 from contextvars import ContextVar
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -85,7 +85,8 @@ class View:
     panes: bool = False
 
     def to_wire(self) -> dict[str, Any]:
-        return {k: v for k, v in asdict(self).items() if v}
+        # vars, not asdict (a deep copy of flat fields, 1% of an MCP server's time per call)
+        return {k: v for k, v in vars(self).items() if v}
 
     @classmethod
     def from_wire(cls, raw: Any) -> "View | None":
