@@ -16,6 +16,10 @@ round, with the raw DAP round and the router's (no MCP) among them:
 A is the server of the checkout named by --before (run with PYTHONPATH at
 it), B this checkout's. Without --before, only this checkout's rows.
 
+For the servers behind the thin clients it also prints the CPU time each
+server used per round (Linux: /proc/PID/stat), which the load moves less
+than the time a round takes.
+
 Run:  python benchmarks/mcp_ab.py --before /path/to/old/checkout [--rounds N]
 """
 
@@ -51,6 +55,15 @@ def tool_round(client: Any) -> Round:
     return one
 
 
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time of a process so far (Linux), else None."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def env_for(checkout: Path | None) -> dict[str, str]:
     env = dict(os.environ)
     if checkout is not None:
@@ -59,7 +72,8 @@ def env_for(checkout: Path | None) -> dict[str, str]:
     return env
 
 
-async def main(ns: argparse.Namespace, program: str, session: str) -> dict[str, list[float]]:
+async def main(ns: argparse.Namespace, program: str,
+               session: str) -> tuple[dict[str, list[float]], dict[str, float]]:
     from mcp.client import Client
     from mcp.client.stdio import StdioServerParameters
 
@@ -67,6 +81,7 @@ async def main(ns: argparse.Namespace, program: str, session: str) -> dict[str, 
 
     versions = {"B": None} if ns.before is None else {"A": Path(ns.before).resolve(), "B": None}
     rounds: dict[str, Round] = {}
+    servers: dict[str, int] = {}  # the thin rows' server pids
     async with contextlib.AsyncExitStack() as stack:
         raw = await RawSession(program).start()
         stack.push_async_callback(raw.close)
@@ -94,6 +109,8 @@ async def main(ns: argparse.Namespace, program: str, session: str) -> dict[str, 
             if "thin" in ns.clients:
                 thin = LineClient(args, env=env_for(checkout), cwd=cwd)
                 rounds[f"{label}, thin"] = tool_round(await stack.enter_async_context(thin))
+                assert thin.proc is not None
+                servers[f"{label}, thin"] = thin.proc.pid
             if "sdk" in ns.clients:
                 params = StdioServerParameters(command=sys.executable, args=args[1:],
                                                env=env_for(checkout), cwd=cwd)
@@ -103,10 +120,16 @@ async def main(ns: argparse.Namespace, program: str, session: str) -> dict[str, 
             await one()
         times: dict[str, list[float]] = {name: [] for name in rounds}
         order = list(rounds)
+        cpu_before = {name: cpu_seconds(pid) for name, pid in servers.items()}
         for i in range(ns.rounds):
             for name in order if i % 2 == 0 else order[::-1]:
                 times[name].append(await rounds[name]())
-        return times
+        cpu = {}
+        for name, pid in servers.items():
+            now, then = cpu_seconds(pid), cpu_before[name]
+            if now is not None and then is not None:
+                cpu[name] = (now - then) / ns.rounds
+        return times, cpu
 
 
 def run() -> None:
@@ -124,7 +147,7 @@ def run() -> None:
         load_before = os.getloadavg()[0]
         session = start_daemon(program)
         try:
-            times = asyncio.run(main(ns, program, session))
+            times, cpu = asyncio.run(main(ns, program, session))
         finally:
             subprocess.run([sys.executable, "-m", "tui_debugger", "stop", "--session", session],
                            capture_output=True, check=False)
@@ -134,7 +157,9 @@ def run() -> None:
     for name, samples in times.items():
         med = statistics.median(samples) * 1000
         p90 = sorted(samples)[max(0, int(len(samples) * 0.9) - 1)] * 1000
-        print(f"  {name:14} median {med:7.2f} ms   p90 {p90:7.2f} ms   {med / base:5.2f}x raw")
+        used = f"   server CPU {cpu[name] * 1000:5.2f} ms/round" if name in cpu else ""
+        print(f"  {name:14} median {med:7.2f} ms   p90 {p90:7.2f} ms   "
+              f"{med / base:5.2f}x raw{used}")
 
 
 if __name__ == "__main__":
