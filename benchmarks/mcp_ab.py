@@ -8,13 +8,16 @@ round, with the raw DAP round and the router's (no MCP) among them:
 
   raw DAP        next, stopped, stackTrace, scopes, variables; one more variables
   router         `next` + `variables` through the Router over the session socket
-  A / B, thin    debug_step_over + debug_variables from a bare newline-JSON client
+  before / after, thin
+                 debug_step_over + debug_variables from a bare newline-JSON client
                  (mcp_roundtrip.LineClient): the server's own cost
-  A / B, sdk     the same through the MCP SDK's stdio client (what a Python
+  before / after, sdk
+                 the same through the MCP SDK's stdio client (what a Python
                  agent uses)
 
-A is the server of the checkout named by --before (run with PYTHONPATH at
-it), B this checkout's. Without --before, only this checkout's rows.
+"before" is the server of the checkout named by --before (run with
+PYTHONPATH at it), "after" this checkout's. Without --before, only this
+checkout's rows ("this").
 
 For the servers behind the thin clients it also prints the CPU time each
 server used per round (Linux: /proc/PID/stat), which the load moves less
@@ -79,7 +82,8 @@ async def main(ns: argparse.Namespace, program: str,
 
     from tui_debugger.router import Router
 
-    versions = {"B": None} if ns.before is None else {"A": Path(ns.before).resolve(), "B": None}
+    versions = ({"this": None} if ns.before is None
+                else {"before": Path(ns.before).resolve(), "after": None})
     rounds: dict[str, Round] = {}
     servers: dict[str, int] = {}  # the thin rows' server pids
     async with contextlib.AsyncExitStack() as stack:
@@ -153,12 +157,12 @@ def run() -> None:
                            capture_output=True, check=False)
     base = statistics.median(times["raw DAP"]) * 1000
     print(f"the agent's round (step, then the locals), {ns.rounds} rounds alternated, "
-          f"load average (1 min) before/after: {load_before:.2f} / {os.getloadavg()[0]:.2f}")
+          f"load average (1 min) at the start / end: {load_before:.2f} / {os.getloadavg()[0]:.2f}")
     for name, samples in times.items():
         med = statistics.median(samples) * 1000
         p90 = sorted(samples)[max(0, int(len(samples) * 0.9) - 1)] * 1000
         used = f"   server CPU {cpu[name] * 1000:5.2f} ms/round" if name in cpu else ""
-        print(f"  {name:14} median {med:7.2f} ms   p90 {p90:7.2f} ms   "
+        print(f"  {name:13} median {med:7.2f} ms   p90 {p90:7.2f} ms   "
               f"{med / base:5.2f}x raw{used}")
 
 
