@@ -241,7 +241,7 @@ def several_live() -> bool:
     metadata files. A listing, with no socket probed, so every call can ask.
     The directory is made and checked (runtime_dir) once per process here:
     its names are only counted, nothing in it is opened, and the check (two
-    mkdir and an lstat) cost 0.05-0.1 ms, twice per agent round."""
+    mkdir and an lstat) cost 0.05-0.18 ms, twice per agent round."""
     global _listed_dir
     key = (os.environ.get("TUI_DEBUGGER_RUNTIME_DIR"), os.environ.get("XDG_RUNTIME_DIR"))
     try:
