@@ -140,6 +140,8 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
         self._queued: list[tuple[int, str, dict[str, Any]]] = []
         self._queue_changed = asyncio.Event()
         self._resumed = asyncio.Event()  # set when the state becomes running
+        #: a stop was shown: paint it as soon as the events that came with it are handled
+        self._paint_soon = False
 
     # ================================================================== layout
 
@@ -412,6 +414,13 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
         self.run_worker(self._refresh(), group="refresh", exclusive=True)
         if self.disassembly_shown:
             self.run_worker(self._refresh_disassembly(), group="disassembly", exclusive=True)
+        self._paint_soon = True  # once the events that came with it are handled (_pump)
+
+    def _paint_now(self) -> None:
+        """The stop on screen in this turn of the loop (PacedScreen.paint_now)."""
+        screen = self.screen
+        if isinstance(screen, PacedScreen):
+            screen.paint_now()
 
     @property
     def closing(self) -> bool:

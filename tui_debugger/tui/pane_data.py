@@ -75,6 +75,7 @@ class PaneData:
             self.query_one(WatchesPane).show_values(watches)
         self._show_threads(threads)
         self.call_after_refresh(self._show_stopped_bindings)
+        self._paint_now()
 
     def _threads_shown(self) -> bool:
         return self.query_one("#nav-tabs", TabbedContent).active == "tab-threads"
