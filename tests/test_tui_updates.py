@@ -313,6 +313,22 @@ async def test_paint_now_paints_a_repaint_in_the_same_turn_and_leaves_a_layout_t
         await wait_until(pilot, lambda: not screen._dirty_widgets, what="the paced paints")
 
 
+async def test_a_relabelled_variable_is_repainted_with_the_frame_it_is_shown_in():
+    """TreeNode.set_label repaints on a later turn of the loop; the pane asks
+    for the repaint at once, so a step's stack and values share one frame."""
+    tree = VariablesPane()
+    async with OneWidget(tree).run_test(size=(80, 20)) as pilot:
+        scopes = ["Locals", "Globals"]
+        tree.wanted_keys(scopes)
+        tree.show(scopes, {("Locals", None): page("Locals", {"i": "0", "total": "0"})})
+        await pilot.pause(0.1)
+        assert not tree._repaint_required
+        tree.show(scopes, {("Locals", None): page("Locals", {"i": "1", "total": "0"})})
+        assert tree._repaint_required  # asked for now, not on a later turn
+        await pilot.pause(0.1)
+        assert "   i = 1  int" in tree_labels(tree)
+
+
 # ---------------------------------------------------------------------------- Textual's internals
 
 def _fingerprint(qualified: str) -> str:
@@ -403,6 +419,7 @@ def test_textuals_internals_that_frames_uses_are_there_and_shaped_as_expected():
     # What PacedScreen.paint_now reads of the screen, its widgets and the app.
     from textual.app import App
     from textual.widget import Widget
+    from textual.widgets import Tree
 
     widget = Widget()
     for name in ("_layout_required", "_scroll_required", "_refresh_styles_required",
@@ -410,6 +427,11 @@ def test_textuals_internals_that_frames_uses_are_there_and_shaped_as_expected():
         assert isinstance(getattr(widget, name, None), bool), f"Widget.{name} is gone"
     assert "_batch_count" in vars(App()), "App._batch_count is gone"
     assert isinstance(getattr(Screen, "is_current", None), property)
+    # ... and what VariablesPane._relabel does of TreeNode.set_label.
+    tree: Tree[None] = Tree("root")
+    assert isinstance(tree.root._updates, int) and tree.root._label is not None
+    assert list(inspect.signature(tree._refresh_node).parameters) == ["node"]
+    assert callable(tree.process_label)
 
     # What FocusedCompositor reads, and the update it builds.
     compositor = screen._compositor

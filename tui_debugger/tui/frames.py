@@ -66,6 +66,8 @@ TEXTUAL_SOURCES = {
     # to the screen, and the screen noting it
     "textual.widget.Widget._check_refresh": "2545f8900b7eebfd",
     "textual.screen.Screen._on_update": "656eca607549b316",
+    # copied into VariablesPane._relabel, with the repaint asked for at once
+    "textual.widgets._tree.TreeNode.set_label": "afe2a7d736f2a22d",
 }
 
 
