@@ -142,6 +142,10 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
         self._resumed = asyncio.Event()  # set when the state becomes running
         #: a stop was shown: paint it as soon as the events that came with it are handled
         self._paint_soon = False
+        #: stops shown so far, and the stack and locals asked for while a step
+        #: ran: (stops shown when asked, link, stack call, variables call)
+        self._stops_seen = 0
+        self._stop_view: tuple[int, Any, Any, Any] | None = None
 
     # ================================================================== layout
 
@@ -271,6 +275,7 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
         self.status.exit_code = event.exit_code
 
     def _on_terminated(self, event: events.Terminated) -> None:
+        self._discard_stop_view()
         self.state = "terminated"
         self.status.exit_code = event.exit_code
         self.status.message = event.reason or ""
@@ -385,6 +390,7 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
             pane.add_class("-stale")
 
     def _on_stopped(self, stop: StopInfo, origin: str) -> None:
+        self._stops_seen += 1
         self.stop_info = stop
         if stop.thread_id != self._threads_selected:
             self._threads_stale = True
@@ -411,7 +417,7 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
         if stop.reason == "exception":
             self._exception_tab = True
             self.run_worker(self._show_exception(stop), group="exception", exclusive=True)
-        self.run_worker(self._refresh(), group="refresh", exclusive=True)
+        self.run_worker(self._refresh(stop=True), group="refresh", exclusive=True)
         if self.disassembly_shown:
             self.run_worker(self._refresh_disassembly(), group="disassembly", exclusive=True)
         self._paint_soon = True  # once the events that came with it are handled (_pump)
