@@ -68,6 +68,10 @@ STOPPED_STATUS_AFTER = 0.025
 #: Seconds after a stop by which the footer's keys are un-greyed, at the latest.
 FOOTER_AFTER_STOP = 0.3
 
+#: Seconds a thread that wants the GIL waits for the one holding it (Python's
+#: default is 0.005): see run_app.
+SWITCH_INTERVAL = 0.0005
+
 #: How the session names each resume ("how" in continued events), as a sentence.
 VERBS = {"next": "stepped over", "step_in": "stepped into", "step_out": "stepped out",
          "continue": "continued", "goto": "jumped"}
@@ -496,6 +500,11 @@ def run_app(mode: str, args: dict[str, Any] | None = None, session: str | None =
             host: Any = None) -> int:
     """Run the TUI for the CLI; `host` is the PendingHost of the session to
     start, when the CLI started it before importing the TUI."""
+    # Textual writes to the terminal from a thread of its own, which waits for
+    # the GIL while this (main) thread goes on with the stop's next events: up to
+    # the 5 ms switch interval, so a painted stop reached the screen 2-6 ms late.
+    # At 0.5 ms the writer gets its turn at once; the loop hardly notices.
+    sys.setswitchinterval(SWITCH_INTERVAL)
     app = create_app(mode, args, session)
     app.pending_host = host
     code = app.run()
