@@ -209,6 +209,30 @@ def test_trace_from_the_command_line(no_leftover_daemons, workdir):
     tdb(workdir, "stop")
 
 
+async def test_the_reapers_pass_over_proc_leaves_the_hosts_loop_free(monkeypatch):
+    """The reaper reads every process's stat file once a second (tens of ms
+    under load): in a thread, so a step's stop is not held behind it."""
+    import asyncio
+
+    from backends import process
+
+    def slow_table():
+        time.sleep(0.3)  # a slow pass over /proc
+        return {}
+
+    monkeypatch.setattr(process, "_proc_table", slow_table)
+    reaper = asyncio.get_running_loop().create_task(process.reap_orphans_forever(interval=0.01))
+    try:
+        worst, last = 0.0, time.monotonic()
+        for _ in range(60):
+            await asyncio.sleep(0.01)
+            now = time.monotonic()
+            worst, last = max(worst, now - last), now
+        assert worst < 0.15, f"the loop was held {worst * 1000:.0f} ms"
+    finally:
+        reaper.cancel()
+
+
 @pytest.mark.slow
 def test_the_daemon_reaps_the_programs_it_ran(no_leftover_daemons, workdir):
     from backends.process import _zombie_children

@@ -311,3 +311,29 @@ async def test_a_stops_locals_are_read_once_for_the_tui_and_shared_while_on_thei
     await asyncio.sleep(0.1)
     assert reads == []
     await link.call("terminate", {})
+
+
+async def test_stack_and_variables_asked_while_a_step_runs_answer_its_stop(
+        no_leftover_processes, hub, workdir):
+    """The TUI asks for a step's stack and locals as soon as the step is under
+    way (waitMs 0): each waits for the stop on its way and answers that stop,
+    never the one before it nor "the program is running"."""
+    program = workdir / "py_basic.py"
+    loop_line = marker_line(program, "@loop-body")
+    link = await launch(hub, workdir, "py_basic.py", breakpoints=[f"py_basic.py:{loop_line}"])
+    stop = await link.call("await", {"timeoutMs": 15000})
+    assert stop.status == "stopped" and stop.stop.location.line == loop_line
+    changed = 0
+    for _ in range(4):
+        answered = await link.call("next", {"waitMs": 0})
+        assert answered.status == "running"  # it did not wait for the stop
+        stack, variables = await asyncio.gather(link.call("stack", {}),
+                                                link.call("variables", {}))
+        assert link.session.state == SessionState.stopped
+        assert stack.frames[0].line == link.session.stop.location.line
+        again = await link.call("variables", {})  # asked with the stop on screen
+        assert [(v.name, v.value) for v in variables.variables] == \
+            [(v.name, v.value) for v in again.variables]
+        changed += any(v.changed for v in variables.variables)
+    assert changed  # the loop's values moved, and each answer had the new ones
+    await link.call("terminate", {})

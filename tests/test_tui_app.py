@@ -52,6 +52,42 @@ async def quit_app(pilot):
 # ---------------------------------------------------------------------------- source, stack, variables
 
 
+async def test_a_steps_stack_and_locals_are_asked_for_while_it_runs_and_shown_for_its_stop():
+    """F10 asks for the stop's stack and locals as soon as the step is under
+    way (the host answers them once the stop is read), unless the stop is
+    already there when the step's answer comes: either way each is asked once
+    per stop, and the panes show the new stop's frames and values."""
+    app, size = launch(CALL_RESTOCK)
+    async with app.run_test(size=size) as pilot:
+        await stopped_at(pilot, CALL_RESTOCK, filled_after=0)
+        sent: list[tuple[str, int]] = []
+        link = app.link
+        real = link.call
+
+        async def call(command, args=None, cwd=None, **kw):
+            sent.append((command, app._stops_seen))
+            return await real(command, args, cwd, **kw)
+
+        link.call = call
+        stack = app.query_one(StackPane)
+        asked_while_running = 0
+        for line in (IF_ADDED, example_line('print(f"{item.sku:8}'),
+                     CALL_RESTOCK - 1, CALL_RESTOCK):  # the loop's `for`, then its body
+            stops, filled = app._stops_seen, app.variables.filled
+            sent.clear()
+            await pilot.press("f10")
+            await stopped_at(pilot, line, filled_after=filled)
+            await wait_until(pilot, lambda l=line: stack.frames and stack.frames[0].line == l,
+                             what="the stack of the new stop")
+            asked = [c for c in sent if c[0] in ("stack", "variables")]
+            assert sorted(command for command, _ in asked) == ["stack", "variables"], sent
+            asked_while_running += all(seen == stops for _, seen in asked)
+            assert any(label.strip().startswith(("added =", "*added ="))
+                       for label in tree_labels(app.variables))
+        assert asked_while_running, "no step asked for its stop's stack and locals while it ran"
+        await quit_app(pilot)
+
+
 @pytest.mark.slow
 async def test_stop_paints_source_stack_and_variables():
     app, size = launch(CALL_RESTOCK)

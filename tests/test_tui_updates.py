@@ -278,6 +278,57 @@ async def test_an_update_of_a_hidden_tab_alone_paints_nothing_and_runs_what_wait
         assert paints  # a visible change is painted
 
 
+async def test_paint_now_paints_a_repaint_in_the_same_turn_and_leaves_a_layout_to_textual():
+    """A stop is painted by the code that shows it (PacedScreen.paint_now), not
+    four turns of the loop later; a change that needs a layout is left to
+    Textual's own way, and nothing is painted twice."""
+    from textual.widgets import Static
+
+    app = ManyPanes()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(0.2)
+        screen = app.screen
+        painted: list[list[str]] = []
+        real = screen._compositor_refresh
+        screen._compositor_refresh = lambda: (
+            painted.append(sorted(str(w.id) for w in screen._dirty_widgets)), real())[1]
+        status, code = app.query_one("#status", Static), app.query_one("#code", Static)
+        status.refresh()
+        code.refresh()
+        assert screen.paint_now() is True
+        assert painted == [["code", "status"]]  # before paint_now returned: one frame
+        await pilot.pause(0.1)
+        assert painted == [["code", "status"]]  # and not again when Textual's turn comes
+
+        assert screen.paint_now() is False  # nothing to paint
+        status.refresh(layout=True)
+        assert screen.paint_now() is False  # a layout goes Textual's way
+        await pilot.pause(0.1)
+        assert len(painted) == 2
+        # Past the frame allowance (three back to back), the paint waits for the pacer.
+        for _ in range(4):
+            status.refresh()
+            screen.paint_now()
+        assert len(painted) < 6
+        await wait_until(pilot, lambda: not screen._dirty_widgets, what="the paced paints")
+
+
+async def test_a_relabelled_variable_is_repainted_with_the_frame_it_is_shown_in():
+    """TreeNode.set_label repaints on a later turn of the loop; the pane asks
+    for the repaint at once, so a step's stack and values share one frame."""
+    tree = VariablesPane()
+    async with OneWidget(tree).run_test(size=(80, 20)) as pilot:
+        scopes = ["Locals", "Globals"]
+        tree.wanted_keys(scopes)
+        tree.show(scopes, {("Locals", None): page("Locals", {"i": "0", "total": "0"})})
+        await pilot.pause(0.1)
+        assert not tree._repaint_required
+        tree.show(scopes, {("Locals", None): page("Locals", {"i": "1", "total": "0"})})
+        assert tree._repaint_required  # asked for now, not on a later turn
+        await pilot.pause(0.1)
+        assert "   i = 1  int" in tree_labels(tree)
+
+
 # ---------------------------------------------------------------------------- Textual's internals
 
 def _fingerprint(qualified: str) -> str:
@@ -364,6 +415,23 @@ def test_textuals_internals_that_frames_uses_are_there_and_shaped_as_expected():
     assert list(inspect.signature(Screen._on_timer_update).parameters) == ["self"]
     assert inspect.iscoroutinefunction(Screen._invoke_and_clear_callbacks)
     assert callable(getattr(screen, "_compositor_refresh", None))
+
+    # What PacedScreen.paint_now reads of the screen, its widgets and the app.
+    from textual.app import App
+    from textual.widget import Widget
+    from textual.widgets import Tree
+
+    widget = Widget()
+    for name in ("_layout_required", "_scroll_required", "_refresh_styles_required",
+                 "_recompose_required", "_repaint_required"):
+        assert isinstance(getattr(widget, name, None), bool), f"Widget.{name} is gone"
+    assert "_batch_count" in vars(App()), "App._batch_count is gone"
+    assert isinstance(getattr(Screen, "is_current", None), property)
+    # ... and what VariablesPane._relabel does of TreeNode.set_label.
+    tree: Tree[None] = Tree("root")
+    assert isinstance(tree.root._updates, int) and tree.root._label is not None
+    assert list(inspect.signature(tree._refresh_node).parameters) == ["node"]
+    assert callable(tree.process_label)
 
     # What FocusedCompositor reads, and the update it builds.
     compositor = screen._compositor

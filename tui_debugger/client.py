@@ -157,6 +157,11 @@ class RemoteSession:
             code = ErrorCode.internal_error
         raise DebuggerError(error.message, code, **(error.details or {}))
 
+    @property
+    def events_waiting(self) -> int:
+        """Events read from the socket that `events` has not handed out yet."""
+        return self._events.qsize()
+
     async def events(self) -> AsyncIterator[SessionEvent]:
         while True:
             event = await self._events.get()

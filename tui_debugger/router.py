@@ -91,6 +91,11 @@ class RemoteHandle:
         """Every SessionEvent from now on, until the session's host goes away."""
         return self.remote.events()
 
+    @property
+    def events_waiting(self) -> int:
+        """Events already here that `events` has not handed out yet."""
+        return self.remote.events_waiting
+
     async def close(self) -> None:
         """Let go of the session (it keeps running)."""
         await self.remote.close()

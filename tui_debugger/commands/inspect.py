@@ -166,6 +166,9 @@ WINDOWED_CHILDREN = 10_000
 
 async def _variables(ctx: CommandContext, args: VariablesArgs) -> VariablesResult:
     session = session_of(ctx)
+    # A call sent while a step's stop is on its way answers that stop (the TUI
+    # asks for the locals as soon as the step is under way).
+    await session.settle()
     if session.state != SessionState.stopped:
         session._require_state({SessionState.stopped}, "read variables")
     frame_index = session.selected_frame_index if args.frame_index is None else args.frame_index

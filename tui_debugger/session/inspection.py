@@ -251,6 +251,11 @@ async def shared(cache: dict[int, "asyncio.Future[Any]"], key: int, read) -> Any
     """One read per key while it lasts: later callers wait for the same one. A
     read that fails is forgotten (the next caller tries again); a caller that
     gives up does not cancel it for the others."""
+    return await asyncio.shield(start_shared(cache, key, read))
+
+
+def start_shared(cache: dict[int, "asyncio.Future[Any]"], key: int, read) -> "asyncio.Future[Any]":
+    """`shared`'s read, started now (or the one on its way) without waiting for it."""
     future = cache.get(key)
     if future is None:
         future = cache[key] = asyncio.ensure_future(read())
@@ -261,7 +266,7 @@ async def shared(cache: dict[int, "asyncio.Future[Any]"], key: int, read) -> Any
                     del cache[key]
 
         future.add_done_callback(forget_failure)
-    return await asyncio.shield(future)
+    return future
 
 
 def first_with_source(frames: list[Frame]) -> Frame | None:

@@ -28,7 +28,7 @@ from backends.models import (
 
 from .. import events
 from ..models import SessionState, StopInfo
-from .inspection import first_with_source
+from .inspection import first_with_source, start_shared
 
 
 class Stops:
@@ -271,14 +271,26 @@ class Stops:
         self.last_stop = info
         self.last_stop_generation = self._run_generation
         self._stop_expected = False
-        self.set_state(SessionState.stopped)
-        if self._wants_stop_view():
-            # Scheduled before the stop's events are sent: the adapter works on the
+        wants_view = self._wants_stop_view()
+        if wants_view:
+            # The selected frame's scopes are asked for before the stop's events
+            # are told: their request's task runs before the tasks that send the
+            # events (traced: 1-1.5 ms sooner), and the adapter works on the
             # locals while the stop travels to the TUI and is painted.
+            self._start_scopes_read(thread_id)
+        self.set_state(SessionState.stopped)
+        if wants_view:
             asyncio.get_running_loop().create_task(self._prefetch_stop_view(self._run_generation))
         self.publish(events.Stopped(stop=info.model_copy(), origin=self._resumed_by or "session"))
         if session_bp_ids:
             self._publish_breakpoints()
+
+    def _start_scopes_read(self, thread_id: int | None) -> None:
+        cached = self._frames.get(thread_id) if thread_id is not None else None
+        frame = next((f for f in cached[0] if f.index == self.selected_frame_index), None) \
+            if cached else None
+        if frame is not None and self.backend is not None:
+            start_shared(self._scopes, frame.id, lambda: self._read_scopes(frame.id))
 
     def _invalidate_caches(self) -> None:
         self._frames.clear()

@@ -68,6 +68,10 @@ STOPPED_STATUS_AFTER = 0.025
 #: Seconds after a stop by which the footer's keys are un-greyed, at the latest.
 FOOTER_AFTER_STOP = 0.3
 
+#: Seconds a thread that wants the GIL waits for the one holding it (Python's
+#: default is 0.005): see run_app.
+SWITCH_INTERVAL = 0.0005
+
 #: How the session names each resume ("how" in continued events), as a sentence.
 VERBS = {"next": "stepped over", "step_in": "stepped into", "step_out": "stepped out",
          "continue": "continued", "goto": "jumped"}
@@ -140,6 +144,12 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
         self._queued: list[tuple[int, str, dict[str, Any]]] = []
         self._queue_changed = asyncio.Event()
         self._resumed = asyncio.Event()  # set when the state becomes running
+        #: a stop was shown: paint it as soon as the events that came with it are handled
+        self._paint_soon = False
+        #: stops shown so far, and the stack and locals asked for while a step
+        #: ran: (stops shown when asked, link, stack call, variables call)
+        self._stops_seen = 0
+        self._stop_view: tuple[int, Any, Any, Any] | None = None
 
     # ================================================================== layout
 
@@ -269,6 +279,7 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
         self.status.exit_code = event.exit_code
 
     def _on_terminated(self, event: events.Terminated) -> None:
+        self._discard_stop_view()
         self.state = "terminated"
         self.status.exit_code = event.exit_code
         self.status.message = event.reason or ""
@@ -383,6 +394,7 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
             pane.add_class("-stale")
 
     def _on_stopped(self, stop: StopInfo, origin: str) -> None:
+        self._stops_seen += 1
         self.stop_info = stop
         if stop.thread_id != self._threads_selected:
             self._threads_stale = True
@@ -409,9 +421,16 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
         if stop.reason == "exception":
             self._exception_tab = True
             self.run_worker(self._show_exception(stop), group="exception", exclusive=True)
-        self.run_worker(self._refresh(), group="refresh", exclusive=True)
+        self.run_worker(self._refresh(stop=True), group="refresh", exclusive=True)
         if self.disassembly_shown:
             self.run_worker(self._refresh_disassembly(), group="disassembly", exclusive=True)
+        self._paint_soon = True  # once the events that came with it are handled (_pump)
+
+    def _paint_now(self) -> None:
+        """The stop on screen in this turn of the loop (PacedScreen.paint_now)."""
+        screen = self.screen
+        if isinstance(screen, PacedScreen):
+            screen.paint_now()
 
     @property
     def closing(self) -> bool:
@@ -481,6 +500,11 @@ def run_app(mode: str, args: dict[str, Any] | None = None, session: str | None =
             host: Any = None) -> int:
     """Run the TUI for the CLI; `host` is the PendingHost of the session to
     start, when the CLI started it before importing the TUI."""
+    # Textual writes to the terminal from a thread of its own, which waits for
+    # the GIL while this (main) thread goes on with the stop's next events: up to
+    # the 5 ms switch interval, so a painted stop reached the screen 2-6 ms late.
+    # At 0.5 ms the writer gets its turn at once; the loop hardly notices.
+    sys.setswitchinterval(SWITCH_INTERVAL)
     app = create_app(mode, args, session)
     app.pending_host = host
     code = app.run()

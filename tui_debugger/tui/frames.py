@@ -62,6 +62,12 @@ TEXTUAL_SOURCES = {
     # overridden by PacedScreen: the timer it replaces, the update it wraps
     "textual.screen.Screen._update_timer": "0fdf304ef57a03f3",
     "textual.screen.Screen._on_timer_update": "63e2c1dbbefb1c5d",
+    # what PacedScreen.paint_now does in their stead: a widget's repaint handed
+    # to the screen, and the screen noting it
+    "textual.widget.Widget._check_refresh": "2545f8900b7eebfd",
+    "textual.screen.Screen._on_update": "656eca607549b316",
+    # copied into VariablesPane._relabel, with the repaint asked for at once
+    "textual.widgets._tree.TreeNode.set_label": "afe2a7d736f2a22d",
 }
 
 
@@ -99,6 +105,18 @@ class FramePacer:
             self._handle = loop.call_soon(self._fire)
         else:
             self._handle = loop.call_at(now + (1 - tokens) * self._period, self._fire)
+
+    def fire_now(self) -> bool:
+        """Update in this turn of the loop if a frame's allowance is there (an
+        update already scheduled is taken over); else as `resume` does. True
+        when it updated."""
+        loop = asyncio.get_running_loop()
+        if self._tokens_now(loop.time()) < 1:
+            self.resume()
+            return False
+        self.pause()
+        self._fire()
+        return True
 
     def pause(self) -> None:
         """Nothing to update after all (the screen was laid out another way)."""
@@ -219,6 +237,32 @@ class PacedScreen(Screen):
             return False
         super()._on_timer_update()
         return True
+
+    def paint_now(self) -> bool:
+        """Paint what the code that just ran changed, before returning, rather
+        than after the hops Textual takes to learn of it (the widget's idle
+        turn posts an Update to the screen, whose idle turn resumes the
+        timer): four turns of the event loop, 4-6 ms of a step's 30 here while
+        the stop's other events and the panes' requests run between them.
+        Only widgets that want a repaint and nothing else are taken over: one
+        that wants a layout, a scroll or new styles, or a screen that does,
+        takes Textual's own way. True when it painted."""
+        if not self.is_current or self.app._batch_count or self._layout_required \
+                or self._scroll_required or self._recompose_required:
+            return False
+        wanted = []
+        for widget in self._compositor.visible_widgets:
+            if widget._layout_required or widget._scroll_required or \
+                    widget._refresh_styles_required or widget._recompose_required:
+                return False
+            if widget._repaint_required:
+                wanted.append(widget)
+        if not wanted:
+            return False
+        for widget in wanted:  # what Widget._check_refresh and Screen._on_update do
+            widget._repaint_required = False
+            self._dirty_widgets.add(widget)
+        return self._update_timer.fire_now()
 
     def _on_unmount(self) -> None:
         if self._pacer is not None:

@@ -30,6 +30,9 @@ from .widgets.value_dialog import ValueDialog
 
 #: The TUI learns of the stop from the session's events, so it does not wait for it.
 RESUMING = {"continue", "next", "step", "finish", "stepi", "nexti"}
+#: Steps, whose stop usually follows within milliseconds: the stack and the
+#: locals are asked for as soon as the step is under way (PaneData._ask_for_stop_view).
+STEPS = {"next", "step", "finish", "stepi", "nexti"}
 #: Seconds a command waits for the message of an earlier key that never arrives
 #: (its pane went away meanwhile) before it runs anyway.
 ORDER_GIVE_UP = 1.0
@@ -132,11 +135,15 @@ class OrderedCommands:
         if self.link is None:
             self.notify("Not connected to a session yet.", severity="warning")
             return None
+        stops_before = self._stops_seen
         try:
-            return await self.link.call(command_id, args, cwd=self.cwd)
+            result = await self.link.call(command_id, args, cwd=self.cwd)
         except DebuggerError as exc:
             self.notify(exc.message, title=command_id, severity="error")
             return None
+        if command_id in STEPS and self._stops_seen == stops_before:
+            self._ask_for_stop_view()
+        return result
 
     def on_run_command(self, message: RunCommand) -> None:
         message.stop()

@@ -37,29 +37,75 @@ PAGE = 100
 class PaneData:
     """Fetch what the panes show, and show it, one frame per stop."""
 
-    async def _refresh(self) -> None:
+    def _ask_for_stop_view(self) -> None:
+        """A step is under way: ask for its stop's stack and locals now. The host
+        answers them once the stop is read (a call that needs a stop waits for
+        the one on its way), so they arrive right behind the stop's event
+        instead of a round trip after it, and this side's share of the asking is
+        done while the program steps."""
+        link = self.link
+        if link is None:
+            return
+        self._discard_stop_view()
+        self._stop_view = (self._stops_seen, link,
+                           asyncio.ensure_future(link.call("stack", {})),
+                           asyncio.ensure_future(self._fetch_variables(None)))
+
+    def _take_stop_view(self) -> tuple[asyncio.Future[Any], asyncio.Future[Any]] | None:
+        """What was asked for the stop just shown, if it was asked while the
+        program ran toward it (see _ask_for_stop_view)."""
+        view, self._stop_view = self._stop_view, None
+        if view is None:
+            return None
+        stops, link, stack_call, variables_call = view
+        if stops != self._stops_seen - 1 or link is not self.link:
+            stack_call.cancel()
+            variables_call.cancel()
+            return None
+        return stack_call, variables_call
+
+    def _discard_stop_view(self) -> None:
+        view, self._stop_view = self._stop_view, None
+        if view is not None:
+            view[2].cancel()
+            view[3].cancel()
+
+    async def _refresh(self, stop: bool = False) -> None:
         """After a stop or a frame change: fetch the stack, the variables, the watches
         and (when shown) the threads, then show them all at once, so the screen is
-        composed once per stop. Old values stay on screen (dimmed) until then."""
+        composed once per stop. Old values stay on screen (dimmed) until then.
+        `stop`: after a stop, whose stack and locals may be on their way already."""
         link = self.link
         if link is None or self.state == "terminated":
             return
-        # The stack and the selected frame's first scope in one go (the session
-        # answers the stack from the stop's cache while the adapter fetches scopes).
-        stack_call = asyncio.ensure_future(link.call("stack", {}))
-        variables_call = asyncio.ensure_future(self._fetch_variables(None))
-        try:
-            stack = await stack_call
-        except DebuggerError as exc:
-            variables_call.cancel()
-            self.query_one(StackPane).border_subtitle = exc.message
-            return
-        except BaseException:
-            variables_call.cancel()
-            raise
+        asked = self._take_stop_view() if stop else None
+        if asked is not None:
+            try:
+                stack = await asked[0]
+                variables = await asked[1]
+            except DebuggerError:
+                asked[1].cancel()
+                asked = None  # the step did not stop in time: asked again below
+            else:
+                if isinstance(variables, str):
+                    asked = None
+        if asked is None:
+            # The stack and the selected frame's first scope in one go (the session
+            # answers the stack from the stop's cache while the adapter fetches scopes).
+            stack_call = asyncio.ensure_future(link.call("stack", {}))
+            variables_call = asyncio.ensure_future(self._fetch_variables(None))
+            try:
+                stack = await stack_call
+            except DebuggerError as exc:
+                variables_call.cancel()
+                self.query_one(StackPane).border_subtitle = exc.message
+                return
+            except BaseException:
+                variables_call.cancel()
+                raise
+            variables = await variables_call
         selected = next((f.index for f in stack.frames if f.selected), 0)
         self.selected_frame = selected
-        variables = await variables_call
         watches = await self._fetch_watches()
         threads = None
         if self._threads_stale or self._threads_shown():
@@ -75,6 +121,7 @@ class PaneData:
             self.query_one(WatchesPane).show_values(watches)
         self._show_threads(threads)
         self.call_after_refresh(self._show_stopped_bindings)
+        self._paint_now()
 
     def _threads_shown(self) -> bool:
         return self.query_one("#nav-tabs", TabbedContent).active == "tab-threads"

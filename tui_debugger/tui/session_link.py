@@ -113,6 +113,11 @@ class SessionLink:
                 self.on_session_event(event)
             except Exception as exc:  # a bad event must not stop the pane updates
                 self.log.error(f"event {event.kind}: {exc!r}")
+            if self._paint_soon and not link.events_waiting:
+                # The stop's events come together (its state, the stop, the hit
+                # counts): one frame once they are all handled, not one each.
+                self._paint_soon = False
+                self._paint_now()
         if not self._shutting_down and self.link is link:
             self.state = "terminated"
             self.status.message = "the session's host went away"

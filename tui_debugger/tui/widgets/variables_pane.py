@@ -208,7 +208,12 @@ class VariablesPane(Tree[VarNode]):
         for node, spec in zip(nodes, specs):
             node.data = spec.data
             if node.label != spec.label:
-                node.set_label(spec.label)
+                # TreeNode.set_label repaints on a later turn of the loop (call_later),
+                # which split a step's second frame in two: the stack's, then the
+                # values'. The same steps, with the repaint asked for now.
+                node._updates += 1
+                node._label = self.process_label(spec.label)
+                self._refresh_node(node)
             if spec.children is not None:
                 self._relabel(list(node.children), spec.children)
 
