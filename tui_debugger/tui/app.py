@@ -373,6 +373,8 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
     def _show_running(self, changes: int) -> None:
         if self.state not in ("running", "starting") or changes != self._state_changes:
             return  # stopped since (and maybe running again: a new timer is on its way)
+        if self.closing:
+            return  # its timer came after the screens went (a program that ended at once)
         self._show_bindings_for(self.state)
         try:
             panes = (self.source, self.variables, self.query_one(StackPane),
