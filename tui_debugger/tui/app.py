@@ -135,6 +135,8 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
         self._signals: list[int] = []
         #: The host of the session to start, when run_app started it already.
         self.pending_host: Any = None
+        #: SIGTERM/SIGHUP that came before on_mount handles them (run_app)
+        self.early_signals: list[int] = []
         #: The person's commands, run one after the other in the order of the keys
         #: that made them: (order, command id, arguments).
         self._queued: list[tuple[int, str, dict[str, Any]]] = []
@@ -235,6 +237,8 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                 loop.add_signal_handler(sig, handler)
                 self._signals.append(sig)
+        for sig in self.early_signals[:1]:  # one that came while the app started
+            handlers[sig]()
 
     def _after_compose(self) -> None:
         if not self.CURSOR_BLINK:
@@ -480,11 +484,14 @@ def create_app(mode: str, args: dict[str, Any] | None = None, session: str | Non
 
 
 def run_app(mode: str, args: dict[str, Any] | None = None, session: str | None = None,
-            host: Any = None) -> int:
+            host: Any = None, early_signals: list[int] | None = None) -> int:
     """Run the TUI for the CLI; `host` is the PendingHost of the session to
-    start, when the CLI started it before importing the TUI."""
+    start, when the CLI started it before importing the TUI; `early_signals`:
+    SIGTERM/SIGHUP received before the app handles them (at mount), filled by
+    the CLI's own handler until then."""
     app = create_app(mode, args, session)
     app.pending_host = host
+    app.early_signals = early_signals if early_signals is not None else []
     code = app.run()
     if app.error_message:
         print(f"error: {app.error_message}", file=sys.stderr)
