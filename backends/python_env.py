@@ -22,6 +22,7 @@ tracer (3.12 and later: `sys.monitoring`).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -67,10 +68,83 @@ class Interpreter:
 
 _cache: dict[tuple[str, float], Interpreter] = {}
 
+#: the answers of earlier probes, kept across processes (in the state directory)
+CACHE_FILE = "interpreters.json"
+_CACHE_LIMIT = 64
+
+
+def _cache_path() -> str:
+    """TUI_DEBUGGER_STATE_DIR, else the platform's state directory (as
+    simctl's defaults)."""
+    base = os.environ.get("TUI_DEBUGGER_STATE_DIR")
+    if not base:
+        from platformdirs import user_state_dir
+
+        base = user_state_dir("tui-debugger", appauthor=False)
+    return os.path.join(base, CACHE_FILE)
+
+
+def _identity(path: str) -> str | None:
+    """What a probe's answer depends on: the interpreter's file (the link and
+    what it points to) and, for a virtualenv's, its pyvenv.cfg. The probe runs
+    with -I, so no environment variable changes it."""
+    try:
+        target, link = os.stat(path), os.lstat(path)
+    except OSError:
+        return None
+    parts: list[object] = [os.path.abspath(path), os.path.realpath(path), target.st_dev,
+                           target.st_ino, target.st_size, target.st_mtime_ns, link.st_ino,
+                           link.st_mtime_ns]
+    try:
+        cfg = os.stat(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(path))),
+                                   "pyvenv.cfg"))
+        parts += [cfg.st_ino, cfg.st_size, cfg.st_mtime_ns]
+    except OSError:
+        parts.append(None)
+    return json.dumps(parts)
+
+
+def _read_cache() -> dict[str, dict]:
+    try:
+        with open(_cache_path(), encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError, RecursionError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _remember(identity: str, info: dict) -> None:
+    """Kept only for the interpreter itself: a wrapper (pyenv's shim, a script
+    that execs a Python) may answer differently in another directory or
+    environment, so it is asked each time."""
+    executable = str(info.get("executable") or "")
+    identity_path = json.loads(identity)[0]
+    if not executable or os.path.realpath(executable) != os.path.realpath(identity_path):
+        return
+    data = _read_cache()
+    data.pop(identity, None)
+    data[identity] = info
+    while len(data) > _CACHE_LIMIT:
+        data.pop(next(iter(data)))
+    path = _cache_path()
+    tmp = f"{path}.{os.getpid()}"
+    try:
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(data, f)
+        os.replace(tmp, path)
+    except OSError:  # a read-only or full disk: the next launch probes again
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+
 
 def probe(path: str, source: str) -> Interpreter:
     """Run the interpreter once to learn its version and library paths; an
-    interpreter that does not run, or is too old, is an error that says so."""
+    interpreter that does not run, or is too old, is an error that says so.
+
+    The answer is kept in the state directory for as long as the interpreter's
+    file (and its venv's pyvenv.cfg) stays as it was: running it cost 60-160 ms
+    on every launch, on the way to the first stop (docs/performance.md)."""
     try:
         stamp = os.stat(path).st_mtime
     except OSError:
@@ -79,13 +153,21 @@ def probe(path: str, source: str) -> Interpreter:
     cached = _cache.get((path, stamp))
     if cached is not None:
         return Interpreter(cached.path, source, cached.version, cached.library_dirs, cached.prefix)
-    try:
-        done = subprocess.run([path, "-I", "-c", _PROBE], capture_output=True, text=True,
-                              timeout=20, stdin=subprocess.DEVNULL)
-        info = json.loads(done.stdout)
-    except (OSError, subprocess.SubprocessError, ValueError):
+    identity = _identity(path)
+    info = _read_cache().get(identity) if identity else None
+    if not isinstance(info, dict):
+        try:
+            done = subprocess.run([path, "-I", "-c", _PROBE], capture_output=True, text=True,
+                                  timeout=20, stdin=subprocess.DEVNULL)
+            info = json.loads(done.stdout)
+        except (OSError, subprocess.SubprocessError, ValueError):
+            raise InvalidInput(f"{path} ({source}) does not run as a Python interpreter. "
+                               "Check it, or pass --python PATH.") from None
+        if isinstance(info, dict) and identity:
+            _remember(identity, info)
+    if not isinstance(info, dict):
         raise InvalidInput(f"{path} ({source}) does not run as a Python interpreter. "
-                           "Check it, or pass --python PATH.") from None
+                           "Check it, or pass --python PATH.")
     version = str(info.get("version") or "")
     if tuple(int(p) for p in version.split(".")[:2]) < MIN_VERSION:
         raise InvalidInput(f"{path} is Python {version}; debugpy debugs Python "

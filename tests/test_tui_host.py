@@ -181,3 +181,23 @@ def test_a_signal_quits_the_tui_and_ends_what_it_started(tmp_path, terminals, si
     assert [s.name for s in paths.live_sessions()] == ["other"]
     assert cli("status", "--session", "other", cwd=tmp_path).returncode == 0
     assert cli("stop", "--session", "other", cwd=tmp_path).returncode == 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("while_importing", [True, False], ids=["importing", "mounting"])
+def test_a_sigterm_while_the_tui_starts_ends_what_it_started(tmp_path, terminals,
+                                                             while_importing):
+    # The session's host starts before the TUI imports Textual, and is often up
+    # before the app handles signals itself: a `kill` then must still end it.
+    prog = program(tmp_path)
+    runtime = Path(os.environ["TUI_DEBUGGER_RUNTIME_DIR"])
+    tui = terminals("run", "--session", "early", "--stop-on-entry", str(prog), cwd=tmp_path)
+    if while_importing:  # as soon as the host exists: Textual is still being imported
+        wait_for(lambda: any(runtime.glob("daemon-*.log")), 30, "the TUI's host")
+    else:  # once the session is up, whatever the TUI has done by then
+        wait_for(lambda: any(s.name == "early" for s in paths.live_sessions()), 30,
+                 "the TUI's session")
+    tui.proc.send_signal(signal.SIGTERM)
+    assert tui.proc.wait(timeout=30) == 0
+    wait_for(lambda: not paths.live_sessions() and not processes_tagged(str(runtime)), 15,
+             lambda: f"the session to end: {paths.live_sessions()}")

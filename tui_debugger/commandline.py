@@ -215,24 +215,50 @@ def program_input_for_tui() -> str:
 
 
 def _run_tui(mode: str, args: dict[str, Any], session: str | None) -> int:
-    host = None
-    if mode != "join":
-        # The session's host starts first, so its own start-up overlaps the
-        # TUI's import of Textual and first paint.
-        from .host import PendingHost, no_first_stop_wait
+    import signal
 
-        try:
-            host = PendingHost(mode, no_first_stop_wait(mode, args), origin="tui", owned=True)
-        except DebuggerError as exc:
-            return emit_error(exc, False)
+    from .host import EndedWhileStarting, leave_on_end_signals
+
+    host = None
+    # A SIGTERM or SIGHUP before the app handles them itself (on mount) quits as
+    # they do then: the session this TUI started ends with it. While starting
+    # the host and importing the TUI: leave now (host.leave_on_end_signals); once
+    # the app runs: it acts on them at mount.
+    early: list[int] = []
+
+    def tell_the_app(signum: int, _frame: Any) -> None:
+        early.append(signum)
+
+    leave_on_end_signals()  # already so under `tui-debugger run`; not for a caller of main()
     try:
-        from .tui.app import run_app
-    except ImportError as exc:  # pragma: no cover - the TUI ships with the package
+        if mode != "join":
+            # The session's host starts first, so its own start-up overlaps the
+            # TUI's import of Textual and first paint.
+            from .host import PendingHost, no_first_stop_wait
+
+            try:
+                host = PendingHost(mode, no_first_stop_wait(mode, args), origin="tui", owned=True)
+            except DebuggerError as exc:
+                return emit_error(exc, False)
+        try:
+            from .tui.app import run_app
+        except ImportError as exc:  # pragma: no cover - the TUI ships with the package
+            if host is not None:
+                asyncio.run(host.abandon())
+            print(f"error: the TUI is not available: {exc}", file=sys.stderr)
+            return 1
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, tell_the_app)
+    except EndedWhileStarting as ended:
         if host is not None:
-            asyncio.run(host.abandon())
-        print(f"error: the TUI is not available: {exc}", file=sys.stderr)
-        return 1
-    return run_app(mode=mode, args=args, session=session, host=host)
+            asyncio.run(host.abandon())  # the host ends what it started
+        return ended.exit_code
+    try:
+        return run_app(mode=mode, args=args, session=session, host=host, early_signals=early)
+    finally:
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            if signal.getsignal(sig) is tell_the_app:
+                signal.signal(sig, signal.SIG_DFL)
 
 
 def cmd_daemon(ns: argparse.Namespace) -> int:

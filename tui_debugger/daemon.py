@@ -163,6 +163,26 @@ def run_daemon(raw_spec: dict[str, Any]) -> int:
     return asyncio.run(serve(spec))
 
 
+def import_host_modules(debugpy: bool = False) -> None:
+    """What run_daemon and serve import: the settings, the wire models, the
+    hub, the commands (pydantic and pydantic-settings among them; ~0.8 s on an
+    idle machine). Imported before the spec is read, so this cost overlaps the
+    starter's own until its spec comes (`start` parses its command line, `run`
+    too, an MCP server's spare waits for a launch) instead of following it.
+    Importing them depends on nothing in the spec (the host runs with -P).
+    `debugpy`: a Python launch is expected; its backend and the interpreter
+    look-up too."""
+    from . import config, execute, hub, models, wire  # noqa: F401
+    from .commands import registry  # noqa: F401
+
+    if debugpy:
+        from backends import python_env  # noqa: F401
+        from backends.adapters import ADAPTERS
+
+        with contextlib.suppress(Exception):  # one that cannot load says so at launch
+            ADAPTERS["debugpy"].backend_class()
+
+
 def read_spec(preload: bool = False) -> dict[str, Any] | None:
     """The spec host.py writes to our stdin (never on the command line, where
     `ps` shows a program's environment to every user); stdin then reads the
@@ -196,6 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     if "--debugpy" in argv:
         start_debugpy_early()
     try:
+        import_host_modules(debugpy="--debugpy" in argv)
         spec = read_spec(preload="--spare" in argv)
         return run_daemon(spec) if spec is not None else 0
     finally:

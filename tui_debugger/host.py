@@ -28,6 +28,32 @@ from backends.errors import DebuggerError, ErrorCode
 from . import paths
 
 
+class EndedWhileStarting(Exception):
+    """A SIGTERM or SIGHUP came while `run` started, before its app handles
+    them: leave as the app would, once what was started is ended."""
+
+    def __init__(self, signum: int) -> None:
+        import signal
+
+        super().__init__(signum)
+        self.exit_code = 0 if signum == signal.SIGTERM else 128 + signum  # SIGTERM: as `q` does
+
+
+def _leave_now(signum: int, _frame: Any) -> None:
+    raise EndedWhileStarting(signum)
+
+
+def leave_on_end_signals() -> None:
+    """From here until the TUI is imported, SIGTERM and SIGHUP raise
+    EndedWhileStarting: the session's host is started before the TUI imports
+    Textual, and is often up before the app handles signals (at mount), so a
+    `kill` may well come in between (commandline._run_tui)."""
+    import signal
+
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, _leave_now)
+
+
 def no_first_stop_wait(command: str, args: dict[str, Any]) -> dict[str, Any]:
     """The TUI paints a launch's first stop from its event: its launch need not
     wait for the stop (as an agent's does)."""

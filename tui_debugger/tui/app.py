@@ -139,6 +139,8 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
         self._signals: list[int] = []
         #: The host of the session to start, when run_app started it already.
         self.pending_host: Any = None
+        #: SIGTERM/SIGHUP that came before on_mount handles them (run_app)
+        self.early_signals: list[int] = []
         #: The person's commands, run one after the other in the order of the keys
         #: that made them: (order, command id, arguments).
         self._queued: list[tuple[int, str, dict[str, Any]]] = []
@@ -245,6 +247,8 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                 loop.add_signal_handler(sig, handler)
                 self._signals.append(sig)
+        for sig in self.early_signals[:1]:  # one that came while the app started
+            handlers[sig]()
 
     def _after_compose(self) -> None:
         if not self.CURSOR_BLINK:
@@ -384,6 +388,8 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
     def _show_running(self, changes: int) -> None:
         if self.state not in ("running", "starting") or changes != self._state_changes:
             return  # stopped since (and maybe running again: a new timer is on its way)
+        if self.closing:
+            return  # its timer came after the screens went (a program that ended at once)
         self._show_bindings_for(self.state)
         try:
             panes = (self.source, self.variables, self.query_one(StackPane),
@@ -497,9 +503,11 @@ def create_app(mode: str, args: dict[str, Any] | None = None, session: str | Non
 
 
 def run_app(mode: str, args: dict[str, Any] | None = None, session: str | None = None,
-            host: Any = None) -> int:
+            host: Any = None, early_signals: list[int] | None = None) -> int:
     """Run the TUI for the CLI; `host` is the PendingHost of the session to
-    start, when the CLI started it before importing the TUI."""
+    start, when the CLI started it before importing the TUI; `early_signals`:
+    SIGTERM/SIGHUP received before the app handles them (at mount), filled by
+    the CLI's own handler until then."""
     # Textual writes to the terminal from a thread of its own, which waits for
     # the GIL while this (main) thread goes on with the stop's next events: up to
     # the 5 ms switch interval, so a painted stop reached the screen 2-6 ms late.
@@ -507,6 +515,7 @@ def run_app(mode: str, args: dict[str, Any] | None = None, session: str | None =
     sys.setswitchinterval(SWITCH_INTERVAL)
     app = create_app(mode, args, session)
     app.pending_host = host
+    app.early_signals = early_signals if early_signals is not None else []
     code = app.run()
     if app.error_message:
         print(f"error: {app.error_message}", file=sys.stderr)

@@ -1,0 +1,137 @@
+"""What a launch pays before its first stop, and must pay once only: the
+host's imports overlap its starter's (made before the spec is read), the
+interpreter probe is kept across processes, and debugpy's processes do not
+describe their environment to a log nobody keeps (docs/performance.md,
+"Start-up to the first stop")."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from backends import python_env
+from backends.early_adapter import NODELAY_DIR
+from tui_debugger.host import daemon_argv
+
+
+def _maps(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/maps").read_text()
+    except OSError:
+        return ""
+
+
+@pytest.mark.timeout(120)
+def test_the_host_imports_what_runs_the_launch_before_its_spec_comes(isolated_runtime, tmp_path):
+    # pydantic's compiled core is mapped into the host once pydantic is imported:
+    # it must be there while the host still waits on its stdin for the spec.
+    host = subprocess.Popen(daemon_argv(), cwd=tmp_path, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 90
+        while "_pydantic_core" not in _maps(host.pid):
+            assert host.poll() is None, host.stderr.read().decode()
+            assert time.monotonic() < deadline, "the host did not import pydantic before its spec"
+            time.sleep(0.05)
+        assert host.poll() is None, "the host went on without a spec"
+        host.stdin.close()  # no spec: a host its starter let go ends at once
+        assert host.wait(timeout=30) == 0
+        assert host.stdout.read() == b""
+    finally:
+        if host.poll() is None:
+            host.kill()
+            host.wait()
+
+
+def _probe_fresh(path: str) -> python_env.Interpreter:
+    python_env._cache.clear()  # what a new process starts with
+    return python_env.probe(path, "test")
+
+
+def _runs(monkeypatch) -> list[list[str]]:
+    ran: list[list[str]] = []
+    real = subprocess.run
+
+    def run(argv, *args, **kwargs):
+        ran.append([str(a) for a in argv])
+        return real(argv, *args, **kwargs)
+
+    monkeypatch.setattr(python_env.subprocess, "run", run)
+    return ran
+
+
+def test_the_interpreter_probe_is_kept_while_the_interpreter_is_the_same(isolated_runtime,
+                                                                         tmp_path, monkeypatch):
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True,
+                   timeout=120)
+    python = str(venv / "bin" / "python")
+    ran = _runs(monkeypatch)
+    first = _probe_fresh(python)
+    assert len(ran) == 1 and first.prefix == str(venv)
+    assert (Path(os.environ["TUI_DEBUGGER_STATE_DIR"]) / python_env.CACHE_FILE).is_file()
+    again = _probe_fresh(python)
+    assert len(ran) == 1, "the probe ran again for the same interpreter"
+    assert (again.version, again.library_dirs, again.prefix) == (first.version, first.library_dirs,
+                                                                first.prefix)
+    # The venv made again (its pyvenv.cfg rewritten): asked again.
+    cfg = venv / "pyvenv.cfg"
+    cfg.write_text(cfg.read_text() + "\n")
+    _probe_fresh(python)
+    assert len(ran) == 2
+
+
+def test_a_wrapper_of_an_interpreter_is_asked_each_time(isolated_runtime, tmp_path, monkeypatch):
+    # pyenv's shim, or a script that execs a Python: its answer may depend on
+    # where and with what environment it runs.
+    wrapper = tmp_path / "python-wrapper"
+    wrapper.write_text(f"#!/bin/sh\nexec {sys.executable} \"$@\"\n")
+    wrapper.chmod(0o755)
+    ran = _runs(monkeypatch)
+    _probe_fresh(str(wrapper))
+    _probe_fresh(str(wrapper))
+    assert len(ran) == 2
+
+
+_DESCRIBE = """
+import json, sys
+import importlib.metadata
+listed = []
+real = importlib.metadata.distributions
+def distributions(*a, **k):
+    listed.append(1)
+    return real(*a, **k)
+importlib.metadata.distributions = distributions
+from debugpy.common import log
+if len(sys.argv) > 1:
+    log.to_file(filename=sys.argv[1])
+log.describe_environment("test:")
+print(json.dumps({"listed": len(listed),
+                  "wrapped": hasattr(log.describe_environment, "__wrapped__")}))
+"""
+
+
+def _describe(env_extra: dict[str, str], *args: str) -> dict:
+    env = {**os.environ, "PYTHONPATH": NODELAY_DIR, **env_extra}
+    env.pop("DEBUGPY_LOG_DIR", None)
+    done = subprocess.run([sys.executable, "-c", _DESCRIBE, *args], env=env, capture_output=True,
+                          text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_debugpy_describes_its_environment_only_to_a_log_that_keeps_it(tmp_path):
+    # No log records "info" (debugpy's default): the installed packages are not listed.
+    assert _describe({}) == {"listed": 0, "wrapped": True}
+    # A log that does: written as before.
+    log_file = tmp_path / "debugpy.log"
+    assert _describe({}, str(log_file)) == {"listed": 1, "wrapped": True}
+    assert "Installed packages:" in log_file.read_text()
+    # The way back to debugpy as it is.
+    assert _describe({"TUI_DEBUGGER_PYDEVD_SPEEDUPS": "0"}) == {"listed": 1, "wrapped": False}
