@@ -35,15 +35,14 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.mcp_roundtrip import LineClient, server_args, start_daemon  # noqa: E402
-from benchmarks.step_latency import PROGRAM, RawSession  # noqa: E402
+from benchmarks.mcp_roundtrip import LineClient, loop_program, server_args, start_daemon  # noqa: E402
+from benchmarks.step_latency import RawSession  # noqa: E402
 
 Round = Callable[[], Awaitable[float]]
 
@@ -142,12 +141,7 @@ def run() -> None:
     parser.add_argument("--rounds", type=int, default=100)
     parser.add_argument("--clients", default="thin,sdk", help="thin, sdk, or both (thin,sdk)")
     ns = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        os.environ["TUI_DEBUGGER_RUNTIME_DIR"] = os.path.join(tmp, "run")
-        os.environ["TUI_DEBUGGER_STATE_DIR"] = os.path.join(tmp, "state")
-        os.environ["TUI_DEBUGGER_PERSIST_BREAKPOINTS"] = "0"
-        program = os.path.join(tmp, "loop.py")
-        Path(program).write_text(PROGRAM)
+    with loop_program() as program:
         load_before = os.getloadavg()[0]
         session = start_daemon(program)
         try:

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import statistics
@@ -43,6 +44,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Iterator
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -236,17 +238,25 @@ def start_daemon(program: str) -> str:
     return json.loads(done.stdout)["session"]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=30)
-    parser.add_argument("--launches", type=int, default=10)
-    ns = parser.parse_args()
+@contextlib.contextmanager
+def loop_program() -> Iterator[str]:
+    """The stepped loop's program in a directory of its own, with the sessions'
+    runtime and state directories beside it (no user's session is touched)."""
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["TUI_DEBUGGER_RUNTIME_DIR"] = os.path.join(tmp, "run")
         os.environ["TUI_DEBUGGER_STATE_DIR"] = os.path.join(tmp, "state")
         os.environ["TUI_DEBUGGER_PERSIST_BREAKPOINTS"] = "0"
         program = os.path.join(tmp, "loop.py")
         Path(program).write_text(PROGRAM)
+        yield program
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--launches", type=int, default=10)
+    ns = parser.parse_args()
+    with loop_program() as program:
         raw_step, raw_vars = asyncio.run(raw_rounds(program, ns.rounds))
         local_step, local_vars = asyncio.run(in_process(program, ns.rounds))
         stdio_step, stdio_vars = asyncio.run(over_stdio(program, ns.rounds, None))
