@@ -198,6 +198,6 @@ def test_a_sigterm_while_the_tui_starts_ends_what_it_started(tmp_path, terminals
         wait_for(lambda: any(s.name == "early" for s in paths.live_sessions()), 30,
                  "the TUI's session")
     tui.proc.send_signal(signal.SIGTERM)
-    assert tui.proc.wait(timeout=30) == 0
+    assert tui.proc.wait(timeout=30) == 0, bytes(tui.screen[-3000:]).decode(errors="replace")
     wait_for(lambda: not paths.live_sessions() and not processes_tagged(str(runtime)), 15,
              lambda: f"the session to end: {paths.live_sessions()}")

@@ -50,11 +50,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if rc is not None:
             return rc
     early = bool(argv) and argv[0] in ("run", "start") and not {"-h", "--help"} & set(argv)
-    ended_early: tuple[type[BaseException], ...] = ()  # nothing, unless `run`/`start`
     if early:
-        from .host import EndedWhileStarting, leave_on_end_signals, start_early
+        from .host import leave_on_end_signals, start_early
 
-        ended_early = (EndedWhileStarting,)
         if argv[0] == "run":
             leave_on_end_signals()
         # `start` only: under `run` the adapter started early competed with the
@@ -65,8 +63,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .commandline import main as full_main
 
         return full_main(argv, settings_checked=remember_settings_checked)
-    except ended_early as ended:
-        return ended.exit_code  # type: ignore[attr-defined]
     finally:
         if early:
             from .host import discard_early

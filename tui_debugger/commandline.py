@@ -215,50 +215,43 @@ def program_input_for_tui() -> str:
 
 
 def _run_tui(mode: str, args: dict[str, Any], session: str | None) -> int:
-    import signal
+    from .host import (default_end_signals, end_signal_exit_code, end_signals,
+                       leave_on_end_signals)
 
-    from .host import EndedWhileStarting, leave_on_end_signals
-
-    host = None
-    # A SIGTERM or SIGHUP before the app handles them itself (on mount) quits as
-    # they do then: the session this TUI started ends with it. While starting
-    # the host and importing the TUI: leave now (host.leave_on_end_signals); once
-    # the app runs: it acts on them at mount.
-    early: list[int] = []
-
-    def tell_the_app(signum: int, _frame: Any) -> None:
-        early.append(signum)
-
+    # A SIGTERM or SIGHUP before the app handles them itself (at mount) quits as
+    # they do then: the session this TUI started ends with it. Until then they
+    # are noted (host.leave_on_end_signals) and looked at here, where leaving is
+    # safe: before the host starts, and once the TUI is imported; the app reads
+    # the rest of them at mount.
     leave_on_end_signals()  # already so under `tui-debugger run`; not for a caller of main()
-    try:
-        if mode != "join":
-            # The session's host starts first, so its own start-up overlaps the
-            # TUI's import of Textual and first paint.
-            from .host import PendingHost, no_first_stop_wait
+    if end_signals:
+        return end_signal_exit_code(end_signals[0])
+    host = None
+    if mode != "join":
+        # The session's host starts first, so its own start-up overlaps the
+        # TUI's import of Textual and first paint.
+        from .host import PendingHost, no_first_stop_wait
 
-            try:
-                host = PendingHost(mode, no_first_stop_wait(mode, args), origin="tui", owned=True)
-            except DebuggerError as exc:
-                return emit_error(exc, False)
         try:
-            from .tui.app import run_app
-        except ImportError as exc:  # pragma: no cover - the TUI ships with the package
-            if host is not None:
-                asyncio.run(host.abandon())
-            print(f"error: the TUI is not available: {exc}", file=sys.stderr)
-            return 1
-        for sig in (signal.SIGTERM, signal.SIGHUP):
-            signal.signal(sig, tell_the_app)
-    except EndedWhileStarting as ended:
+            host = PendingHost(mode, no_first_stop_wait(mode, args), origin="tui", owned=True)
+        except DebuggerError as exc:
+            return emit_error(exc, False)
+    try:
+        from .tui.app import run_app
+    except ImportError as exc:  # pragma: no cover - the TUI ships with the package
+        if host is not None:
+            asyncio.run(host.abandon())
+        print(f"error: the TUI is not available: {exc}", file=sys.stderr)
+        return 1
+    if end_signals:
         if host is not None:
             asyncio.run(host.abandon())  # the host ends what it started
-        return ended.exit_code
+        return end_signal_exit_code(end_signals[0])
     try:
-        return run_app(mode=mode, args=args, session=session, host=host, early_signals=early)
+        return run_app(mode=mode, args=args, session=session, host=host,
+                       early_signals=end_signals)
     finally:
-        for sig in (signal.SIGTERM, signal.SIGHUP):
-            if signal.getsignal(sig) is tell_the_app:
-                signal.signal(sig, signal.SIG_DFL)
+        default_end_signals()
 
 
 def cmd_daemon(ns: argparse.Namespace) -> int:

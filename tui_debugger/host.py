@@ -28,30 +28,47 @@ from backends.errors import DebuggerError, ErrorCode
 from . import paths
 
 
-class EndedWhileStarting(Exception):
-    """A SIGTERM or SIGHUP came while `run` started, before its app handles
-    them: leave as the app would, once what was started is ended."""
-
-    def __init__(self, signum: int) -> None:
-        import signal
-
-        super().__init__(signum)
-        self.exit_code = 0 if signum == signal.SIGTERM else 128 + signum  # SIGTERM: as `q` does
+#: SIGTERM/SIGHUP received while `run` starts, before its app handles them
+#: itself (leave_on_end_signals); the app reads the same list at mount.
+end_signals: list[int] = []
 
 
-def _leave_now(signum: int, _frame: Any) -> None:
-    raise EndedWhileStarting(signum)
+def _record_end_signal(signum: int, _frame: Any) -> None:
+    end_signals.append(signum)
 
 
 def leave_on_end_signals() -> None:
-    """From here until the TUI is imported, SIGTERM and SIGHUP raise
-    EndedWhileStarting: the session's host is started before the TUI imports
-    Textual, and is often up before the app handles signals (at mount), so a
-    `kill` may well come in between (commandline._run_tui)."""
+    """From here until the app handles them (at mount), SIGTERM and SIGHUP are
+    noted in `end_signals`, and `run` leaves at the next point where leaving
+    is safe (commandline._run_tui: before its host starts, after the TUI's
+    import), ending the host it started. The session's host starts before the
+    TUI imports Textual and is often up before the app handles signals, so a
+    `kill` may well come in between. The handler raises nothing: an exception
+    thrown from it into an import can land inside a C extension's own
+    initialisation (pydantic-core's, which then panics: exit code 1)."""
     import signal
 
     for sig in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, _leave_now)
+        if signal.getsignal(sig) is not _record_end_signal:
+            signal.signal(sig, _record_end_signal)
+
+
+def default_end_signals() -> None:
+    """SIGTERM and SIGHUP back to their default, where leave_on_end_signals
+    left them (the app, once it runs, has handlers of its own)."""
+    import signal
+
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(sig) is _record_end_signal:
+            signal.signal(sig, signal.SIG_DFL)
+
+
+def end_signal_exit_code(signum: int) -> int:
+    """What `run` exits with when it leaves on `signum` before its app runs:
+    a SIGTERM quits as `q` does (0), a SIGHUP as the app's own hang-up."""
+    import signal
+
+    return 0 if signum == signal.SIGTERM else 128 + signum
 
 
 def no_first_stop_wait(command: str, args: dict[str, Any]) -> dict[str, Any]:
