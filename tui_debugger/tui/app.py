@@ -341,6 +341,10 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
             self._state_changes += 1
         if state == "running":
             self._resumed.set()
+        if self.closing:
+            # A switch between sessions (a child's end, back to its parent) can
+            # still be under way while the app leaves: its screens are gone.
+            return
         if previous == "stopped" and state == "running":
             # A step that stops again within a frame or two never shows RUNNING:
             # the status bar keeps the last stop until the new one replaces it, so
