@@ -161,13 +161,12 @@ def probe(path: str, source: str) -> Interpreter:
                                   timeout=20, stdin=subprocess.DEVNULL)
             info = json.loads(done.stdout)
         except (OSError, subprocess.SubprocessError, ValueError):
+            info = None
+        if not isinstance(info, dict):
             raise InvalidInput(f"{path} ({source}) does not run as a Python interpreter. "
-                               "Check it, or pass --python PATH.") from None
-        if isinstance(info, dict) and identity:
+                               "Check it, or pass --python PATH.")
+        if identity:
             _remember(identity, info)
-    if not isinstance(info, dict):
-        raise InvalidInput(f"{path} ({source}) does not run as a Python interpreter. "
-                           "Check it, or pass --python PATH.")
     version = str(info.get("version") or "")
     if tuple(int(p) for p in version.split(".")[:2]) < MIN_VERSION:
         raise InvalidInput(f"{path} is Python {version}; debugpy debugs Python "

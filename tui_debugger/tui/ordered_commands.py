@@ -32,7 +32,7 @@ from .widgets.value_dialog import ValueDialog
 RESUMING = {"continue", "next", "step", "finish", "stepi", "nexti"}
 #: Steps, whose stop usually follows within milliseconds: the stack and the
 #: locals are asked for as soon as the step is under way (PaneData._ask_for_stop_view).
-STEPS = {"next", "step", "finish", "stepi", "nexti"}
+STEPS = RESUMING - {"continue"}
 #: Seconds a command waits for the message of an earlier key that never arrives
 #: (its pane went away meanwhile) before it runs anyway.
 ORDER_GIVE_UP = 1.0
