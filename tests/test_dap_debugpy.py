@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from backends.adapters import create_backend
-from backends.dap.adapters import NODELAY_DIR, DebugpyBackend
+from backends.dap.adapters import (NODELAY_DIR, PYDEVD_WAKEUPS_SHA256, DebugpyBackend,
+                                   pydevd_wakeups)
 from backends.errors import BackendDied, CommandFailed, InvalidInput
 from backends.models import (
     AttachRequest,
@@ -167,11 +168,8 @@ async def test_breakpoint_stop_stack_scopes_and_nested_variables(dbg):
     assert point["x"].value == "3" and point["y"].value == "4"
 
 
-async def test_requests_the_stopped_thread_answers_go_one_at_a_time(dbg):
-    """pydevd's stopped thread takes one queued command per wake-up and clears
-    its wake-up event after waking, so a second request arriving meanwhile
-    waited out a 0.2 s poll (a step with an open list took 220 ms, one in three).
-    Asked all at once, they reach debugpy one after another, and all answer."""
+async def _ask_all_at_once(dbg) -> tuple[int, float]:
+    """Eight reads of one stop asked at once: (the most in flight, seconds)."""
     await dbg.launch(BASIC, [bp(BASIC, "scale")])
     stop = await dbg.stopped()
     frames, _ = await dbg.backend.stack_trace(stop.thread_id, 0, 20)
@@ -190,11 +188,38 @@ async def test_requests_the_stopped_thread_answers_go_one_at_a_time(dbg):
             in_flight -= 1
 
     client.request = counting
+    started = time.monotonic()
     results = await asyncio.gather(
         *(dbg.backend.evaluate(f"value + {n}", frames[0].id, "watch") for n in range(6)),
         dbg.backend.scopes(frames[0].id), dbg.backend.stack_trace(stop.thread_id, 0, 20))
+    elapsed = time.monotonic() - started
     assert [r.value for r in results[:6]] == [str(1 + n) for n in range(6)]
+    return most, elapsed
+
+
+async def test_requests_the_stopped_thread_answers_go_together_without_a_wait(dbg):
+    """pydevd's stopped thread takes one queued command per wake-up and clears
+    its wake-up event after waking, so of requests that arrive together the
+    third waited out a 0.2 s poll (a step with an open list took 220 ms, one in
+    three). Our sitecustomize wakes it for every queued request (for the
+    pydevd.py it was checked against): asked all at once, they go together and
+    all answer without a poll's wait (six of them would be 1 s and more)."""
+    assert pydevd_wakeups() == PYDEVD_WAKEUPS_SHA256, (
+        "debugpy's pydevd.py is not the one _prompt_wakeups was checked against: read its "
+        "stopped thread's wait loop (PyDB._do_wait_suspend), then update PYDEVD_WAKEUPS_SHA256")
+    most, elapsed = await _ask_all_at_once(dbg)
+    assert most > 1
+    assert elapsed < 0.6, f"{elapsed:.2f} s: a request waited out pydevd's 0.2 s poll"
+    assert dbg.backend.stop_ids_carry_over
+
+
+async def test_with_pydevd_left_as_it_is_they_go_one_at_a_time(dbg, monkeypatch):
+    """TUI_DEBUGGER_PYDEVD_SPEEDUPS=0 (or another pydevd): pydevd's own loop,
+    so the backend sends them one after another, and all answer."""
+    monkeypatch.setenv("TUI_DEBUGGER_PYDEVD_SPEEDUPS", "0")
+    most, _ = await _ask_all_at_once(dbg)
     assert most == 1
+    assert not dbg.backend.stop_ids_carry_over
 
 
 async def test_evaluate_ok_raising_and_in_an_outer_frame(dbg):

@@ -89,3 +89,55 @@ def test_redaction_leaves_ordinary_text_alone():
     for text in ("count=3 total=12 name='widget'", "Traceback (most recent call last):",
                  "x = {'a': [1, 2, 3]}"):
         assert redact(text) == text
+
+
+#: a text each of redact's patterns hides something in, in the patterns' order
+PATTERN_EXAMPLES = [
+    "Authorization: Bearer abcdefghijklmnop123",
+    "Proxy-Authorization: Basic dXNlcjpodW50ZXIy",
+    "Set-Cookie: sid=abc123; theme=dark",
+    'config {"db_password": "hunter22"}',
+    "user-pass: letmein pw=hunter2",
+    "postgres://admin:s3cr3t@db.example:5432/app",
+    "eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0.c2lnbmF0dXJl",
+    "aws AKIAABCDEFGHIJKLMNOP",
+    "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+    "sk-live-1234567890abcdefghij",
+    "xoxb-1234567890-abcdef",
+    "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----",
+    "key: -----BEGIN RSA PRIVATE KEY-----\nCutShortKeyMaterial",
+    "QmFzZTY0S2V5VGFpbA==\n-----END PRIVATE KEY-----\n",
+    'Signing Identity: "Apple Development: Jo (ABCDE12345)"',
+    'Provisioning Profile: "iOS Team Provisioning Profile: *"',
+]
+
+
+def _every_pattern(text: str) -> str:
+    """redact as it is without its first search: every pattern, in order."""
+    from tui_debugger.redact import _PATTERNS
+
+    for pattern, replacement in _PATTERNS:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def test_each_pattern_has_an_example_its_trigger_lets_through():
+    """redact skips a text in which _TRIGGERS finds nothing: every pattern's
+    example must be found by it (a pattern added without its trigger fails)."""
+    from tui_debugger.redact import _PATTERNS, _TRIGGERS
+
+    assert len(PATTERN_EXAMPLES) == len(_PATTERNS)
+    for (pattern, _), example in zip(_PATTERNS, PATTERN_EXAMPLES):
+        assert pattern.search(example), (pattern.pattern, example)
+        assert _TRIGGERS.search(example), example
+        assert redact(example) == _every_pattern(example) != example
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(PATTERN_EXAMPLES), st.text(max_size=12),
+                          st.sampled_from(["=", ": ", "'", '"', "\\", "://", "@", "-----",
+                                           "PASS", "Token", "pw", "x" * 20, " "])),
+                max_size=8))
+def test_the_first_search_changes_nothing_redact_answers(parts):
+    text = "".join(parts)
+    assert redact(text) == _every_pattern(text)

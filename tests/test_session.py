@@ -337,3 +337,70 @@ async def test_stack_and_variables_asked_while_a_step_runs_answer_its_stop(
         changed += any(v.changed for v in variables.variables)
     assert changed  # the loop's values moved, and each answer had the new ones
     await link.call("terminate", {})
+
+
+async def test_a_steps_locals_asked_with_its_stack_are_the_stops_own(
+        no_leftover_processes, hub, workdir):
+    """debugpy keeps a frame's id and its locals' reference from stop to stop
+    (Backend.stop_ids_carry_over): a step's scopes and locals are asked for by
+    the last stop's ids right behind its stack, and used only when the stack
+    and the scopes show them this stop's. Into a call, inside it, out of it
+    and on through the loop, each answer holds its own frame's locals."""
+    program = workdir / "py_basic.py"
+    loop_line = marker_line(program, "@loop-body")
+    scale_line = marker_line(program, "@scale")
+    await _call(hub, "launch", {"program": str(program),
+                                "breakpoints": [f"py_basic.py:{loop_line}"]}, cwd=str(workdir))
+    [session] = hub.sessions.values()
+
+    async def agent(command: str, args: dict | None = None):
+        from tui_debugger.execute import execute
+
+        return await execute(hub, command, args or {}, origin="mcp", session=session)
+
+    stop = await agent("await", {"timeoutMs": 15000})
+    assert stop.status == "stopped" and stop.stop.location.line == loop_line
+    await agent("breakpoint_remove", {"all": True})
+    assert session.backend.stop_ids_carry_over
+    client = session.backend.client
+    sent, answered = [], []
+    real_send, real_dispatch = client.send_request, client._dispatch
+
+    def send(command, arguments=None, timeout=None):
+        sent.append((command, len(answered)))
+        return real_send(command, arguments, timeout)
+
+    def dispatch(message):
+        if message.get("type") == "response":
+            answered.append(message.get("command"))
+        return real_dispatch(message)
+
+    client.send_request, client._dispatch = send, dispatch
+
+    async def names(answer) -> set[str]:
+        # The step's answer lists what changed; `variables` the whole locals,
+        # from the stop's cache, where what was asked for ahead is put.
+        shown = {v.name for v in answer.context.locals}
+        listed = {v.name for v in (await agent("variables")).variables
+                  if not v.name.startswith("(return)")}
+        assert shown - {"(return) scale"} <= listed
+        return listed
+
+    into = await agent("step")
+    assert into.stop.location.line == scale_line and into.stop.function == "scale"
+    assert await names(into) == {"value", "factor"}  # not total()'s, asked for ahead
+    inside = await agent("next")
+    assert inside.stop.location.line == scale_line + 1
+    assert await names(inside) == {"value", "factor", "result"}
+    out = await agent("finish")
+    assert out.stop.function == "total" and {"acc", "values"} <= await names(out)
+    for _ in range(3):
+        sent.clear()
+        answered.clear()
+        on = await agent("next")
+        assert on.stop.function == "total" and {"acc", "values", "i", "v"} <= await names(on)
+        # In the loop the locals went out with the stack, before its answer.
+        after = {command: seen for command, seen in sent}
+        assert "stackTrace" in answered and "variables" in after
+        assert after["variables"] <= answered.index("stackTrace"), (sent, answered)
+    await agent("terminate")

@@ -43,7 +43,8 @@ class SessionStops:
                                                     answer_timeout=answer_timeout)
 
     async def next_stop(self, timeout: float) -> Seen:
-        stopped = await self.session.wait_for_stop(max(timeout, 0.0), self.generation)
+        with self.session.answering_stop():
+            stopped = await self.session.wait_for_stop(max(timeout, 0.0), self.generation)
         if self.session.state == SessionState.terminated:
             return "ended"
         return "stopped" if stopped else "timeout"

@@ -129,6 +129,8 @@ class AdapterProfile:
     follows_children = False
     #: attach HOST:PORT finds the program stopped where the server holds it (gdb-remote, dlv)
     remote_attach_stops = False
+    #: Backend.stop_ids_carry_over, for this adapter
+    stop_ids_carry_over = False
 
     def slow_first_stop_hint(self, program_python: str | None) -> str | None:
         """Backend.slow_first_stop_hint, for this adapter."""
@@ -220,6 +222,9 @@ class DapBackend(Backend):
         self.profile = profile or self.profile_class(self)
         self.follows_children = self.profile.follows_children
         self.remote_attach_stops = self.profile.remote_attach_stops
+        # Asked ahead only where requests are answered in order, not one at a time.
+        self.stop_ids_carry_over = (self.profile.stop_ids_carry_over
+                                    and not self.profile.inspect_one_at_a_time)
         self.client: DapClient | None = None
         self._inspection_lock = asyncio.Lock()
         #: the initialize response, as the adapter sent it

@@ -382,7 +382,7 @@ def _parent_end(path: str) -> int:
 def read_source(path: str, line: int, around: int) -> list[SourceLineView]:
     from ..paths import source_problem
 
-    if not path or not os.path.exists(path) or source_problem(path):
+    if not path or source_problem(path):  # (one stat: a missing file is a problem too)
         return []
     linecache.checkcache(path)
     start = max(1, line - around)

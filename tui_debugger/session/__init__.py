@@ -117,6 +117,10 @@ class Session(FanOut, Guards, Stops, RunControl, Inspection, BreakpointRegistry,
         # stop's locals and a front end's request for them are one adapter request.
         self._scopes: dict[int, asyncio.Future[list[Scope]]] = {}
         self._variables: dict[int, asyncio.Future[list[Variable]]] = {}
+        #: per thread, the ids its last shown stop's locals were read by (the
+        #: frame's id, its locals' reference): asked for again at its next stop
+        #: before the stack answers, where the backend keeps ids (inspection.py)
+        self._view_ids: dict[int, tuple[int, int]] = {}
         self._stop_task: asyncio.Task[None] | None = None
         self._stop_task_thread: int | None = None  # the thread whose stop is being read
         # Threads that stopped at a breakpoint while another thread's stop was shown
@@ -150,6 +154,9 @@ class Session(FanOut, Guards, Stops, RunControl, Inspection, BreakpointRegistry,
         #: the program stopped wait for it instead of failing (see settle)
         self._stop_expected = False
         self._pause_requested = False  # a pause was sent and its stop has not come
+        #: calls waiting for the next stop (answering_stop: a run command, `await`): each answers with
+        #: the stop's locals, so a stop read while one waits reads them at once
+        self._stop_waiters = 0
         self._stepping_out_of: str | None = None  # the function a step out leaves
         #: watchpoints (data breakpoints), by the session's id
         self.watches: dict[int, Watch] = {}

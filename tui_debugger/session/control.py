@@ -5,6 +5,8 @@ stop on its way."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from typing import Iterator
 
 from backends.base import Backend
 from backends.errors import DebuggerError, InvalidInput
@@ -54,6 +56,16 @@ class RunControl:
             return self.state == SessionState.stopped and self._run_generation >= gen and self.stop is not None
 
         return await self.wait_for_state(done, timeout)
+
+    @contextlib.contextmanager
+    def answering_stop(self) -> Iterator[None]:
+        """Around a call's wait for the stop it answers with (a run command,
+        `await`): a stop read meanwhile reads its locals at once (_wants_stop_view)."""
+        self._stop_waiters += 1
+        try:
+            yield
+        finally:
+            self._stop_waiters -= 1
 
     async def resume(self, how: str, origin: Origin, thread_id: int | None = None,
                      target: tuple[str, int] | None = None,

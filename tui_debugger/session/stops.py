@@ -20,6 +20,7 @@ from backends.models import (
     ContinuedEvent,
     ExitedEvent,
     OutputEvent,
+    Scope,
     StoppedEvent,
     TerminatedEvent,
     Thread,
@@ -28,7 +29,7 @@ from backends.models import (
 
 from .. import events
 from ..models import SessionState, StopInfo
-from .inspection import first_with_source, start_shared
+from .inspection import AskedAhead, locals_scope, first_with_source, start_shared
 
 
 class Stops:
@@ -216,6 +217,9 @@ class Stops:
             self._thread_stops[thread_id] = reason
         self.selected_thread_id = thread_id
         self.selected_frame_index = 0
+        wants_view = self._wants_stop_view()
+        # Made before the stack is asked for, so their requests follow it at once.
+        ahead = self._ask_ahead(thread_id) if wants_view else None
         if thread_id is not None and self.backend is not None:
             try:
                 frames, _ = await self._frames_for(thread_id)
@@ -271,13 +275,13 @@ class Stops:
         self.last_stop = info
         self.last_stop_generation = self._run_generation
         self._stop_expected = False
-        wants_view = self._wants_stop_view()
+        wants_view = wants_view or self._wants_stop_view()
         if wants_view:
             # The selected frame's scopes are asked for before the stop's events
             # are told: their request's task runs before the tasks that send the
             # events (traced: 1-1.5 ms sooner), and the adapter works on the
             # locals while the stop travels to the TUI and is painted.
-            self._start_scopes_read(thread_id)
+            self._start_scopes_read(thread_id, ahead)
         self.set_state(SessionState.stopped)
         if wants_view:
             asyncio.get_running_loop().create_task(self._prefetch_stop_view(self._run_generation))
@@ -285,12 +289,36 @@ class Stops:
         if session_bp_ids:
             self._publish_breakpoints()
 
-    def _start_scopes_read(self, thread_id: int | None) -> None:
+    def _start_scopes_read(self, thread_id: int | None, ahead: AskedAhead | None = None) -> None:
         cached = self._frames.get(thread_id) if thread_id is not None else None
         frame = next((f for f in cached[0] if f.index == self.selected_frame_index), None) \
             if cached else None
-        if frame is not None and self.backend is not None:
-            start_shared(self._scopes, frame.id, lambda: self._read_scopes(frame.id))
+        if frame is None or self.backend is None or thread_id is None:
+            return
+        if ahead is not None and ahead.frame_id == frame.id:
+            ahead.adopt(self._scopes, self._variables)
+        read = start_shared(self._scopes, frame.id, lambda: self._read_scopes(frame.id))
+
+        def remember(done: "asyncio.Future[list[Scope]]") -> None:
+            # The ids this stop's locals were read by, asked for ahead at the next.
+            if not done.cancelled() and done.exception() is None:
+                scope = locals_scope(done.result())
+                if scope is not None and scope.ref > 0:
+                    self._view_ids[thread_id] = (frame.id, scope.ref)
+
+        read.add_done_callback(remember)
+
+    def _ask_ahead(self, thread_id: int | None) -> AskedAhead | None:
+        """The last stop's locals of this thread, asked for by that stop's ids,
+        where the backend keeps them (Backend.stop_ids_carry_over): in a loop
+        stepped through, the scopes and the locals are on their way with the
+        stack, two round trips sooner. Used only if the stack and the scopes
+        show them this stop's (AskedAhead.adopt)."""
+        backend = self.backend
+        last = self._view_ids.get(thread_id) if thread_id is not None else None
+        if last is None or backend is None or not backend.stop_ids_carry_over:
+            return None
+        return AskedAhead(backend, *last)
 
     def _invalidate_caches(self) -> None:
         self._frames.clear()
