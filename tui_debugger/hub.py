@@ -134,8 +134,10 @@ class Hub:
             with contextlib.suppress(DebuggerError):
                 paths.write_meta(name, info)
 
-    async def _meta_written(self) -> None:
-        """Until every <name>.json write asked for so far is done."""
+    async def meta_written(self) -> None:
+        """Until every <name>.json write asked for so far is done: a session
+        ended is listed as ended (`sessions` reads the files) once the call
+        that ended it has answered."""
         if self._meta_writer is not None:
             await asyncio.wrap_future(self._meta_writer.submit(lambda: None))
 
@@ -152,7 +154,7 @@ class Hub:
             await session.close()
         if server is not None:
             await server.close()
-            await self._meta_written()  # none may come back after the files go
+            await self.meta_written()  # none may come back after the files go
             paths.remove_files(name)
         if self.current == name:
             self.current = next(reversed(self.sessions), None) if self.sessions else None

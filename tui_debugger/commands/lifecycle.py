@@ -451,9 +451,18 @@ register(Command(
 ))
 
 
+async def _listed_as_it_is(ctx: CommandContext) -> None:
+    """The session's file (what `sessions` lists, from any process) says the
+    state this answer says: written by the host's writer thread, it could
+    still say "stopped" when the next call listed it (seen under load)."""
+    if ctx.hub is not None:
+        await ctx.hub.meta_written()
+
+
 async def _detach(ctx: CommandContext, args: NoArgs) -> SessionStatus:
     session = session_of(ctx)
     await session.detach(ctx.origin)
+    await _listed_as_it_is(ctx)
     return status_of(session)
 
 
@@ -469,6 +478,7 @@ register(Command(
 async def _terminate(ctx: CommandContext, args: NoArgs) -> SessionStatus:
     session = session_of(ctx)
     await session.terminate(ctx.origin)
+    await _listed_as_it_is(ctx)
     return status_of(session)
 
 
