@@ -17,7 +17,9 @@ round, with the raw DAP round and the router's (no MCP) among them:
 
 "before" is the server of the checkout named by --before (run with
 PYTHONPATH at it), "after" this checkout's. Without --before, only this
-checkout's rows ("this").
+checkout's rows ("this"). With --host-before too, the before rows (and a
+second router row) are joined to a session hosted by the before checkout's
+daemon, so a change to the host is compared as well as the server's.
 
 For the servers behind the thin clients it also prints the CPU time each
 server used per round (Linux: /proc/PID/stat), which the load moves less
@@ -74,8 +76,9 @@ def env_for(checkout: Path | None) -> dict[str, str]:
     return env
 
 
-async def main(ns: argparse.Namespace, program: str,
-               session: str) -> tuple[dict[str, list[float]], dict[str, float]]:
+async def main(ns: argparse.Namespace, program: str, session: str,
+               before_session: str | None = None,
+               ) -> tuple[dict[str, list[float]], dict[str, float]]:
     from mcp.client import Client
     from mcp.client.stdio import StdioServerParameters
 
@@ -94,21 +97,27 @@ async def main(ns: argparse.Namespace, program: str,
             return step + var
         rounds["raw DAP"] = raw_round
 
-        router = Router("mcp", session=session)
-        stack.push_async_callback(router.close)
-        await router.call("await", {"timeout_ms": 30_000})
-        await router.call("breakpoint_remove", {"all": True})
+        async def router_row(name: str) -> Round:
+            router = Router("mcp", session=name)
+            stack.push_async_callback(router.close)
+            await router.call("await", {"timeout_ms": 30_000})
+            await router.call("breakpoint_remove", {"all": True})
 
-        async def router_round() -> float:
-            t0 = asyncio.get_running_loop().time()
-            await router.call("next", for_agent=True)
-            await router.call("variables", for_agent=True)
-            return asyncio.get_running_loop().time() - t0
-        rounds["router"] = router_round
+            async def router_round() -> float:
+                t0 = asyncio.get_running_loop().time()
+                await router.call("next", for_agent=True)
+                await router.call("variables", for_agent=True)
+                return asyncio.get_running_loop().time() - t0
+            return router_round
+
+        if before_session is not None:
+            rounds["router, before"] = await router_row(before_session)
+        rounds["router"] = await router_row(session)
 
         for label, checkout in versions.items():
             cwd = str(checkout) if checkout is not None else None
-            args = [sys.executable, *server_args(session)]
+            joined = before_session if (label == "before" and before_session) else session
+            args = [sys.executable, *server_args(joined)]
             if "thin" in ns.clients:
                 thin = LineClient(args, env=env_for(checkout), cwd=cwd)
                 rounds[f"{label}, thin"] = tool_round(await stack.enter_async_context(thin))
@@ -140,15 +149,24 @@ def run() -> None:
     parser.add_argument("--before", help="a checkout of the version to compare against")
     parser.add_argument("--rounds", type=int, default=100)
     parser.add_argument("--clients", default="thin,sdk", help="thin, sdk, or both (thin,sdk)")
+    parser.add_argument("--host-before", action="store_true",
+                        help="the before rows joined to a session the before checkout hosts")
     ns = parser.parse_args()
+    if ns.host_before and ns.before is None:
+        parser.error("--host-before needs --before")
     with loop_program() as program:
         load_before = os.getloadavg()[0]
-        session = start_daemon(program)
+        sessions = [start_daemon(program)]
         try:
-            times, cpu = asyncio.run(main(ns, program, session))
+            if ns.host_before:
+                before = Path(ns.before).resolve()
+                sessions.append(start_daemon(program, "bench-before", env_for(before),
+                                             cwd=str(before)))
+            times, cpu = asyncio.run(main(ns, program, *sessions))
         finally:
-            subprocess.run([sys.executable, "-m", "tui_debugger", "stop", "--session", session],
-                           capture_output=True, check=False)
+            for session in sessions:
+                subprocess.run([sys.executable, "-m", "tui_debugger", "stop", "--session",
+                                session], capture_output=True, check=False)
     base = statistics.median(times["raw DAP"]) * 1000
     print(f"the agent's round (step, then the locals), {ns.rounds} rounds alternated, "
           f"load average (1 min) at the start / end: {load_before:.2f} / {os.getloadavg()[0]:.2f}")
@@ -156,7 +174,7 @@ def run() -> None:
         med = statistics.median(samples) * 1000
         p90 = sorted(samples)[max(0, int(len(samples) * 0.9) - 1)] * 1000
         used = f"   server CPU {cpu[name] * 1000:5.2f} ms/round" if name in cpu else ""
-        print(f"  {name:13} median {med:7.2f} ms   p90 {p90:7.2f} ms   "
+        print(f"  {name:15} median {med:7.2f} ms   p90 {p90:7.2f} ms   "
               f"{med / base:5.2f}x raw{used}")
 
 

@@ -230,11 +230,12 @@ async def router_rounds(session: str, rounds: int) -> tuple[list[float], list[fl
     return steps, variables
 
 
-def start_daemon(program: str) -> str:
+def start_daemon(program: str, name: str = "bench", env: dict[str, str] | None = None,
+                 cwd: str | None = None) -> str:
     done = subprocess.run(
-        [sys.executable, "-m", "tui_debugger", "start", "--json", "--session", "bench",
+        [sys.executable, "-m", "tui_debugger", "start", "--json", "--session", name,
          "--break", f"{program}:{LOOP_LINE}", program],
-        capture_output=True, text=True, check=True)
+        capture_output=True, text=True, check=True, env=env, cwd=cwd)
     return json.loads(done.stdout)["session"]
 
 
@@ -295,8 +296,9 @@ def main() -> None:
     print(summary("  MCP stdio, joined", both(joined_step, joined_vars), both_base))
     print(summary("  MCP stdio, joined, thin client", both(thin_step, thin_vars), both_base))
     print(summary("  router, joined (no MCP)", both(router_step, router_vars), both_base))
-    print("launch to first stop (debug_launch with a breakpoint, stdio):")
-    print(summary("  debug_launch", launches, statistics.median(launches) * 1000))
+    if launches:  # --launches 0: the rounds alone
+        print("launch to first stop (debug_launch with a breakpoint, stdio):")
+        print(summary("  debug_launch", launches, statistics.median(launches) * 1000))
 
 
 if __name__ == "__main__":
