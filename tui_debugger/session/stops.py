@@ -304,6 +304,8 @@ class Stops:
             if not done.cancelled() and done.exception() is None:
                 scope = locals_scope(done.result())
                 if scope is not None and scope.ref > 0:
+                    if len(self._view_ids) >= MAX_VIEW_IDS and thread_id not in self._view_ids:
+                        self._view_ids.clear()  # threads come and go: only a guess is lost
                     self._view_ids[thread_id] = (frame.id, scope.ref)
 
         read.add_done_callback(remember)
@@ -361,6 +363,9 @@ class Stops:
                     thread.function, thread.location = top.name, top.location
         return threads
 
+
+#: threads whose last stop's ids are kept for asking ahead (_ask_ahead)
+MAX_VIEW_IDS = 1024
 
 #: threads whose top frame `threads` reads (one request each)
 MAX_THREAD_FRAMES = 256
