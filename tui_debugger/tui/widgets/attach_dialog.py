@@ -22,6 +22,7 @@ from backends.errors import DebuggerError, InvalidInput
 
 from ...commands import registry
 from ..messages import StartSession
+from .text_input import TextInput
 
 TABS = {"process": "attach-process", "simulator": "attach-sim", "ray": "attach-ray",
         "launch": "attach-launch"}
@@ -116,27 +117,27 @@ class AttachDialog(ModalScreen[bool | None]):
             with TabbedContent(id="attach-tabs", initial=self.initial_tab):
                 with TabPane("Process", id=TABS["process"]):
                     yield self._label("PID or HOST:PORT", "a process, or where an adapter listens")
-                    yield Input(placeholder="4242 or 127.0.0.1:5678", id="attach-target", compact=True)
+                    yield TextInput(placeholder="4242 or 127.0.0.1:5678", id="attach-target", compact=True)
                     yield self._label("adapter", "empty: chosen from the process or the port")
-                    yield Input(placeholder="debugpy, lldb-dap, lldb-cli, dlv, node", id="attach-adapter",
+                    yield TextInput(placeholder="debugpy, lldb-dap, lldb-cli, dlv, node", id="attach-adapter",
                                 compact=True)
                 with TabPane("iOS simulator", id=TABS["simulator"]):
                     yield self._label("simulator", "name or UDID; empty: the last one used")
-                    yield Input(placeholder="iPhone 15", id="sim-device", compact=True)
+                    yield TextInput(placeholder="iPhone 15", id="sim-device", compact=True)
                     yield self._label("app", "bundle id or PID; empty: the last one used")
-                    yield Input(placeholder="com.example.App", id="sim-app", compact=True)
+                    yield TextInput(placeholder="com.example.App", id="sim-app", compact=True)
                     yield Checkbox("wait for the app to launch", id="sim-wait-for", compact=True)
                 with TabPane("Ray", id=TABS["ray"]):
                     yield self._label("dashboard", "empty: $RAY_ADDRESS, else 127.0.0.1:8265")
-                    yield Input(placeholder="http://127.0.0.1:8265", id="ray-dashboard", compact=True)
+                    yield TextInput(placeholder="http://127.0.0.1:8265", id="ray-dashboard", compact=True)
                     yield self._label("worker pid", "empty: the first paused task "
                                       "(`tui-debugger ray` lists them)")
-                    yield Input(placeholder="4242", id="ray-worker", compact=True)
+                    yield TextInput(placeholder="4242", id="ray-worker", compact=True)
                 with TabPane("Launch", id=TABS["launch"]):
                     yield self._label("program", "a .py or .js file, a native or Go binary")
-                    yield Input(placeholder="app.py", id="launch-program", compact=True)
+                    yield TextInput(placeholder="app.py", id="launch-program", compact=True)
                     yield self._label("arguments", "as in a shell")
-                    yield Input(id="launch-args", compact=True)
+                    yield TextInput(id="launch-args", compact=True)
                     yield Checkbox("stop on entry", id="launch-stop-on-entry", compact=True)
             yield Static("", id="attach-error")
             with Horizontal(id="attach-buttons"):

@@ -12,6 +12,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Static
+from .text_input import TextInput
 
 FIELDS = [
     ("condition", "Condition", "stop only when this is true, e.g.  item.quantity < 3"),
@@ -35,7 +36,7 @@ class BreakpointDialog(ModalScreen[dict | None]):
             yield Static(f"{title} at {self.where}", id="form-title")
             for name, label, hint in FIELDS:
                 yield Label(Text.assemble((label, "bold"), "  ", (hint, "dim")), classes="form-label")
-                yield Input(str(self.initial.get(name) or ""), id=f"bp-{name}")
+                yield TextInput(str(self.initial.get(name) or ""), id=f"bp-{name}")
             yield Checkbox("enabled", value=bool(self.initial.get("enabled", True)), id="bp-enabled")
             with Horizontal(id="form-buttons"):
                 yield Button("Save", variant="primary", id="bp-save")

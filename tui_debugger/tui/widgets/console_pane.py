@@ -16,9 +16,10 @@ import os
 
 from ..messages import CompleteName, Evaluate
 from .console_results import ConsoleResults
+from .text_input import TextInput
 
 
-class ConsoleInput(Input):
+class ConsoleInput(TextInput):
     BINDINGS = [
         Binding("up", "history(-1)", "previous expression", show=False),
         Binding("down", "history(1)", "next expression", show=False),

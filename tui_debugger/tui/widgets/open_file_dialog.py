@@ -17,6 +17,7 @@ from textual.fuzzy import Matcher
 from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
+from .text_input import TextInput
 
 #: Shown at once; typing narrows. More would only slow the list down.
 MAX_SHOWN = 200
@@ -79,7 +80,7 @@ class OpenFileDialog(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="open-body"):
             yield Static("Open a file  (type to narrow, Enter opens, Esc cancels)", id="open-title")
-            yield Input(placeholder="part of a file name, or a path", id="open-input")
+            yield TextInput(placeholder="part of a file name, or a path", id="open-input")
             yield OptionList(id="open-list")
 
     def on_mount(self) -> None:

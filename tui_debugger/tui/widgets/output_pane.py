@@ -14,9 +14,10 @@ from textual.widgets import Input
 
 from ..messages import SendInput
 from .output_log import OutputLog
+from .text_input import TextInput
 
 
-class ProgramInput(Input):
+class ProgramInput(TextInput):
     """The program's input: Enter sends the line, Ctrl+D ends the input."""
 
     BINDINGS = [Binding("ctrl+d", "end_input", "end of input (Ctrl+D)", id="input.eof")]
@@ -46,7 +47,7 @@ class OutputPane(Vertical):
 
     def compose(self) -> ComposeResult:
         yield OutputLog(MAX_LINES, id="output-log")
-        yield Input(placeholder="search output (Escape closes)", id="output-search")
+        yield TextInput(placeholder="search output (Escape closes)", id="output-search")
         yield ProgramInput(placeholder="program input: a line, Enter sends it (Ctrl+D: end of input)",
                            id="program-input")
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Input
+from .text_input import TextInput
 
 PLACEHOLDERS = {
     "find": "find in this file: text, Enter (n / N next / previous match, Esc ends)",
@@ -14,7 +15,7 @@ PLACEHOLDERS = {
 }
 
 
-class SourcePrompt(Input):
+class SourcePrompt(TextInput):
     BINDINGS = [Binding("escape", "cancel", "cancel", show=False)]
 
     class Answered(Message):

@@ -10,6 +10,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
+from .text_input import TextInput
 
 
 class ValueDialog(ModalScreen[str | None]):
@@ -24,7 +25,7 @@ class ValueDialog(ModalScreen[str | None]):
         with Vertical(id="form-body"):
             yield Static(Text.assemble(("Set ", "bold"), (self.path, "bold"),
                                        ("  (Enter sets, Esc cancels)", "dim")), id="form-title")
-            yield Input(self.value, id="value-input",
+            yield TextInput(self.value, id="value-input",
                         placeholder="new value: an expression in the program's language")
 
     def on_mount(self) -> None:

@@ -11,6 +11,7 @@ from textual.widgets import DataTable, Input
 from ..format import one_line
 from ..messages import WatchesChanged
 from .tables import refill
+from .text_input import TextInput
 
 HEADERS = ["expression", "value"]
 
@@ -26,7 +27,7 @@ class WatchesPane(Vertical):
         self.values: dict[str, str] = {}
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder="add a watch: expression, Enter", id="watch-input")
+        yield TextInput(placeholder="add a watch: expression, Enter", id="watch-input")
         yield DataTable(id="watch-table", cursor_type="row")
 
     def on_mount(self) -> None:
