@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import time
@@ -51,8 +52,13 @@ async def _run(ctx: CommandContext, how: str, args: RunArgs, label: str) -> RunR
     # A floor, so a refusal (a step where none is possible) still reaches a
     # caller that waits 0 ms, as the TUI does.
     stops = SessionStops(session, ctx.origin)
-    await stops.go(how, args.thread_id, answer_timeout=max(wait_ms, ANSWER_FLOOR_MS) / 1000)
-    await stops.next_stop(wait_ms / 1000 - (time.monotonic() - started))
+    # Waiting from the go on: a stop that comes with the adapter's answer to it
+    # is read for this answer too (Session.answering_stop); with no wait (the
+    # TUI's steps) the answer says "running" and reads nothing.
+    with session.answering_stop() if wait_ms > 0 else contextlib.nullcontext():
+        await stops.go(how, args.thread_id,
+                       answer_timeout=max(wait_ms, ANSWER_FLOOR_MS) / 1000)
+        await stops.next_stop(wait_ms / 1000 - (time.monotonic() - started))
     return await run_result(session, label, started, ctx.origin, stops.generation)
 
 

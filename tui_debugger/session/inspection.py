@@ -131,9 +131,17 @@ class Inspection:
     def _wants_stop_view(self) -> bool:
         """A TUI shows every stop's locals, and a call waiting for the stop (a
         step's answer, `await`) answers with them: read them while the stop is on
-        its way (an agent's step: the scopes request went out 1.4 ms sooner)."""
-        return self._stop_waiters > 0 or any(
-            c.origin in ("tui", "web") for c in self.clients.values())
+        its way (an agent's step: the scopes request went out 1.4 ms sooner).
+        For a waiting call, only where they are asked for ahead (and so pay):
+        with those reads at every stop, one loaded run of delve's 100-goroutine
+        barrier told one hit twice; not shown to be their doing, but a stop of
+        many held threads stays as it was."""
+        if any(c.origin in ("tui", "web") for c in self.clients.values()):
+            return True
+        # Where the reads go out together with the stack (asked ahead); elsewhere
+        # a stop with many threads held (delve, lldb-dap) reads only when asked.
+        return self._stop_waiters > 0 and self.backend is not None \
+            and self.backend.stop_ids_carry_over
 
     async def _prefetch_stop_view(self, generation: int) -> None:
         """The selected frame's scopes and its first scope's variables, into the
@@ -275,13 +283,14 @@ def locals_scope(scopes: list[Scope]) -> Scope | None:
 class AskedAhead:
     """A stop's scopes and locals asked for by the ids the same thread's last
     stop read them by (Backend.stop_ids_carry_over), sent right behind the
-    stack's request instead of a round trip and two after it. The answers are
-    used only when the stack shows the selected frame has that id and the
-    scopes show its locals have that reference, both answered at this stop;
-    otherwise they are dropped (a step into a call, or out of one: the old
-    frame's scopes, or a refusal for a frame gone)."""
+    stack's request instead of a round trip and two after it. The scopes are
+    used only when the stack shows the selected frame has that id, and the
+    locals only when those scopes, answered at this stop, show its locals have
+    that reference; otherwise they are dropped (a step into a call, or out of
+    one: the old frame's scopes, or a refusal for a frame gone)."""
 
     def __init__(self, backend: Any, frame_id: int, ref: int) -> None:
+        self.backend = backend
         self.frame_id, self.ref = frame_id, ref
         self.scopes: asyncio.Future[list[Scope]] = asyncio.ensure_future(backend.scopes(frame_id))
         self.variables: asyncio.Future[list[Variable]] = asyncio.ensure_future(
@@ -293,20 +302,20 @@ class AskedAhead:
               variables: dict[int, "asyncio.Future[Any]"]) -> None:
         """The stack showed the selected frame is `frame_id`: its scopes answer
         is this stop's (into the cache, unless a read is there already), and the
-        locals' once the scopes show their reference is `ref`."""
+        reference's read in the cache at once is the locals asked for ahead once
+        the scopes show them at `ref` (anyone asking for `ref` meanwhile waits
+        for that, rather than reading again), else a read of its own."""
         if self.frame_id in scopes:
             return
         _cache(scopes, self.frame_id, self.scopes)
+        if self.ref not in variables:
+            _cache(variables, self.ref, asyncio.ensure_future(self._checked_locals()))
 
-        def check(done: "asyncio.Future[list[Scope]]") -> None:
-            if done.cancelled() or done.exception() is not None:
-                return
-            scope = locals_scope(done.result())
-            if scope is not None and scope.ref == self.ref and self.ref not in variables \
-                    and scopes.get(self.frame_id) is done:
-                _cache(variables, self.ref, self.variables)
-
-        self.scopes.add_done_callback(check)
+    async def _checked_locals(self) -> list[Variable]:
+        scope = locals_scope(await self.scopes)
+        if scope is not None and scope.ref == self.ref:
+            return await self.variables
+        return await self.backend.variables(self.ref)  # `ref` is something else at this stop
 
 
 def _seen(done: "asyncio.Future[Any]") -> None:
