@@ -53,6 +53,13 @@ class Backend(abc.ABC):
     #: adapter name as users type it: debugpy, lldb-dap, lldb-cli, dlv, node, simctl
     name: ClassVar[str] = "backend"
 
+    #: a frame that is still there at the next stop keeps its id, and its locals
+    #: their reference (pydevd names a frame by the frame object): a session may
+    #: ask for the last stop's locals by those ids before the stack answers, and
+    #: uses the answers only once the stack and the scopes show them the same
+    #: (a class default; DapBackend derives it from its adapter)
+    stop_ids_carry_over: bool = False
+
     def __init__(self, emit: EventSink) -> None:
         self._emit = emit
         self.capabilities = Capabilities()
@@ -73,11 +80,6 @@ class Backend(abc.ABC):
         #: attaching to HOST:PORT (a gdb-remote server, dlv's) finds the program
         #: stopped where the server holds it, so the session waits for that stop
         self.remote_attach_stops = False
-        #: a frame that is still there at the next stop keeps its id, and its locals
-        #: their reference (pydevd names a frame by the frame object): a session may
-        #: ask for the last stop's locals by those ids before the stack answers, and
-        #: uses the answers only once the stack and the scopes show them the same
-        self.stop_ids_carry_over = False
 
     def emit(self, event: BackendEvent) -> None:
         self._emit(event)

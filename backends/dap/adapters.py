@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hashlib
 import importlib.util
 import json
@@ -48,6 +49,34 @@ def stdin_path(request: LaunchRequest) -> str:
 # =============================================================================== debugpy
 
 
+#: sha256 of the pydevd.py (debugpy 1.8.22's) whose stopped thread our
+#: sitecustomize wakes for every queued request (`_prompt_wakeups`): with it,
+#: the program is handed the digest and a stop's reads go out together; with
+#: any other pydevd they go one at a time, as pydevd needs.
+PYDEVD_WAKEUPS_SHA256 = "d1809d00fab0b71a6de98bef69f277669e4b274c277668931b56c238f2da1282"
+WAKEUPS_ENV = "TUI_DEBUGGER_PYDEVD_WAKEUPS"
+
+
+def pydevd_wakeups() -> str | None:
+    """PYDEVD_WAKEUPS_SHA256 when this debugpy's pydevd is that one (and the
+    speed-ups are on), else None."""
+    if os.environ.get("TUI_DEBUGGER_PYDEVD_SPEEDUPS") == "0":
+        return None
+    return PYDEVD_WAKEUPS_SHA256 if _pydevd_sha256() == PYDEVD_WAKEUPS_SHA256 else None
+
+
+@functools.cache
+def _pydevd_sha256() -> str | None:
+    """The sha256 of the pydevd.py of the debugpy we run, read once (~1 ms)."""
+    try:
+        spec = importlib.util.find_spec("debugpy")
+        path = os.path.join(os.path.dirname(spec.origin or ""), "_vendored", "pydevd", "pydevd.py")
+        with open(path, "rb") as source:
+            return hashlib.sha256(source.read()).hexdigest()
+    except (OSError, ImportError, AttributeError, ValueError):
+        return None
+
+
 #: Each thread stops at its own breakpoint and says so; a step moves one thread.
 #: In its default mode (stop every thread at each stop, one notification) pydevd
 #: answers `continue` only once a held thread has left its wait loop, which it
@@ -57,34 +86,6 @@ def stdin_path(request: LaunchRequest) -> str:
 #: The same mode lets a held thread reach a breakpoint line without a stop
 #: (pydevd skips breakpoints of a thread marked suspended), so its hit is lost.
 #: See docs/backends.md and docs/architecture.md ("Threads at a breakpoint").
-#: sha256 of the pydevd.py (debugpy 1.8.22's) whose stopped thread our
-#: sitecustomize wakes for every queued request (`_prompt_wakeups`): with it,
-#: the program is handed the digest and a stop's reads go out together; with
-#: any other pydevd they go one at a time, as pydevd needs.
-PYDEVD_WAKEUPS_SHA256 = "d1809d00fab0b71a6de98bef69f277669e4b274c277668931b56c238f2da1282"
-WAKEUPS_ENV = "TUI_DEBUGGER_PYDEVD_WAKEUPS"
-_pydevd_digest: list[str | None] = []
-
-
-def pydevd_wakeups() -> str | None:
-    """PYDEVD_WAKEUPS_SHA256 when this debugpy's pydevd is that one (and the
-    speed-ups are on), else None. The file is read once (~1 ms)."""
-    if os.environ.get("TUI_DEBUGGER_PYDEVD_SPEEDUPS") == "0":
-        return None
-    if not _pydevd_digest:
-        digest = None
-        try:
-            spec = importlib.util.find_spec("debugpy")
-            path = os.path.join(os.path.dirname(spec.origin or ""), "_vendored", "pydevd",
-                                "pydevd.py")
-            with open(path, "rb") as source:
-                digest = hashlib.sha256(source.read()).hexdigest()
-        except (OSError, ImportError, AttributeError, ValueError):
-            pass
-        _pydevd_digest.append(digest)
-    return _pydevd_digest[0] if _pydevd_digest[0] == PYDEVD_WAKEUPS_SHA256 else None
-
-
 THREAD_OPTIONS = {"stopAllThreadsOnSuspend": False, "steppingResumesAllThreads": False}
 
 
@@ -216,7 +217,6 @@ class DebugpyProfile(AdapterProfile):
                 # stack, scopes and locals may be asked for together.
                 env[WAKEUPS_ENV] = digest
                 self.inspect_one_at_a_time = False
-                self.backend.stop_ids_carry_over = self.stop_ids_carry_over
         arguments: dict[str, Any] = {
             "type": "python",
             "request": "launch",

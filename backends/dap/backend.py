@@ -222,9 +222,6 @@ class DapBackend(Backend):
         self.profile = profile or self.profile_class(self)
         self.follows_children = self.profile.follows_children
         self.remote_attach_stops = self.profile.remote_attach_stops
-        # Asked ahead only where requests are answered in order, not one at a time.
-        self.stop_ids_carry_over = (self.profile.stop_ids_carry_over
-                                    and not self.profile.inspect_one_at_a_time)
         self.client: DapClient | None = None
         self._inspection_lock = asyncio.Lock()
         #: the initialize response, as the adapter sent it
@@ -1352,6 +1349,12 @@ class DapBackend(Backend):
         body = await self._request("readMemory", {"memoryReference": address, "count": count})
         data = body.get("data") or ""
         return base64.b64decode(data) if data else b""
+
+    @property
+    def stop_ids_carry_over(self) -> bool:  # type: ignore[override]
+        """Backend.stop_ids_carry_over: the adapter's, where a stop's reads may go
+        out together (not one at a time: the launch may lift that, debugpy)."""
+        return self.profile.stop_ids_carry_over and not self.profile.inspect_one_at_a_time
 
     # ================================================================ helpers
 

@@ -29,7 +29,7 @@ from backends.models import (
 
 from .. import events
 from ..models import SessionState, StopInfo
-from .inspection import AskedAhead, locals_scope, first_with_source, start_shared
+from .inspection import AskedAhead, first_with_source, locals_scope, start_shared
 
 
 class Stops:
