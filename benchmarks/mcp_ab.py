@@ -8,6 +8,10 @@ round, with the raw DAP round and the router's (no MCP) among them:
 
   raw DAP        next, stopped, stackTrace, scopes, variables; one more variables
   router         `next` + `variables` through the Router over the session socket
+  router, relay  the same through a process that only copies the bytes between
+                 the router and the host (--relay): the least an extra process
+                 on the path costs, the floor of any MCP server that is a client
+                 of the session's host
   before / after, thin
                  debug_step_over + debug_variables from a bare newline-JSON client
                  (mcp_roundtrip.LineClient): the server's own cost
@@ -47,6 +51,27 @@ from benchmarks.mcp_roundtrip import LineClient, loop_program, server_args, star
 from benchmarks.step_latency import RawSession  # noqa: E402
 
 Round = Callable[[], Awaitable[float]]
+
+#: The relay (--relay): one process, two sockets, each byte read from one
+#: written to the other, nothing parsed; selectors and os.read/os.write, the
+#: cheapest a Python process can forward.
+RELAY = r"""
+import os, selectors, socket, sys
+listen = socket.socket(socket.AF_UNIX); listen.bind(sys.argv[1]); listen.listen(1)
+print("ready", flush=True)
+a, _ = listen.accept()
+b = socket.socket(socket.AF_UNIX); b.connect(sys.argv[2])
+sel = selectors.DefaultSelector()
+sel.register(a, selectors.EVENT_READ, b); sel.register(b, selectors.EVENT_READ, a)
+while True:
+    for key, _ in sel.select():
+        data = os.read(key.fileobj.fileno(), 262144)
+        if not data:
+            sys.exit(0)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(key.data.fileno(), view):]
+"""
 
 
 def tool_round(client: Any) -> Round:
@@ -97,10 +122,20 @@ async def main(ns: argparse.Namespace, program: str, session: str,
             return step + var
         rounds["raw DAP"] = raw_round
 
-        async def router_row(name: str) -> Round:
+        async def router_row(name: str, socket_path: str | None = None) -> Round:
             router = Router("mcp", session=name)
             stack.push_async_callback(router.close)
-            await router.call("await", {"timeout_ms": 30_000})
+            if socket_path is None:
+                await router.call("await", {"timeout_ms": 30_000})
+            else:  # its connection, made at its first call, goes to the relay
+                from tui_debugger import client as client_module
+
+                real = client_module.paths.socket_path
+                client_module.paths.socket_path = lambda _name: Path(socket_path)
+                try:
+                    await router.call("await", {"timeout_ms": 30_000})
+                finally:
+                    client_module.paths.socket_path = real
             await router.call("breakpoint_remove", {"all": True})
 
             async def router_round() -> float:
@@ -113,6 +148,19 @@ async def main(ns: argparse.Namespace, program: str, session: str,
         if before_session is not None:
             rounds["router, before"] = await router_row(before_session)
         rounds["router"] = await router_row(session)
+        if ns.relay:
+            from tui_debugger import paths
+
+            relay_path = paths.runtime_dir() / f"bench-relay-{os.getpid()}.sock"
+            relay = await asyncio.create_subprocess_exec(
+                sys.executable, "-c", RELAY, str(relay_path), str(paths.socket_path(session)),
+                stdout=asyncio.subprocess.PIPE)
+            stack.callback(lambda: relay.returncode is None and relay.kill())
+            stack.callback(lambda: relay_path.unlink(missing_ok=True))
+            assert relay.stdout is not None
+            await relay.stdout.readline()
+            rounds["router, relay"] = await router_row(session, str(relay_path))
+            servers["router, relay"] = relay.pid
 
         for label, checkout in versions.items():
             cwd = str(checkout) if checkout is not None else None
@@ -149,6 +197,8 @@ def run() -> None:
     parser.add_argument("--before", help="a checkout of the version to compare against")
     parser.add_argument("--rounds", type=int, default=100)
     parser.add_argument("--clients", default="thin,sdk", help="thin, sdk, or both (thin,sdk)")
+    parser.add_argument("--relay", action="store_true",
+                        help="a row through a process that only copies bytes to the host")
     parser.add_argument("--host-before", action="store_true",
                         help="the before rows joined to a session the before checkout hosts")
     ns = parser.parse_args()
