@@ -404,6 +404,12 @@ class McpFrontEnd:
                 await ctx.session.send_tool_list_changed()
         return result
 
+    def answers_directly(self, tool: Any) -> bool:
+        """Whether a tools/call of `tool` may be answered beside the SDK's
+        dispatch (mcp_transport._ToolCalls): any tool but debug_tools, whose
+        answer may change the list and so needs the SDK's notification."""
+        return isinstance(tool, str) and tool != TOOLS_TOOL
+
     def open(self, names: list[str]) -> CallToolResult:
         """debug_tools: open tools by name or group."""
         try:

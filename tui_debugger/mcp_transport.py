@@ -164,13 +164,189 @@ class _WireOut:
             self.watching = False
 
 
+class _ToolCalls:
+    """tools/call answered beside the SDK's dispatch instead of through it.
+
+    The SDK serves each request through a relay task, a dispatcher task, a
+    per-request session and context, its middleware, two validations of the
+    params and a validation and re-dump of the result in its version's shape;
+    on a two-core machine that was two fifths of the server's CPU per agent
+    round, where an extra process that only copies the bytes costs next to
+    nothing (docs/performance.md, "tools/call beside the SDK's dispatch").
+    Here a tools/call goes straight to the front end's `call`, only once the
+    SDK has settled the connection (the handshake answered and acknowledged,
+    or the first request of the 2026 per-request era served) and only when
+    the SDK would take it as it stands: the SDK's own checks pass for its
+    version (the era's envelope, the params), and the answer's shape, checked
+    once a version against the SDK's serializer, comes out the same.
+    Everything else is the SDK's: the handshake, tools/list, pings,
+    debug_tools (its answer may change the list), params or an envelope the
+    SDK would refuse, and its error for them. A `notifications/cancelled` for
+    a call taken here cancels it unanswered, and the end of the input cancels
+    what is still running, as the SDK's dispatcher does. Not done here: the
+    SDK's OpenTelemetry span of the call (the server installs no exporter)."""
+
+    def __init__(self, front: Any, out: _WireOut) -> None:
+        self.front = front
+        self.out = out
+        self.modern: bool | None = None  # the era, as the SDK decides it: by the first request
+        self.init_id: Any = None
+        self.version: str | None = None  # the handshake's, when its shape check passed
+        self.initialized = False
+        self.running: dict[Any, asyncio.Task[None]] = {}
+
+    def take(self, message: dict[str, Any]) -> bool:
+        """Whether this message was taken here (else the SDK is given it)."""
+        method = message.get("method")
+        if method == "tools/call":
+            return self._call(message)
+        if method == "notifications/cancelled":
+            params = message.get("params")
+            request_id = params.get("requestId") if isinstance(params, dict) else None
+            task = self.running.get(request_id) if isinstance(request_id, (str, int)) else None
+            if task is None:
+                return False
+            task.cancel()
+            return True
+        return False
+
+    def given(self, message: Any) -> None:
+        """The SDK was given `message` (its JSON-RPC model): the first request
+        decides the era, as `serve_dual_era_loop` does; a handshake's id is kept
+        to read its answer."""
+        method = getattr(message, "method", None)
+        if method == "notifications/initialized":
+            self.initialized = True
+        if method is None or getattr(message, "id", None) is None:
+            return
+        params = getattr(message, "params", None)
+        if self.modern is None:
+            self.modern = method != "initialize" and _enveloped(params)
+        if method == "initialize" and not self.modern:
+            self.init_id, self.version, self.initialized = message.id, None, False
+
+    def answered(self, message: Any) -> None:
+        """The SDK wrote `message`: the handshake's answer names the version."""
+        if self.init_id is None or getattr(message, "id", None) != self.init_id:
+            return
+        self.init_id = None
+        result = getattr(message, "result", None)
+        version = result.get("protocolVersion") if isinstance(result, dict) else None
+        self.version = version if isinstance(version, str) and self._same_shape(version) else None
+
+    def _call(self, message: dict[str, Any]) -> bool:
+        from mcp.shared.inbound import InboundLadderRejection, classify_inbound_request
+        from mcp_types import methods
+
+        msg_id, params = message.get("id"), message.get("params")
+        if (self.modern is None or not isinstance(msg_id, (str, int)) or isinstance(msg_id, bool)
+                or msg_id in self.running or not isinstance(params, dict)
+                or not self.front.answers_directly(params.get("name"))):
+            return False
+        if self.modern:
+            route = classify_inbound_request(message)
+            if isinstance(route, InboundLadderRejection) or not self._same_shape(
+                    route.protocol_version):
+                return False
+            version = route.protocol_version
+        else:
+            if not self.initialized or self.version is None or _enveloped(params):
+                return False
+            version = self.version
+        try:
+            methods.validate_client_request("tools/call", version, params)
+        except Exception:  # the SDK's to answer, with its own error
+            return False
+        task = asyncio.get_running_loop().create_task(
+            self._answer(msg_id, params["name"], params.get("arguments"), self.modern))
+        self.running[msg_id] = task
+        task.add_done_callback(lambda _task: self.running.pop(msg_id, None))
+        return True
+
+    async def _answer(self, msg_id: Any, name: str, arguments: Any, modern: bool) -> None:
+        result = await self.front.call(name, arguments)
+        line = {"jsonrpc": "2.0", "id": msg_id, "result": self._body(result, modern)}
+        self.out.write(json.dumps(line, ensure_ascii=False, separators=(",", ":"))
+                       .encode("utf-8", "backslashreplace") + b"\n")
+        if len(self.out.pending) > _OUT_HIGH_WATER:
+            await self.out.drain(_OUT_HIGH_WATER)
+
+    def _body(self, result: Any, modern: bool) -> dict[str, Any]:
+        """A CallToolResult as the SDK's runner puts it on the wire: the 2026
+        era's answer says it is complete and names the server (`_meta`), the
+        handshake era's has neither."""
+        from mcp_types import SERVER_INFO_META_KEY
+
+        body = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+        if modern:
+            body.setdefault("resultType", "complete")
+            body["_meta"] = {SERVER_INFO_META_KEY: self.front.server.server_info_stamp}
+        else:
+            body.pop("resultType", None)
+        return body
+
+    def _same_shape(self, version: str) -> bool:
+        """Whether the SDK would answer a tools/call at `version` as `_body`
+        does (checked once a version, on answers of each kind)."""
+        if version not in _SHAPES:
+            _SHAPES[version] = self._check_shape(version)
+        return _SHAPES[version]
+
+    def _check_shape(self, version: str) -> bool:
+        from mcp_types import (SERVER_INFO_META_KEY, CallToolResult, TextContent, methods,
+                               version as versions)
+
+        server = self.front.server
+        if server.cache_hints.get("tools/call") is not None:
+            return False  # the SDK would add the hint
+        modern = version in versions.MODERN_PROTOCOL_VERSIONS
+        samples = [
+            CallToolResult(content=[TextContent(type="text", text="x\u00e9")],
+                           structured_content={"a": [1, None, {"b": "c"}], "n": 1.5}),
+            CallToolResult(content=[TextContent(type="text", text="e")],
+                           structured_content={"error": "e", "code": "c"}, is_error=True),
+            CallToolResult(content=[], structured_content={"values": []}),
+        ]
+        try:
+            for sample in samples:
+                sdk = methods.serialize_server_result(
+                    "tools/call", version, sample.model_dump(by_alias=True, mode="json",
+                                                            exclude_none=True))
+                if modern:
+                    sdk.setdefault("resultType", "complete")
+                    sdk["_meta"] = {SERVER_INFO_META_KEY: server.server_info_stamp}
+                if sdk != self._body(sample, modern):
+                    return False
+        except Exception:
+            return False
+        return True
+
+    def cancel_all(self) -> None:
+        for task in list(self.running.values()):
+            task.cancel()
+
+
+#: Per protocol version: whether `_ToolCalls._body` is the SDK's shape there.
+_SHAPES: dict[str, bool] = {}
+
+
+def _enveloped(params: Any) -> bool:
+    """Whether a request carries the 2026 era's per-request envelope (the
+    SDK's own test: its protocol-version key in `params._meta`)."""
+    from mcp_types import PROTOCOL_VERSION_META_KEY
+
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return isinstance(meta, dict) and PROTOCOL_VERSION_META_KEY in meta
+
+
 class _SdkWriteStream:
     """The stream the SDK's server writes its messages to (its WriteStream
     protocol): each one is encoded and queued on the wire within the call, in
     order, with no task or thread between the answer and the pipe."""
 
-    def __init__(self, out: _WireOut) -> None:
+    def __init__(self, out: _WireOut, calls: _ToolCalls) -> None:
         self.out = out
+        self.calls = calls
         self.closed = False
 
     async def send(self, item: Any, /) -> None:
@@ -178,6 +354,7 @@ class _SdkWriteStream:
 
         if self.closed:
             raise anyio.ClosedResourceError
+        self.calls.answered(item.message)
         data = item.message.model_dump_json(by_alias=True, exclude_unset=True)
         self.out.write(data.encode("utf-8", "backslashreplace") + b"\n")
         if len(self.out.pending) > _OUT_HIGH_WATER:
@@ -199,9 +376,10 @@ class _SdkReadStream:
     take, as its own message type, and answers the bad lines on the way,
     with no task between the pipe and the SDK."""
 
-    def __init__(self, wire_in: "_WireIn", out: _WireOut) -> None:
+    def __init__(self, wire_in: "_WireIn", out: _WireOut, calls: _ToolCalls) -> None:
         self.lines = _lines(wire_in, out)
         self.out = out
+        self.calls = calls
         self.closed = False
 
     async def receive(self) -> Any:
@@ -213,16 +391,20 @@ class _SdkReadStream:
             try:
                 line = await self.lines.__anext__()
             except StopAsyncIteration:
+                self.calls.cancel_all()
                 raise anyio.EndOfStream from None
             message, problem = inspect_line(line.decode("utf-8", "replace"))
             if problem is not None:
                 self.out.write(_error_line(problem))
+            elif message is not None and self.calls.take(message):
+                continue
             elif message is not None:
                 try:
-                    return SessionMessage(jsonrpc_message_adapter.validate_python(
-                        message, by_name=False))
+                    parsed = jsonrpc_message_adapter.validate_python(message, by_name=False)
                 except Exception as exc:  # what the SDK's own reader hands on
                     return exc
+                self.calls.given(parsed)
+                return SessionMessage(parsed)
         raise anyio.ClosedResourceError
 
     def __aiter__(self) -> "_SdkReadStream":
@@ -386,7 +568,9 @@ async def serve_stdio(front: Any) -> None:
         reader, writer = _WireIn(wire_in), _WireOut(wire_out)
         options = front.server.create_initialization_options(
             NotificationOptions(tools_changed=True))
-        await front.server.run(_SdkReadStream(reader, writer), _SdkWriteStream(writer), options)
+        calls = _ToolCalls(front, writer)
+        await front.server.run(_SdkReadStream(reader, writer, calls),
+                               _SdkWriteStream(writer, calls), options)
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(writer.drain(), 10)  # the last answers, to a reading client
     finally:
