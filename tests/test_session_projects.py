@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -175,3 +176,26 @@ async def test_ui_offers_the_live_sessions_of_other_projects(tmp_path, no_leftov
             await app.action_quit()
     finally:
         await asyncio.to_thread(tdb, other, "stop", "--session", "gamma", check=False)
+
+
+def test_several_live_sees_each_session_come_and_go_at_once():
+    """several_live (whether an answer names its session) keeps its count only
+    while the runtime directory stays as it was: a session's file added or
+    removed right after a count, within the same clock tick, is seen."""
+    from tui_debugger import paths
+
+    run_dir = paths.runtime_dir()
+    tick = time.time_ns()  # a coarse clock: two changes in one tick, one mtime
+    (run_dir / "one.json").write_text("{}")
+    os.utime(run_dir, ns=(tick, tick))
+    assert not paths.several_live()
+    (run_dir / "two.json").write_text("{}")
+    os.utime(run_dir, ns=(tick, tick))
+    assert paths.several_live()
+    settled = time.time_ns() - 10 * paths._SETTLED_NS
+    os.utime(run_dir, ns=(settled, settled))  # long unchanged: the count is kept
+    assert paths.several_live() and paths._listed == (settled, True)
+    (run_dir / "two.json").unlink()
+    assert not paths.several_live()
+    (run_dir / "three.json").write_text("{}")
+    assert paths.several_live()

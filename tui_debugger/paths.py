@@ -234,6 +234,12 @@ def live_sessions(clean_stale: bool = True) -> list[LiveSession]:
 
 #: (the environment that named it, the runtime directory): several_live's
 _listed_dir: tuple[tuple[str | None, str | None], Path] | None = None
+#: several_live's last count: (the directory's st_mtime_ns then, the answer).
+_listed: tuple[int, bool] | None = None
+#: A listing is kept only when made this long after the directory last
+#: changed: a change within the same clock tick as the one before leaves the
+#: mtime as it was, so a listing made in that tick may miss it.
+_SETTLED_NS = 100_000_000
 
 
 def several_live() -> bool:
@@ -241,14 +247,21 @@ def several_live() -> bool:
     metadata files. A listing, with no socket probed, so every call can ask.
     The directory is made and checked (runtime_dir) once per process here:
     its names are only counted, nothing in it is opened, and the check (two
-    mkdir and an lstat) cost 0.05-0.18 ms, twice per agent round."""
-    global _listed_dir
+    mkdir and an lstat) cost 0.05-0.18 ms, twice per agent round. The count
+    is listed again only when the directory's mtime moved (one stat instead
+    of a listing: 0.07 ms a call in the MCP server's profile)."""
+    global _listed_dir, _listed
     key = (os.environ.get("TUI_DEBUGGER_RUNTIME_DIR"), os.environ.get("XDG_RUNTIME_DIR"))
     try:
         if _listed_dir is None or _listed_dir[0] != key:
-            _listed_dir = (key, runtime_dir())
-        return sum(1 for entry in os.scandir(_listed_dir[1])
-                   if entry.name.endswith(".json")) > 1
+            _listed_dir, _listed = (key, runtime_dir()), None
+        changed = os.stat(_listed_dir[1]).st_mtime_ns
+        if _listed is not None and _listed[0] == changed:
+            return _listed[1]
+        several = sum(1 for entry in os.scandir(_listed_dir[1])
+                      if entry.name.endswith(".json")) > 1
+        _listed = (changed, several) if time.time_ns() - changed > _SETTLED_NS else None
+        return several
     except OSError:
         return False
 
