@@ -1,9 +1,11 @@
-"""lldb-dap through the generic DAP backend, against real C programs."""
+"""lldb-dap through the generic DAP backend, against real C programs (and, where
+lldb-dap's own thread timing decides what it sends, its traced traffic replayed)."""
 
 from __future__ import annotations
 
 import asyncio
 import subprocess
+import sys
 
 import pytest
 
@@ -189,4 +191,92 @@ async def test_completions_of_a_local_and_a_member(lldb_dap, no_leftover_process
         assert {"x", "y", "label"} <= {c.text for c in members}
     finally:
         await backend.disconnect(terminate=True)
+        await backend.dispose()
+
+
+# lldb-dap 19's answers to a gdb-remote attach, as traced when its event thread
+# read the connect's stop only after configurationDone: the entry stop told
+# twice. Which of the two ways a run goes is lldb-dap's thread timing (4 loaded
+# attaches in 13 told it twice), so the traffic is replayed here; after the
+# continue the program stops with SIGSTOP again, a new stop.
+TOLD_TWICE = r'''
+import json, sys
+
+def send(message):
+    data = json.dumps(message).encode()
+    sys.stdout.buffer.write(b"Content-Length: %d\r\n\r\n" % len(data) + data)
+    sys.stdout.buffer.flush()
+
+def answer(request, body=None):
+    send({"type": "response", "request_seq": request["seq"], "command": request["command"],
+          "success": True, "body": body or {}})
+
+def stopped():
+    send({"type": "event", "event": "stopped", "body": {
+        "reason": "exception", "description": "signal SIGSTOP", "threadId": 4242,
+        "allThreadsStopped": True, "preserveFocusHint": False, "threadCausedFocus": True}})
+
+while True:
+    length = None
+    while True:
+        line = sys.stdin.buffer.readline()
+        if not line:
+            sys.exit(0)
+        if line.strip() == b"":
+            break
+        name, _, value = line.decode().partition(":")
+        if name.lower() == "content-length":
+            length = int(value)
+    request = json.loads(sys.stdin.buffer.read(length))
+    command = request["command"]
+    if command == "initialize":
+        answer(request, {"supportsConfigurationDoneRequest": True})
+    elif command == "attach":
+        answer(request)
+        send({"type": "event", "event": "process", "body": {
+            "name": "/remote/native_demo", "systemProcessId": 4242, "startMethod": "attach"}})
+        send({"type": "event", "event": "initialized"})
+    elif command == "configurationDone":
+        answer(request)
+        stopped()
+        stopped()
+    elif command == "exceptionInfo":
+        answer(request, {"exceptionId": "signal", "description": "signal SIGSTOP",
+                         "breakMode": "always"})
+    elif command == "threads":
+        answer(request, {"threads": [{"id": 4242, "name": "native_demo"}]})
+    elif command == "continue":
+        send({"type": "event", "event": "continued",
+              "body": {"threadId": 4242, "allThreadsContinued": True}})
+        answer(request, {"allThreadsContinued": True})
+        stopped()
+    elif command == "disconnect":
+        send({"type": "event", "event": "terminated"})
+        answer(request)
+        sys.exit(0)
+    else:
+        answer(request)
+'''
+
+
+async def test_a_gdb_remote_entry_stop_told_twice_is_one_entry_stop(tmp_path,
+                                                                    no_leftover_processes):
+    adapter = tmp_path / "lldb_dap_told_twice.py"
+    adapter.write_text(TOLD_TWICE)
+    events = EventLog()
+    backend = LldbDapBackend(events, adapter_argv=[sys.executable, str(adapter)])
+    try:
+        await backend.attach(AttachRequest(host="127.0.0.1", port=1234), nothing_to_configure)
+        stop = await events.wait("stopped")
+        assert stop.reason == "entry"
+        # Answered after both stops were sent: both have been read and told.
+        await backend.threads()
+        await backend._drain_events(5)
+        assert [e.reason for e in events.events if e.kind == "stopped"] == ["entry"]
+        # The same words once it has run are a stop of their own, told as they are.
+        await backend.continue_(None)
+        stop = await events.wait("stopped")
+        assert stop.reason == "exception" and stop.description == "signal SIGSTOP"
+    finally:
+        await backend.disconnect(terminate=False)
         await backend.dispose()

@@ -13,6 +13,7 @@ import functools
 import hashlib
 import importlib.util
 import json
+import logging
 import os
 import re
 import subprocess
@@ -28,7 +29,7 @@ from ..process import spawn
 from .backend import AdapterProfile, DapBackend
 from .client import DapClient
 
-
+log = logging.getLogger("backends.dap")
 
 #: the debuggee's stdin file, read by _nodelay/sitecustomize.py
 STDIN_ENV = "TUI_DEBUGGER_STDIN"
@@ -443,6 +444,9 @@ class LldbDapBackend(DapBackend):
         #: HOST:PORT of a gdb-remote server, when attached to one; and whether it went away
         self._remote: str | None = None
         self._remote_lost = False
+        #: the threads told stopped at a gdb-remote program's entry, until it first
+        #: runs: None once it has (see _on_event)
+        self._entry_threads: set[Any] | None = None
         #: signals an unwound expression left as the thread's stop reason, kept from
         #: the program until its next stop
         self._held_signals: set[str] = set()
@@ -496,7 +500,35 @@ class LldbDapBackend(DapBackend):
         self._entry_stop_pending = request.pid is None and request.port is not None
         if self._entry_stop_pending:
             self._remote = f"{request.host or '127.0.0.1'}:{request.port}"
+            self._entry_threads = set()
         await super().attach(request, configure)
+
+    def _on_event(self, message, released: bool = False) -> None:
+        """lldb-dap 19 may tell a gdb-remote program's entry stop twice: its
+        configurationDone tells it (stopOnEntry), and the connect's own stop, which
+        its event thread skips only while configurationDone has not come, is told
+        again when that thread reads it late (with both cores loaded, 4 attaches
+        in 13: two identical SIGSTOP stops of one thread). Read as a new stop, the
+        repeat replaced the entry stop with an "exception" one: it is dropped
+        here, on the reader, before it counts as a stop. The program cannot stop
+        anew before it runs, and lldb-dap tells `continued` when it does."""
+        if self._entry_threads is not None:
+            event = message.get("event")
+            thread = (message.get("body") or {}).get("threadId")
+            if event == "continued":
+                self._entry_threads = None
+            elif event == "stopped" and thread in self._entry_threads:
+                log.debug("lldb-dap told the entry stop of thread %s again: dropped", thread)
+                return
+            elif event == "stopped":
+                self._entry_threads.add(thread)
+        super()._on_event(message, released)
+
+    async def _resume(self, command: str, arguments: dict[str, Any], thread_id: int) -> None:
+        await super()._resume(command, arguments, thread_id)
+        # Answered, it was resumed: a stop from now on is a new one, whether or
+        # not a `continued` came before it.
+        self._entry_threads = None
 
     def _lost_text(self) -> str:
         return (f"lldb lost the connection to the gdb-remote server at {self._remote}: it went "
