@@ -190,6 +190,33 @@ def test_idle_daemon_ends_its_session(no_leftover_daemons, workdir, monkeypatch)
     assert "No live sessions" in tdb(workdir, "sessions").stdout
 
 
+def test_a_host_no_client_can_reach_ends_and_spares_the_next_of_its_name(
+        no_leftover_daemons, workdir):
+    """A headless host whose socket is removed (the runtime directory cleaned,
+    as a logout or a /tmp cleaner does) ends its session within seconds
+    instead of at the idle timeout, program included; a session started
+    meanwhile under the same name keeps its socket and its file."""
+    from backends.procinfo import pid_alive
+
+    run_dir = Path(os.environ["TUI_DEBUGGER_RUNTIME_DIR"])
+    tdb(workdir, "start", "--session", "same", "--stop-on-entry", "py_basic.py")
+    first = json.loads((run_dir / "same.json").read_text())
+    (run_dir / "same.sock").unlink()
+    (run_dir / "same.json").unlink()
+    tdb(workdir, "start", "--session", "same", "--stop-on-entry", "py_basic.py")
+    second = json.loads((run_dir / "same.json").read_text())
+    assert second["pid"] != first["pid"]
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and (pid_alive(first["pid"])
+                                           or pid_alive(first["program_pid"])):
+        time.sleep(0.1)
+    assert not pid_alive(first["pid"]) and not pid_alive(first["program_pid"])
+    assert (run_dir / "same.sock").exists()
+    assert json.loads((run_dir / "same.json").read_text())["pid"] == second["pid"]
+    assert "stopped" in tdb(workdir, "status", "--session", "same").stdout
+    tdb(workdir, "stop", "--session", "same")
+
+
 def test_start_then_next_never_races_the_entry_stop(no_leftover_daemons, workdir):
     # `start` returns with the first stop when one is coming, so `next` right
     # after it steps instead of failing with "the program is running".

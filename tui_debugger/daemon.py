@@ -50,6 +50,11 @@ def _write_ready(message: HostReady) -> None:
         os.dup2(devnull, 1)
 
 
+#: How often a host no client is joined to checks that its socket is still
+#: there to be found (SessionServer.reachable).
+SOCKET_CHECK_S = 2.0
+
+
 async def serve(spec: HostSpec) -> int:
     from .config import settings
     from .execute import execute
@@ -105,6 +110,8 @@ async def serve(spec: HostSpec) -> int:
     # no client has come back for idle_timeout_s, or orphan_grace_s after the TUI
     # that started it (its owner) is gone, if no client has joined it since.
     last_client = loop.time()
+    checked_socket = loop.time()
+    server = hub.servers.get(session.name)
     owner = spec.owner
     owner_started = start_time(int(owner)) if isinstance(owner, int) else None
     try:
@@ -135,6 +142,15 @@ async def serve(spec: HostSpec) -> int:
                 session.add_output("console", "Ending the session: the TUI that started "
                                    "it is gone.\n")
                 break
+            if (server is not None and loop.time() - checked_socket >= SOCKET_CHECK_S
+                    and not session.clients):
+                checked_socket = loop.time()
+                if not server.reachable():
+                    # No client can reach it any more: end now, not after idle_timeout_s.
+                    session.add_output("console", f"Ending the session: its socket "
+                                       f"{server.path} was removed, so no client could "
+                                       "reach it again.\n")
+                    break
             unused = min(session.idle_seconds, loop.time() - last_client)
             if cfg.idle_timeout_s and not session.clients and unused > cfg.idle_timeout_s:
                 session.add_output("console", "Ending the session: idle timeout.\n")

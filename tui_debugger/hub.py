@@ -130,6 +130,9 @@ class Hub:
         """On the writer thread. A failure (a full disk) was said when the
         session was made, the first write; later ones keep the last good file."""
         info = self._meta_next.pop(name, None)
+        server = self.servers.get(name)
+        if server is not None and not server.reachable():
+            return  # its files are gone, or another session's of the same name
         if info is not None:
             with contextlib.suppress(DebuggerError):
                 paths.write_meta(name, info)
@@ -155,7 +158,7 @@ class Hub:
         if server is not None:
             await server.close()
             await self.meta_written()  # none may come back after the files go
-            paths.remove_files(name)
+            paths.remove_files(name, host_pid=os.getpid())  # the socket went with the server
         if self.current == name:
             self.current = next(reversed(self.sessions), None) if self.sessions else None
 

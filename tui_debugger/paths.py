@@ -171,17 +171,22 @@ def _ours(info: object) -> bool:
     return isinstance(info, dict) and info.get("kind") == META_KIND
 
 
-def remove_files(name: str) -> None:
+def remove_files(name: str, host_pid: int | None = None) -> None:
     """A session's socket and metadata, and only if they are ours: a socket,
-    and a metadata file that says it is one of ours."""
+    and a metadata file that says it is one of ours. With `host_pid` (a host
+    ending its own session), only a metadata file that host wrote, and no
+    socket (its server removed its own, SessionServer.close): the files there
+    now may be a newer session's of the same name."""
     import stat
 
     sock, meta = socket_path(name), meta_path(name)
-    with contextlib.suppress(OSError):
-        if stat.S_ISSOCK(os.lstat(sock).st_mode):
-            sock.unlink()
+    if host_pid is None:
+        with contextlib.suppress(OSError):
+            if stat.S_ISSOCK(os.lstat(sock).st_mode):
+                sock.unlink()
     try:
-        if not os.path.islink(meta) and _ours(json.loads(meta.read_text())):
+        info = json.loads(meta.read_text()) if not os.path.islink(meta) else None
+        if _ours(info) and (host_pid is None or info.get("pid") == host_pid):
             meta.unlink()
     except (OSError, ValueError):
         pass

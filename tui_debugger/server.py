@@ -28,6 +28,8 @@ class SessionServer:
         self.path = paths.socket_path(session.name)
         self._server: asyncio.AbstractServer | None = None
         self._connections: set[asyncio.Task[None]] = set()
+        #: (st_dev, st_ino) of the socket file this server made
+        self._made: tuple[int, int] | None = None
 
     async def start(self) -> None:
         with contextlib.suppress(FileNotFoundError):
@@ -40,6 +42,24 @@ class SessionServer:
         finally:
             os.umask(old_umask)
         os.chmod(self.path, 0o600)
+        made = os.stat(self.path)
+        self._made = (made.st_dev, made.st_ino)
+
+    def reachable(self) -> bool:
+        """Whether a client can still find this server: its socket file is
+        where it was made. It is gone when the runtime directory was removed
+        (a logout removes XDG_RUNTIME_DIR, a cleaner old files in /tmp), and
+        another file stands there when a session of the same name was started
+        since."""
+        if self._made is None:
+            return False
+        try:
+            found = os.stat(self.path)
+        except FileNotFoundError:
+            return False
+        except OSError:
+            return True  # not known to be gone: a transient error ends nothing
+        return (found.st_dev, found.st_ino) == self._made
 
     async def close(self) -> None:
         if self._server is not None:
@@ -48,8 +68,9 @@ class SessionServer:
                 await asyncio.wait_for(self._server.wait_closed(), 1)
         for task in list(self._connections):
             task.cancel()
-        with contextlib.suppress(FileNotFoundError):
-            self.path.unlink()
+        if self.reachable():  # never another session's socket of the same name
+            with contextlib.suppress(FileNotFoundError):
+                self.path.unlink()
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
