@@ -404,3 +404,25 @@ async def test_a_steps_locals_asked_with_its_stack_are_the_stops_own(
         assert "stackTrace" in answered and "variables" in after
         assert after["variables"] <= answered.index("stackTrace"), (sent, answered)
     await agent("terminate")
+
+
+def test_each_move_of_another_client_is_told_once_the_newest_five():
+    """others_since_last_call: what the other clients did since this one's last
+    call (not the session's own doings, not its own), the newest `limit` of
+    them, oldest first; a client's first call tells what came after it joined."""
+    from tui_debugger.session import Session
+
+    session = Session("news")
+    session.record_activity("tui", "next", client="tui-1")
+    session.add_client(ClientInfo(id="agent-1", origin="mcp"))
+    assert session.others_since_last_call("agent-1") == []  # before it joined: not news
+    for i in range(8):
+        session.record_activity("tui", f"break {i}", client="tui-1")
+    session.record_activity("mcp", "next", client="agent-1")
+    session.record_activity("session", "hit passed")
+    told = session.others_since_last_call("agent-1")
+    assert [e.command for e in told] == [f"break {i}" for i in range(3, 8)]
+    assert session.others_since_last_call("agent-1") == []  # each move told once
+    session.record_activity("tui", "continue", client="tui-1")
+    assert [e.command for e in session.others_since_last_call("agent-1", limit=2)] == ["continue"]
+    assert [e.command for e in session.others_since_last_call("tui-1")] == []

@@ -91,11 +91,20 @@ class FanOut:
     def others_since_last_call(self, client: str, limit: int = 5) -> list[ActivityEntry]:
         """What other clients did since `client`'s previous call (at most the
         last `limit`), and mark it seen: each move is told once."""
-        seen = self._seen_by.get(client, self._seen_at_join(client))
+        seen = self._seen_by.get(client)
+        if seen is None:
+            seen = self._seen_at_join(client)
         self._seen_by[client] = self._activity_seq
-        picked = [e for e in self.activity if e.seq > seen and e.client != client
-                  and e.origin != "session"]
-        return picked[-limit:]
+        # Newest first, only as far back as what is new: each call is a step of
+        # the agent's round, and the log holds up to 500 entries.
+        picked: list[ActivityEntry] = []
+        for entry in reversed(self.activity):
+            if entry.seq <= seen or len(picked) == limit:
+                break
+            if entry.client != client and entry.origin != "session":
+                picked.append(entry)
+        picked.reverse()
+        return picked
 
     def _seen_at_join(self, client: str) -> int:
         # A client's first call tells it only what happened since it connected.
