@@ -111,3 +111,25 @@ def test_a_changed_config_is_checked_again(live, tmp_path_factory):
     proc = subprocess.run([sys.executable, "-m", "tui_debugger", "status"], cwd=live,
                           capture_output=True, text=True, timeout=60, env=env)
     assert proc.returncode == 1 and "step_wait_ms" in proc.stderr
+
+
+def test_run_and_start_start_their_host_before_anything_heavy(no_leftover_daemons, tmp_path):
+    """`run` and `start` start their session's host first thing
+    (early_host.start_early), before the event loop, the registry or Textual:
+    whatever they import before it puts off the host, and the first stop."""
+    probe = """
+import json, sys
+from tui_debugger.early_host import discard_early, leave_on_end_signals, start_early
+leave_on_end_signals()
+start_early(["start", "py_basic.py"])
+before = sorted(sys.modules)
+discard_early()
+print(json.dumps(before))
+"""
+    proc = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr
+    imported = json.loads(proc.stdout)
+    early_heavy = [m for m in heavy_in(imported) if m.split(".")[0] != "typing"] + [
+        m for m in imported if m in ("dataclasses", "inspect", "tui_debugger.host")]
+    assert early_heavy == [], f"imported before the host starts: {early_heavy}"

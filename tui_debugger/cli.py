@@ -51,7 +51,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return rc
     early = bool(argv) and argv[0] in ("run", "start") and not {"-h", "--help"} & set(argv)
     if early:
-        from .host import leave_on_end_signals, start_early
+        from .early_host import leave_on_end_signals, start_early
 
         if argv[0] == "run":
             leave_on_end_signals()
@@ -65,7 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return full_main(argv, settings_checked=remember_settings_checked)
     finally:
         if early:
-            from .host import discard_early
+            from .early_host import discard_early
 
             discard_early()
 

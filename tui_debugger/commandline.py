@@ -215,12 +215,12 @@ def program_input_for_tui() -> str:
 
 
 def _run_tui(mode: str, args: dict[str, Any], session: str | None) -> int:
-    from .host import (default_end_signals, end_signal_exit_code, end_signals,
-                       leave_on_end_signals)
+    from .early_host import (default_end_signals, end_signal_exit_code, end_signals,
+                             leave_on_end_signals)
 
     # A SIGTERM or SIGHUP before the app handles them itself (at mount) quits as
     # they do then: the session this TUI started ends with it. Until then they
-    # are noted (host.leave_on_end_signals) and looked at here, where leaving is
+    # are noted (early_host.leave_on_end_signals) and looked at here, where leaving is
     # safe: before the host starts, and once the TUI is imported; the app reads
     # the rest of them at mount.
     leave_on_end_signals()  # already so under `tui-debugger run`; not for a caller of main()

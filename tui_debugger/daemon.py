@@ -164,7 +164,7 @@ async def serve(spec: HostSpec) -> int:
 
 
 def run_daemon(raw_spec: dict[str, Any]) -> int:
-    # A host started before its starter read the settings (host.start_early)
+    # A host started before its starter read the settings (early_host.start_early)
     # exports the adapter settings itself; what its starter's environment
     # already holds wins, as it does in the starter (which checked them).
     from .config import apply_config
@@ -203,7 +203,7 @@ def read_spec(preload: bool = False) -> dict[str, Any] | None:
     """The spec host.py writes to our stdin (never on the command line, where
     `ps` shows a program's environment to every user); stdin then reads the
     null device, so nothing started here inherits the pipe. A spare host
-    (host.SpareHost, `preload`) first imports every backend while nobody waits;
+    (early_host.SpareHost, `preload`) first imports every backend while nobody waits;
     None when its starter let it go instead of sending a spec."""
     if preload:
         from backends.adapters import ADAPTERS

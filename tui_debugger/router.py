@@ -198,7 +198,7 @@ class Router:
         #: a long-lived front end (the MCP server) keeps a host started ahead of
         #: its next launch, so the launch does not wait for a Python start-up
         self.keep_spare = keep_spare
-        self._spare: Any = None  # host.SpareHost
+        self._spare: Any = None  # early_host.SpareHost
         self.default_session = session or paths.pinned_session()
         self.cwd = cwd  # its project is this client's (default: the working directory's)
         self.register = register
@@ -267,9 +267,9 @@ class Router:
         return result
 
     def prepare_spare(self) -> None:
-        """With keep_spare, start a host for the next launch (host.SpareHost)."""
+        """With keep_spare, start a host for the next launch (early_host.SpareHost)."""
         if self.keep_spare and (self._spare is None or not self._spare.alive()):
-            from .host import SpareHost
+            from .early_host import SpareHost
 
             self._spare = SpareHost(self.cwd)
 
