@@ -135,3 +135,63 @@ def test_debugpy_describes_its_environment_only_to_a_log_that_keeps_it(tmp_path)
     assert "Installed packages:" in log_file.read_text()
     # The way back to debugpy as it is.
     assert _describe({"TUI_DEBUGGER_PYDEVD_SPEEDUPS": "0"}) == {"listed": 1, "wrapped": False}
+
+
+#: Chained after ours (the sitecustomize ours shadows runs too): notes each
+#: `uname -p` run, and says at exit what debugpy's process imported.
+_REPORT = """
+import atexit, json, os, subprocess, sys
+
+uname_p = []
+_check_output = subprocess.check_output
+
+def check_output(args, *a, **k):
+    if list(args)[:2] == ["uname", "-p"]:
+        uname_p.append(1)
+    return _check_output(args, *a, **k)
+
+subprocess.check_output = check_output
+
+def _report():
+    metadata = sys.modules.get("importlib.metadata")
+    with open(os.environ["REPORT_TO"], "w") as out:
+        json.dump({"log": "debugpy.common.log" in sys.modules,
+                   "metadata_lazy": type(metadata).__name__ == "_LazyModule",
+                   "uname_p": len(uname_p)}, out)
+
+atexit.register(_report)
+"""
+
+
+def _debugpy_start(tmp_path: Path, argv: list[str], env_extra: dict[str, str]) -> dict:
+    chained = tmp_path / "chained"
+    chained.mkdir(exist_ok=True)
+    (chained / "sitecustomize.py").write_text(_REPORT)
+    report = tmp_path / "report.json"
+    report.unlink(missing_ok=True)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([NODELAY_DIR, str(chained)]),
+           "REPORT_TO": str(report), **env_extra}
+    subprocess.run([sys.executable, *argv], env=env, capture_output=True, text=True,
+                   timeout=60, stdin=subprocess.DEVNULL, cwd=tmp_path)
+    return json.loads(report.read_text())
+
+
+def test_debugpys_adapter_and_launcher_start_without_what_their_log_would_use(tmp_path):
+    """debugpy's adapter and launcher import `importlib.metadata` lazily and
+    never run `uname -p` for a log header nobody writes; the program, and
+    debugpy left as it is, pay as before."""
+    import debugpy
+
+    lean = {"log": True, "metadata_lazy": True, "uname_p": 0}
+    as_shipped = {"log": True, "metadata_lazy": False, "uname_p": 1}
+    adapter = ["-P", "-m", "debugpy.adapter", "--help"]
+    assert _debugpy_start(tmp_path, adapter, {}) == lean
+    # The launcher as the adapter runs it (here with no adapter to reach: the
+    # same start-up, then it stops at the refused connection).
+    launcher = [os.path.join(os.path.dirname(debugpy.__file__), "launcher"), "1", "--", "x.py"]
+    assert _debugpy_start(tmp_path, launcher, {}) == lean
+    assert _debugpy_start(tmp_path, ["-X", "utf8", *launcher], {}) == lean
+    # The program under debugpy: as it is.
+    program = ["-c", "from debugpy.common import log"]
+    assert _debugpy_start(tmp_path, program, {}) == as_shipped
+    assert _debugpy_start(tmp_path, adapter, {"TUI_DEBUGGER_PYDEVD_SPEEDUPS": "0"}) == as_shipped
