@@ -246,3 +246,21 @@ def test_the_server_answers_a_modern_call_as_the_sdk_does(mcp_env, no_leftover_p
             assert server.end() == 0
         finally:
             server.kill()
+
+
+async def test_an_answer_that_cannot_be_encoded_is_an_error_not_silence(wire, monkeypatch):
+    calls, front, lines = wire
+    handshake(calls)
+
+    class Unencodable:
+        def model_dump(self, **_kwargs: Any) -> dict[str, Any]:
+            raise ValueError("not JSON")
+
+    async def broken(name: str, arguments: Any) -> Any:
+        return Unencodable()
+    monkeypatch.setattr(front, "call", broken)
+    assert calls.take(call(9, "debug_status"))
+    await settle()
+    [answer] = lines()
+    assert answer["id"] == 9 and answer["error"]["code"] == -32603
+    assert "debug_status" in answer["error"]["message"]

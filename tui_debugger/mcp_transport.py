@@ -265,9 +265,14 @@ class _ToolCalls:
 
     async def _answer(self, msg_id: Any, name: str, arguments: Any, modern: bool) -> None:
         result = await self.front.call(name, arguments)
-        line = {"jsonrpc": "2.0", "id": msg_id, "result": self._body(result, modern)}
-        self.out.write(json.dumps(line, ensure_ascii=False, separators=(",", ":"))
-                       .encode("utf-8", "backslashreplace") + b"\n")
+        try:
+            line = json.dumps({"jsonrpc": "2.0", "id": msg_id, "result": self._body(result, modern)},
+                              ensure_ascii=False, separators=(",", ":"))
+        except Exception as exc:  # never a call left unanswered (`call` itself never raises)
+            line = json.dumps({"jsonrpc": "2.0", "id": msg_id, "error": {
+                "code": -32603, "message": f"Internal error: the answer to {name} could not be "
+                f"encoded ({exc!r}). Please report this."}})
+        self.out.write(line.encode("utf-8", "backslashreplace") + b"\n")
         if len(self.out.pending) > _OUT_HIGH_WATER:
             await self.out.drain(_OUT_HIGH_WATER)
 
