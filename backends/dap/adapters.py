@@ -503,26 +503,29 @@ class LldbDapBackend(DapBackend):
             self._entry_threads = set()
         await super().attach(request, configure)
 
-    def _on_event(self, message, released: bool = False) -> None:
+    def _note_stopped(self, body) -> bool | None:
         """lldb-dap 19 may tell a gdb-remote program's entry stop twice: its
         configurationDone tells it (stopOnEntry), and the connect's own stop, which
         its event thread skips only while configurationDone has not come, is told
         again when that thread reads it late (with both cores loaded, 4 attaches
         in 13: two identical SIGSTOP stops of one thread). Read as a new stop, the
-        repeat replaced the entry stop with an "exception" one: it is dropped
-        here, on the reader, before it counts as a stop. The program cannot stop
-        anew before it runs, and lldb-dap tells `continued` when it does."""
+        repeat replaced the entry stop with an "exception" one: it is kept from
+        the session here, on the reader, before it counts as a stop. The program
+        cannot stop anew before it runs, and lldb-dap tells `continued` when it
+        does."""
         if self._entry_threads is not None:
-            event = message.get("event")
-            thread = (message.get("body") or {}).get("threadId")
-            if event == "continued":
-                self._entry_threads = None
-            elif event == "stopped" and thread in self._entry_threads:
+            thread = body.get("threadId")
+            if thread in self._entry_threads:
                 log.debug("lldb-dap told the entry stop of thread %s again: dropped", thread)
-                return
-            elif event == "stopped":
-                self._entry_threads.add(thread)
-        super()._on_event(message, released)
+                return False
+            self._entry_threads.add(thread)
+        return DapBackend._note_stopped(self, body)
+
+    def _note_continued(self, body) -> bool | None:
+        self._entry_threads = None  # it ran: a stop from now on is a new one
+        return DapBackend._note_continued(self, body)
+
+    _NOTES = {**DapBackend._NOTES, "stopped": _note_stopped, "continued": _note_continued}
 
     async def _resume(self, command: str, arguments: dict[str, Any], thread_id: int) -> None:
         await super()._resume(command, arguments, thread_id)
