@@ -145,7 +145,6 @@ async def test_what_the_sdk_would_refuse_or_must_see_is_left_to_it(wire):
 
 async def test_a_version_whose_shape_differs_stays_with_the_sdk(wire, monkeypatch):
     calls, _front, _lines = wire
-    monkeypatch.setattr(mcp_transport, "_SHAPES", {})
     real = mcp_types.methods.serialize_server_result
 
     def renamed(method: str, version: str, result: dict[str, Any]) -> dict[str, Any]:

@@ -166,7 +166,6 @@ def start_early(argv: list[str] | None = None) -> None:
 
 def discard_early() -> None:
     """The early host, if nothing took it (the command failed, or was --help)."""
-    global _early
-    early, _early = _early, None
+    early = take_early()
     if early is not None:
         early.discard()

@@ -194,6 +194,8 @@ class _ToolCalls:
         self.version: str | None = None  # the handshake's, when its shape check passed
         self.initialized = False
         self.running: dict[Any, asyncio.Task[None]] = {}
+        #: per protocol version: whether `_body` is the SDK's shape there (for this server)
+        self.shapes: dict[str, bool] = {}
 
     def take(self, message: dict[str, Any]) -> bool:
         """Whether this message was taken here (else the SDK is given it)."""
@@ -293,9 +295,9 @@ class _ToolCalls:
     def _same_shape(self, version: str) -> bool:
         """Whether the SDK would answer a tools/call at `version` as `_body`
         does (checked once a version, on answers of each kind)."""
-        if version not in _SHAPES:
-            _SHAPES[version] = self._check_shape(version)
-        return _SHAPES[version]
+        if version not in self.shapes:
+            self.shapes[version] = self._check_shape(version)
+        return self.shapes[version]
 
     def _check_shape(self, version: str) -> bool:
         from mcp_types import (SERVER_INFO_META_KEY, CallToolResult, TextContent, methods,
@@ -329,10 +331,6 @@ class _ToolCalls:
     def cancel_all(self) -> None:
         for task in list(self.running.values()):
             task.cancel()
-
-
-#: Per protocol version: whether `_ToolCalls._body` is the SDK's shape there.
-_SHAPES: dict[str, bool] = {}
 
 
 def _enveloped(params: Any) -> bool:
