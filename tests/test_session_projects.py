@@ -199,3 +199,51 @@ def test_several_live_sees_each_session_come_and_go_at_once():
     assert not paths.several_live()
     (run_dir / "three.json").write_text("{}")
     assert paths.several_live()
+
+
+def _meta_state(name: str) -> str | None:
+    from tui_debugger import paths
+
+    try:
+        return json.loads(paths.meta_path(name).read_text()).get("state")
+    except (OSError, ValueError):
+        return None
+
+
+def _until_meta_says(name: str, state: str, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while _meta_state(name) != state:
+        assert time.monotonic() < deadline, f"{name}.json says {_meta_state(name)!r}, not {state!r}"
+        time.sleep(0.02)
+
+
+def test_a_step_leaves_the_session_file_alone_and_a_run_is_written(
+        tmp_path, no_leftover_daemons):
+    """<name>.json (what `sessions` reads in another process) is not rewritten
+    by a step, whose state goes to running and back within milliseconds: each
+    write and rename cost the host's step CPU on a disk, and made every client
+    counting the live sessions list the directory again. A state that holds
+    (the program running, then paused) is written."""
+    from tui_debugger import paths
+
+    (tmp_path / "spin.py").write_text(
+        "import time\nx = 0\nx += 1\nx += 2\nx += 3\nwhile True:\n    time.sleep(0.01)\n")
+    tdb(tmp_path, "start", "--session", "meta", "--stop-on-entry", "spin.py")
+    try:
+        _until_meta_says("meta", "stopped")
+        path = paths.meta_path("meta")
+        before = path.stat()
+        for _ in range(3):
+            assert tdb_json(tmp_path, "next", "--session", "meta")["status"] == "stopped"
+        after = path.stat()
+        assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+        listed = tdb_json(tmp_path, "sessions")
+        assert [s["state"] for s in listed["sessions"] if s["name"] == "meta"] == ["stopped"]
+
+        tdb(tmp_path, "continue", "--session", "meta", "--wait-ms", "0")
+        _until_meta_says("meta", "running")
+        tdb(tmp_path, "pause", "--session", "meta")
+        _until_meta_says("meta", "stopped")
+    finally:
+        tdb(tmp_path, "stop", "--session", "meta", check=False)
+    assert not paths.meta_path("meta").exists()

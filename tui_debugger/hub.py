@@ -11,6 +11,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import os
+import threading
 
 from backends.errors import DebuggerError, ErrorCode, InvalidInput
 
@@ -20,6 +21,12 @@ from .events import State
 from .models import SessionState
 from .server import SessionServer
 from .session import Session
+
+#: A step takes the state from stopped to running and back within milliseconds.
+#: A change between those two is written once it has held this long, and not at
+#: all when the state is back to what the file says by then (update_meta).
+META_SETTLE_S = 0.15
+_FLICKER = frozenset({SessionState.running.value, SessionState.stopped.value})
 
 
 class Hub:
@@ -36,6 +43,11 @@ class Hub:
         #: what each session's <name>.json is to say next, waiting for the writer
         #: thread (update_meta); written once however often it changed meanwhile
         self._meta_next: dict[str, dict[str, object]] = {}
+        #: what each session's <name>.json says now (written by this process)
+        self._meta_written: dict[str, dict[str, object]] = {}
+        self._meta_lock = threading.Lock()
+        #: set while a caller waits for every write (meta_written): no settling
+        self._meta_flush = threading.Event()
         self._meta_writer: concurrent.futures.ThreadPoolExecutor | None = None
 
     async def create_session(self, name: str | None, hint: str = "session",
@@ -79,7 +91,9 @@ class Hub:
             self.servers[name] = server
             try:
                 await server.start()
-                paths.write_meta(name, self._meta_of(session))  # a full disk is said here
+                info = self._meta_of(session)
+                paths.write_meta(name, info)  # a full disk is said here
+                self._meta_written[name] = info
             except BaseException as exc:
                 # Not served (a full disk): no session left behind that nobody can reach.
                 with contextlib.suppress(Exception):
@@ -109,16 +123,22 @@ class Hub:
 
     def update_meta(self, session: Session) -> None:
         """<name>.json says the session as it is now, written by a thread of its
-        own: a step changes the state twice on its way to the answer, and each
-        write-and-rename cost 0.5-1 ms on the test machine's disk, several under
-        I/O load, with the event loop blocked (py-spy: half the host's CPU in a
-        step, then three quarters once deferred to the loop's next turn). One
-        writer keeps the writes in order; what changed while one was on its way
-        is written once, as it is then."""
+        own: each write-and-rename cost 0.5-1 ms on the test machine's disk,
+        several under I/O load, with the event loop blocked (py-spy: half the
+        host's CPU in a step, then three quarters once deferred to the loop's
+        next turn). One writer keeps the writes in order; what changed while
+        one was on its way is written once, as it is then. A step changes the
+        state twice on its way to the answer (running, then stopped again), and
+        even on a thread those two writes were a third of the host's time in an
+        agent's step (py-spy, the disk's rename): a change between running and
+        stopped is written once it has held META_SETTLE_S, so a step writes
+        nothing, and each rename no longer makes every client that counts the
+        live sessions (paths.several_live) list the directory again."""
         if not (self.serve and session.name in self.servers):
             return
-        queued = session.name in self._meta_next
-        self._meta_next[session.name] = self._meta_of(session)
+        with self._meta_lock:
+            queued = session.name in self._meta_next
+            self._meta_next[session.name] = self._meta_of(session)
         if queued:
             return
         if self._meta_writer is None:
@@ -129,20 +149,31 @@ class Hub:
     def _write_next_meta(self, name: str) -> None:
         """On the writer thread. A failure (a full disk) was said when the
         session was made, the first write; later ones keep the last good file."""
-        info = self._meta_next.pop(name, None)
+        written = self._meta_written.get(name)
+        pending = self._meta_next.get(name)
+        if (written is not None and pending is not None
+                and written.get("state") in _FLICKER and pending.get("state") in _FLICKER):
+            self._meta_flush.wait(META_SETTLE_S)  # what comes meanwhile joins this write
+        with self._meta_lock:
+            info = self._meta_next.pop(name, None)
         server = self.servers.get(name)
         if server is not None and not server.reachable():
             return  # its files are gone, or another session's of the same name
-        if info is not None:
+        if info is not None and info != self._meta_written.get(name):
             with contextlib.suppress(DebuggerError):
                 paths.write_meta(name, info)
+                self._meta_written[name] = info
 
     async def meta_written(self) -> None:
-        """Until every <name>.json write asked for so far is done: a session
-        ended is listed as ended (`sessions` reads the files) once the call
-        that ended it has answered."""
+        """Until every <name>.json write asked for so far is done, none held
+        back to settle: a session ended is listed as ended (`sessions` reads the
+        files) once the call that ended it has answered."""
         if self._meta_writer is not None:
-            await asyncio.wrap_future(self._meta_writer.submit(lambda: None))
+            self._meta_flush.set()
+            try:
+                await asyncio.wrap_future(self._meta_writer.submit(lambda: None))
+            finally:
+                self._meta_flush.clear()
 
     async def close_session(self, name: str) -> None:
         # A session's child processes end with it (their sessions first).
@@ -159,6 +190,7 @@ class Hub:
             await server.close()
             await self.meta_written()  # none may come back after the files go
             paths.remove_files(name, host_pid=os.getpid())  # the socket went with the server
+        self._meta_written.pop(name, None)
         if self.current == name:
             self.current = next(reversed(self.sessions), None) if self.sessions else None
 
