@@ -94,7 +94,7 @@ class RemoteSession:
                 if not line:
                     break
                 try:
-                    message = wire.parse_reply(wire.decode(line))
+                    message = wire.parse_reply_line(line)
                 except ValueError:
                     continue  # not a message of this protocol (a newer host's): skipped
                 self._REPLY_HANDLERS[type(message)](self, message)

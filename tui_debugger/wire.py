@@ -163,6 +163,18 @@ def parse_reply(message: Any) -> Welcome | Result | EventMessage:
     return _REPLY.validate_python(message)
 
 
+def parse_reply_line(line: bytes) -> Welcome | Result | EventMessage:
+    """A host's line, parsed and validated in one pass (pydantic-core reads the
+    JSON itself: half the time of json.loads, then validation). Its parser
+    stops at 200 levels where json.loads goes on (a program's value may nest
+    deeply), so what it refuses is read the other way before it is refused;
+    ValueError when it is not a message of ours."""
+    try:
+        return _REPLY.validate_json(line)
+    except ValueError:
+        return parse_reply(decode(line))
+
+
 MAX_LINE = 64 * 1024 * 1024
 #: The longest line a client may send (a call and its arguments): one call
 #: cannot make its host read, parse and hold more than this.
