@@ -71,3 +71,25 @@ async def test_host_survives_bad_input(no_leftover_processes, tmp_path):
         await execute(hub, "terminate", {}, origin="tui", session=session)
     finally:
         await hub.close_all()
+
+
+def test_a_reply_line_reads_as_before_however_deep_or_odd():
+    """A client parses a host's line in one pass (pydantic-core); what that
+    parser refuses and json.loads reads (a program's value nested past 200
+    levels, NaN) reads the same as before; what is not ours is a ValueError."""
+    import pytest
+
+    from tui_debugger import wire
+
+    deep = json.loads("[" * 500 + "]" * 500)
+    line = json.dumps({"type": "result", "id": 1, "ok": True, "result": {"v": deep}}).encode()
+    reply = wire.parse_reply_line(line + b"\n")
+    assert isinstance(reply, wire.Result) and reply.result == {"v": deep}
+    odd = b'{"type": "result", "id": 2, "ok": true, "result": {"x": NaN}}'
+    assert wire.parse_reply_line(odd).result["x"] != wire.parse_reply_line(odd).result["x"]
+    for line in (b'{"type": "nope"}', b"not json", b'{"type": "result"}'):
+        with pytest.raises(ValueError):
+            wire.parse_reply_line(line)
+    plain = {"type": "result", "id": 3, "ok": True,
+             "agent": {"structured": {"status": "stopped", "n": [1, 2.5, None]}, "text": "t"}}
+    assert wire.parse_reply_line(json.dumps(plain).encode()) == wire.parse_reply(plain)
