@@ -50,12 +50,19 @@ class Front:
     def answers_directly(self, tool: Any) -> bool:
         return isinstance(tool, str) and tool != TOOLS_TOOL
 
-    async def call(self, name: str, arguments: Any) -> CallToolResult:
+    @staticmethod
+    def plain_result(structured: dict[str, Any], text: str) -> CallToolResult:
+        return CallToolResult(content=[TextContent(type="text", text=text)],
+                              structured_content=structured)
+
+    async def answer(self, name: str, arguments: Any) -> CallToolResult | tuple[dict, str]:
+        """An agent's plain answer, (structured, text); a CallToolResult for
+        a tool whose name starts with "result_" (as an error or a script's)."""
         self.calls.append((name, arguments))
         if self.held is not None:
             await self.held.wait()
-        return CallToolResult(content=[TextContent(type="text", text=f"{name} \u00e9")],
-                              structured_content={"name": name, "arguments": arguments})
+        plain = ({"name": name, "arguments": arguments}, f"{name} \u00e9")
+        return self.plain_result(*plain) if name.startswith("result_") else plain
 
 
 @pytest.fixture
@@ -257,9 +264,37 @@ async def test_an_answer_that_cannot_be_encoded_is_an_error_not_silence(wire, mo
 
     async def broken(name: str, arguments: Any) -> Any:
         return Unencodable()
-    monkeypatch.setattr(front, "call", broken)
+    monkeypatch.setattr(front, "answer", broken)
     assert calls.take(call(9, "debug_status"))
     await settle()
     [answer] = lines()
     assert answer["id"] == 9 and answer["error"]["code"] == -32603
     assert "debug_status" in answer["error"]["message"]
+
+    async def unencodable_plain(name: str, arguments: Any) -> Any:
+        return {"values": {1, 2}}, "a set is not JSON"
+    monkeypatch.setattr(front, "answer", unencodable_plain)
+    assert calls.take(call(10, "debug_status"))
+    await settle()
+    [answer] = lines()
+    assert answer["id"] == 10 and answer["error"]["code"] == -32603
+
+
+async def test_a_plain_answer_and_a_result_are_written_as_the_sdk_would(wire):
+    """An agent's plain answer (structured, text) is written without a
+    CallToolResult made of it, the same as the SDK would write that result;
+    a CallToolResult (an error's, a script's) is dumped as the SDK does."""
+    calls, front, lines = wire
+    handshake(calls)
+    assert calls.take(call(11, "debug_status", {"x": "\u00e9"}))
+    assert calls.take(call(12, "result_error"))
+    await settle()
+    plain, result = lines()
+    assert plain["result"] == {
+        "content": [{"type": "text", "text": "debug_status \u00e9"}],
+        "structuredContent": {"name": "debug_status", "arguments": {"x": "\u00e9"}},
+        "isError": False}
+    sdk = mcp_types.methods.serialize_server_result("tools/call", "2025-06-18", front.plain_result(
+        {"name": "result_error", "arguments": None}, "result_error \u00e9").model_dump(
+            by_alias=True, mode="json", exclude_none=True))
+    assert result["result"] == sdk

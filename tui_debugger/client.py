@@ -148,7 +148,8 @@ class RemoteSession:
         reply = await fut
         if reply.ok:
             if answer is not None and reply.agent is not None:
-                return reply.agent.model_dump()
+                # as it was parsed: what model_dump would copy
+                return {"structured": reply.agent.structured, "text": reply.agent.text}
             return reply.result or {}
         error = reply.error or wire.ErrorBody()
         try:

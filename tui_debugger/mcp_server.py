@@ -421,8 +421,19 @@ class McpFrontEnd:
         self.open_tools |= set(wanted)
         return answer_result({"opened": wanted}, "Opened: " + ", ".join(wanted) + ".")
 
+    #: the CallToolResult of an agent's plain answer, (structured, text)
+    plain_result = staticmethod(answer_result)
+
     async def call(self, tool: str, arguments: dict[str, Any] | None) -> CallToolResult:
         """One tool call, answered: never raises for anything the caller did."""
+        answer = await self.answer(tool, arguments)
+        return answer if isinstance(answer, CallToolResult) else answer_result(*answer)
+
+    async def answer(self, tool: str, arguments: dict[str, Any] | None
+                     ) -> CallToolResult | tuple[dict[str, Any], str]:
+        """As `call`, an agent's plain answer left as (structured, text), which
+        the stdio transport writes without making a CallToolResult of it
+        (mcp_transport._ToolCalls)."""
         if tool == TOOLS_TOOL:
             return self.open((arguments or {}).get("open"))
         # A closed tool answers when called by name all the same.
@@ -457,7 +468,7 @@ class McpFrontEnd:
         except Exception as exc:  # the server keeps serving whatever one call does
             err = InternalError(f"{tool} failed unexpectedly: {exc!r}. Please report this.")
             return _script_error(err) if is_script else error_result(err)
-        return _script_result(result) if is_script else answer_result(structured, text)
+        return _script_result(result) if is_script else (structured, text)
 
     def _with_default_name(self, cmd: Command, validated: Any) -> Any:
         """With --session NAME, the first launch or attach creates that session."""

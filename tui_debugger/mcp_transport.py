@@ -266,9 +266,11 @@ class _ToolCalls:
         return True
 
     async def _answer(self, msg_id: Any, name: str, arguments: Any, modern: bool) -> None:
-        result = await self.front.call(name, arguments)
+        result = await self.front.answer(name, arguments)
         try:
-            line = json.dumps({"jsonrpc": "2.0", "id": msg_id, "result": self._body(result, modern)},
+            body = (self._body(result, modern) if not isinstance(result, tuple)
+                    else self._plain_body(*result, modern))
+            line = json.dumps({"jsonrpc": "2.0", "id": msg_id, "result": body},
                               ensure_ascii=False, separators=(",", ":"))
         except Exception as exc:  # never a call left unanswered (`call` itself never raises)
             line = json.dumps({"jsonrpc": "2.0", "id": msg_id, "error": {
@@ -290,6 +292,21 @@ class _ToolCalls:
             body["_meta"] = {SERVER_INFO_META_KEY: self.front.server.server_info_stamp}
         else:
             body.pop("resultType", None)
+        return body
+
+    def _plain_body(self, structured: dict[str, Any], text: str, modern: bool) -> dict[str, Any]:
+        """`_body` of an agent's plain answer (the front end's `plain_result`), made
+        straight from the host's: its structured content came from JSON, so
+        the model's validation and its dump back (a fifth of the server's CPU
+        in an agent's round, py-spy) would give it back as it is. Its shape
+        is checked with the rest (_check_shape)."""
+        from mcp_types import SERVER_INFO_META_KEY
+
+        body: dict[str, Any] = {"content": [{"type": "text", "text": text}],
+                                "structuredContent": structured, "isError": False}
+        if modern:
+            body["resultType"] = "complete"
+            body["_meta"] = {SERVER_INFO_META_KEY: self.front.server.server_info_stamp}
         return body
 
     def _same_shape(self, version: str) -> bool:
@@ -324,6 +341,9 @@ class _ToolCalls:
                     sdk["_meta"] = {SERVER_INFO_META_KEY: server.server_info_stamp}
                 if sdk != self._body(sample, modern):
                     return False
+            plain = ({"a": [1, None, {"b": "c"}], "n": 1.5, "s": "x\u00e9"}, "t\u00e9")
+            if self._plain_body(*plain, modern) != self._body(self.front.plain_result(*plain), modern):
+                return False
         except Exception:
             return False
         return True
