@@ -12,6 +12,7 @@ import concurrent.futures
 import contextlib
 import os
 import threading
+import time
 
 from backends.errors import DebuggerError, ErrorCode, InvalidInput
 
@@ -26,6 +27,9 @@ from .session import Session
 #: A change between those two is written once it has held this long, and not at
 #: all when the state is back to what the file says by then (update_meta).
 META_SETTLE_S = 0.15
+#: ... and while it keeps changing (an agent stepping back to back), at the
+#: latest this long after it first changed.
+META_SETTLE_MAX_S = 2.0
 _FLICKER = frozenset({SessionState.running.value, SessionState.stopped.value})
 
 
@@ -131,8 +135,8 @@ class Hub:
         state twice on its way to the answer (running, then stopped again), and
         even on a thread those two writes were a third of the host's time in an
         agent's step (py-spy, the disk's rename): a change between running and
-        stopped is written once it has held META_SETTLE_S, so a step writes
-        nothing, and each rename no longer makes every client that counts the
+        stopped is written once it has held META_SETTLE_S (at the latest
+        META_SETTLE_MAX_S after it first changed), so a step writes nothing, and each rename no longer makes every client that counts the
         live sessions (paths.several_live) list the directory again."""
         if not (self.serve and session.name in self.servers):
             return
@@ -153,7 +157,14 @@ class Hub:
         pending = self._meta_next.get(name)
         if (written is not None and pending is not None
                 and written.get("state") in _FLICKER and pending.get("state") in _FLICKER):
-            self._meta_flush.wait(META_SETTLE_S)  # what comes meanwhile joins this write
+            # What comes meanwhile joins this write.
+            deadline = time.monotonic() + META_SETTLE_MAX_S
+            while not self._meta_flush.wait(min(META_SETTLE_S, deadline - time.monotonic())):
+                latest = self._meta_next.get(name)
+                if (latest is pending or latest is None or time.monotonic() >= deadline
+                        or latest.get("state") not in _FLICKER):
+                    break  # unchanged for META_SETTLE_S, changing for too long, or ended
+                pending = latest
         with self._meta_lock:
             info = self._meta_next.pop(name, None)
         server = self.servers.get(name)
