@@ -280,3 +280,109 @@ async def test_a_gdb_remote_entry_stop_told_twice_is_one_entry_stop(tmp_path,
     finally:
         await backend.disconnect(terminate=False)
         await backend.dispose()
+
+
+# lldb-dap 19's answers to an expression that crashes, typed in its repl with
+# --unwind-on-error false: the "stopped" it tells for the crash comes from its
+# event thread after the evaluate's answer, and here (as with both cores loaded,
+# 1 run in 15 of the forking-expression fault test) it is read only after the
+# unwind has held SIGSEGV. Every request is written to the log named on the
+# command line, in the order the adapter reads them.
+CRASH_TOLD_LATE = r'''
+import json, sys
+
+log = open(sys.argv[1], "a")
+
+def send(message):
+    data = json.dumps(message).encode()
+    sys.stdout.buffer.write(b"Content-Length: %d\r\n\r\n" % len(data) + data)
+    sys.stdout.buffer.flush()
+
+def answer(request, body=None):
+    send({"type": "response", "request_seq": request["seq"], "command": request["command"],
+          "success": True, "body": body or {}})
+
+def stopped(reason, description):
+    send({"type": "event", "event": "stopped", "body": {
+        "reason": reason, "description": description, "threadId": 4242,
+        "allThreadsStopped": True, "preserveFocusHint": False, "threadCausedFocus": True}})
+
+SEGV = "signal SIGSEGV: address not mapped to object (fault address: 0x0)"
+while True:
+    length = None
+    while True:
+        line = sys.stdin.buffer.readline()
+        if not line:
+            sys.exit(0)
+        if line.strip() == b"":
+            break
+        name, _, value = line.decode().partition(":")
+        if name.lower() == "content-length":
+            length = int(value)
+    request = json.loads(sys.stdin.buffer.read(length))
+    command = request["command"]
+    expression = (request.get("arguments") or {}).get("expression", "")
+    print(expression or command, file=log, flush=True)
+    if command == "initialize":
+        answer(request, {"supportsConfigurationDoneRequest": True})
+    elif command == "attach":
+        answer(request)
+        send({"type": "event", "event": "process", "body": {
+            "name": "/native_counter", "systemProcessId": 4242, "startMethod": "attach"}})
+        send({"type": "event", "event": "initialized"})
+    elif command == "configurationDone":
+        answer(request)
+        stopped("breakpoint", "breakpoint 1.1")
+    elif command == "threads":
+        answer(request, {"threads": [{"id": 4242, "name": "native_counter"}]})
+    elif command == "exceptionInfo":
+        answer(request, {"exceptionId": "signal", "description": SEGV, "breakMode": "always"})
+    elif command == "evaluate" and "dwim-print" in expression:
+        answer(request, {"variablesReference": 0, "result":
+            "(lldb) " + expression.lstrip("`") + "\nerror: Execution was interrupted, reason: "
+            + SEGV + ".\nThe process has been left at the point where it was interrupted, "
+            'use "thread return -x" to return to the state before expression evaluation.\n'})
+    elif command == "evaluate" and "--pass false" in expression:
+        answer(request, {"variablesReference": 0, "result": "(lldb) " + expression[1:]})
+        stopped("exception", SEGV)  # the crash's own stop, told late
+    elif command == "continue":
+        send({"type": "event", "event": "continued",
+              "body": {"threadId": 4242, "allThreadsContinued": True}})
+        answer(request, {"allThreadsContinued": True})
+        stopped("breakpoint", "breakpoint 1.1")
+    elif command == "disconnect":
+        send({"type": "event", "event": "terminated"})
+        answer(request)
+        sys.exit(0)
+    else:
+        answer(request, {"variablesReference": 0, "result": ""})
+'''
+
+
+async def test_a_crashed_expressions_late_stop_keeps_the_signal_held(tmp_path,
+                                                                     no_leftover_processes):
+    adapter = tmp_path / "lldb_dap_crash_told_late.py"
+    adapter.write_text(CRASH_TOLD_LATE)
+    requests = tmp_path / "requests.log"
+    events = EventLog()
+    backend = LldbDapBackend(events, adapter_argv=[sys.executable, str(adapter), str(requests)])
+    try:
+        await backend.attach(AttachRequest(pid=4242), nothing_to_configure)
+        await events.wait("stopped")
+        said = await backend.raw_command("dwim-print -- ((int(*)(void))0)()", 10)
+        assert "returned to the state before" in said
+        # The crash's stop is read and told; a round trip lets what it set off go out.
+        await backend._drain_events(5)
+        await backend.threads()
+        await backend.continue_(None)
+        await events.wait("stopped")
+        await backend._drain_events(5)
+        await backend.threads()
+        order = [line for line in requests.read_text().splitlines()
+                 if "process handle" in line or line == "continue"]
+        # SIGSEGV is kept from the program through the continue, and only then given back.
+        assert order == ["`process handle SIGSEGV --pass false", "continue",
+                         "`process handle SIGSEGV --pass true"], order
+    finally:
+        await backend.disconnect(terminate=False)
+        await backend.dispose()

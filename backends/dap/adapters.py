@@ -448,7 +448,7 @@ class LldbDapBackend(DapBackend):
         #: runs: None once it has (see _on_event)
         self._entry_threads: set[Any] | None = None
         #: signals an unwound expression left as the thread's stop reason, kept from
-        #: the program until its next stop
+        #: the program until it has run again (_resumed)
         self._held_signals: set[str] = set()
         self._pipes = None  # the launched program's stdout and stderr (ProgramPipes)
 
@@ -523,6 +523,7 @@ class LldbDapBackend(DapBackend):
 
     def _note_continued(self, body) -> bool | None:
         self._entry_threads = None  # it ran: a stop from now on is a new one
+        self._resumed()  # (a continue or step typed in the repl tells only this)
         return DapBackend._note_continued(self, body)
 
     _NOTES = {**DapBackend._NOTES, "stopped": _note_stopped, "continued": _note_continued}
@@ -532,6 +533,7 @@ class LldbDapBackend(DapBackend):
         # Answered, it was resumed: a stop from now on is a new one, whether or
         # not a `continued` came before it.
         self._entry_threads = None
+        self._resumed()
 
     def _lost_text(self) -> str:
         return (f"lldb lost the connection to the gdb-remote server at {self._remote}: it went "
@@ -555,6 +557,7 @@ class LldbDapBackend(DapBackend):
         # With a frame, lldb-dap's repl selects that frame's thread first.
         await self._evaluate(self.step_instruction_commands[over], frames[0].id, "repl",
                              self.profile.request_timeout)
+        self._resumed()
         if self._stop_generation == generation and self._state == "stopped":
             self._state = "running"
             self._events.put_nowait(ContinuedEvent(thread_id=thread_id))
@@ -623,7 +626,7 @@ class LldbDapBackend(DapBackend):
         if isinstance(event, StoppedEvent) and (event.description or "").startswith(
                 "watchpoint"):
             event = event.model_copy(update={"reason": "data breakpoint"})
-        if self._held_signals and isinstance(event, (StoppedEvent, ExitedEvent)):
+        if self._held_signals and isinstance(event, ExitedEvent):
             self._release_held_signals()
         if isinstance(event, StoppedEvent):
             sigstop = event.reason == "exception" and (event.description or "").startswith(
@@ -647,8 +650,9 @@ class LldbDapBackend(DapBackend):
     # lldb-dap's evaluate always unwinds on error, so an expression that may run
     # code goes through `expression --unwind-on-error false` and its result `$N`
     # is read back as a value; a real crash is unwound here, and its signal kept
-    # from the program on the next run, as LLDB does when it unwinds. The same
-    # as the lldb-cli backend's helper (run_expression).
+    # from the program on the next run (restored once it ran: _resumed), as LLDB
+    # does when it unwinds. The same as the lldb-cli backend's helper
+    # (run_expression).
 
     async def _evaluate_expression(self, expression: str, frame_id: int | None, context: str,
                                    timeout: float):
@@ -695,6 +699,19 @@ class LldbDapBackend(DapBackend):
             await self._evaluate(f"`process handle {signal.group(1)} --pass false",
                                  frame_id, "repl", timeout)
             self._held_signals.add(signal.group(1))
+
+    def _resumed(self) -> None:
+        """The program ran (not an expression: lldb-dap hears nothing of those):
+        lldb chose each thread's signal to deliver as it resumed it, so a held
+        signal has been kept from the program and its handling can be restored.
+        Not at the next stop: an interrupted expression's own stop is told after
+        the answer, by lldb-dap's event thread, and read late (under load, after
+        the hold) it released the signal before the continue, which then gave the
+        program its SIGSEGV. A `continued` comes from that same thread, after any
+        such stop; requests are handled in order, so a restore sent once a resume
+        is answered lands after it."""
+        if self._held_signals:
+            self._release_held_signals()
 
     def _release_held_signals(self) -> None:
         held, self._held_signals = self._held_signals, set()
