@@ -97,6 +97,31 @@ async def test_a_step_of_the_same_shape_relabels_the_tree_in_place():
             "Locals", "i = 1  int", "n = 2  int", "total = 5  int", "Globals"]
 
 
+async def test_the_cursor_goes_to_a_node_added_a_moment_ago():
+    """Tree.move_cursor goes to the line a node had when the tree last built its
+    lines (on its idle turn): a node added since has none, and the cursor went
+    to the first row. A stop that rebuilt the tree left the person's value for
+    "Locals", and a Space meant for a child just loaded closed Locals (the
+    loaded run of tests/test_tui_app.py timed out waiting for its children)."""
+    tree = VariablesPane()
+    async with OneWidget(tree).run_test(size=(80, 20)) as pilot:
+        scopes = ["Locals", "Globals"]
+        tree.wanted_keys(scopes)
+        tree.show(scopes, {("Locals", None): page("Locals", {"i": "0", "total": "0"},
+                                                      children={"total"})})
+        await pilot.pause()
+        tree.move_cursor(find_node(tree, "total"))
+        # A new shape rebuilds the tree: the cursor stays on the value it was on.
+        tree.show(scopes, {("Locals", None): page("Locals", {"i": "1", "n": "2", "total": "5"},
+                                                      children={"total"})})
+        assert tree.cursor_node is find_node(tree, "total")
+        # Children loaded for an expanded node, the cursor moved to one at once.
+        tree.add_page(("Locals", "total"), page("Locals", {"real": "5"}, path="total"), 0)
+        find_node(tree, "total").expand()
+        tree.move_cursor(find_node(tree, "total.real"))
+        assert tree.cursor_node is find_node(tree, "total.real")
+
+
 async def test_tables_leave_the_same_rows_alone_and_update_cells_in_place():
     table: DataTable = DataTable()
     async with OneWidget(table).run_test(size=(60, 10)):

@@ -68,6 +68,11 @@ TEXTUAL_SOURCES = {
     "textual.screen.Screen._on_update": "656eca607549b316",
     # copied into VariablesPane._relabel, with the repaint asked for at once
     "textual.widgets._tree.TreeNode.set_label": "afe2a7d736f2a22d",
+    # overridden by CursorTree.move_cursor (tui/widgets/cursor_tree.py), which
+    # builds the tree's lines first: the property that builds them, and what it sets
+    "textual.widgets._tree.Tree.move_cursor": "7e5664ed6bab2813",
+    "textual.widgets._tree.Tree._tree_lines": "f13275e649670149",
+    "textual.widgets._tree.Tree._build": "dda89f87e4176655",
 }
 
 

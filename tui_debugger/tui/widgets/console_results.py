@@ -14,6 +14,7 @@ from textual.widgets.tree import TreeNode
 from ...commands.views import EvaluateResult, VariableView
 from ..format import bound_method, one_line
 from ..messages import ExpandResult
+from .cursor_tree import CursorTree
 
 MAX_LABEL_CHARS = 160
 #: results kept; the oldest go first
@@ -29,7 +30,7 @@ class ResultNode:
     total: int | None = None
 
 
-class ConsoleResults(Tree[ResultNode]):
+class ConsoleResults(CursorTree[ResultNode]):
     COMPONENT_CLASSES = Tree.COMPONENT_CLASSES | {"results--name", "results--type", "results--more"}
 
     def __init__(self, *, id: str | None = None) -> None:

@@ -16,6 +16,7 @@ from textual.widgets.tree import TreeNode
 from ...commands.views import VariablesResult, VariableView
 from ..format import bound_method, one_line
 from ..messages import EditValue, LoadChildren, RunCommand, ShowMemory
+from .cursor_tree import CursorTree
 
 Key = tuple[str, str | None]  # (scope name, path); path None is the scope itself
 EXPANDED_BY_DEFAULT = {"locals", "local", "arguments", "args", "locals and arguments"}
@@ -45,7 +46,7 @@ class VarNode:
     value: str = ""
 
 
-class VariablesPane(Tree[VarNode]):
+class VariablesPane(CursorTree[VarNode]):
     BINDINGS = [Binding("e", "edit_value", "change the highlighted value (Enter too)", show=False,
                         id="vars.edit"),
                 Binding("m", "show_memory", "memory at the highlighted pointer or array",
