@@ -12,7 +12,6 @@ import concurrent.futures
 import contextlib
 import os
 import threading
-import time
 
 from backends.errors import DebuggerError, ErrorCode, InvalidInput
 
@@ -50,8 +49,9 @@ class Hub:
         #: what each session's <name>.json says now (written by this process)
         self._meta_written: dict[str, dict[str, object]] = {}
         self._meta_lock = threading.Lock()
-        #: set while a caller waits for every write (meta_written): no settling
-        self._meta_flush = threading.Event()
+        #: per session, a change between running and stopped settling before it
+        #: is written: (when it first changed, loop time; the timer)
+        self._meta_timers: dict[str, tuple[float, asyncio.TimerHandle]] = {}
         self._meta_writer: concurrent.futures.ThreadPoolExecutor | None = None
 
     async def create_session(self, name: str | None, hint: str = "session",
@@ -134,37 +134,43 @@ class Hub:
         one was on its way is written once, as it is then. A step changes the
         state twice on its way to the answer (running, then stopped again), and
         even on a thread those two writes were a third of the host's time in an
-        agent's step (py-spy, the disk's rename): a change between running and
-        stopped is written once it has held META_SETTLE_S (at the latest
-        META_SETTLE_MAX_S after it first changed), so a step writes nothing, and each rename no longer makes every client that counts the
-        live sessions (paths.several_live) list the directory again."""
-        if not (self.serve and session.name in self.servers):
+        agent's step (py-spy, the disk's rename), each one making every client
+        that counts the live sessions (paths.several_live) list the directory
+        again: so a change between running and stopped is handed to the writer
+        once it has held META_SETTLE_S (at the latest META_SETTLE_MAX_S after
+        it first changed), a timer of its session's on the loop, and the writer
+        leaves a file that says it already as it is. A step writes nothing."""
+        name = session.name
+        if not (self.serve and name in self.servers):
             return
+        info = self._meta_of(session)
         with self._meta_lock:
-            queued = session.name in self._meta_next
-            self._meta_next[session.name] = self._meta_of(session)
-        if queued:
+            self._meta_next[name] = info
+        written = self._meta_written.get(name)
+        timer = self._meta_timers.pop(name, None)
+        if timer is not None:
+            timer[1].cancel()
+        if written is None or written.get("state") not in _FLICKER \
+                or info["state"] not in _FLICKER:
+            self._submit_meta(name)
             return
+        loop = asyncio.get_running_loop()
+        first = timer[0] if timer is not None else loop.time()
+        delay = max(0.0, min(META_SETTLE_S, first + META_SETTLE_MAX_S - loop.time()))
+        self._meta_timers[name] = (first, loop.call_later(delay, self._submit_meta, name))
+
+    def _submit_meta(self, name: str) -> None:
+        timer = self._meta_timers.pop(name, None)
+        if timer is not None:
+            timer[1].cancel()
         if self._meta_writer is None:
             self._meta_writer = concurrent.futures.ThreadPoolExecutor(
                 max_workers=1, thread_name_prefix="session-meta")
-        self._meta_writer.submit(self._write_next_meta, session.name)
+        self._meta_writer.submit(self._write_next_meta, name)
 
     def _write_next_meta(self, name: str) -> None:
         """On the writer thread. A failure (a full disk) was said when the
         session was made, the first write; later ones keep the last good file."""
-        written = self._meta_written.get(name)
-        pending = self._meta_next.get(name)
-        if (written is not None and pending is not None
-                and written.get("state") in _FLICKER and pending.get("state") in _FLICKER):
-            # What comes meanwhile joins this write.
-            deadline = time.monotonic() + META_SETTLE_MAX_S
-            while not self._meta_flush.wait(min(META_SETTLE_S, deadline - time.monotonic())):
-                latest = self._meta_next.get(name)
-                if (latest is pending or latest is None or time.monotonic() >= deadline
-                        or latest.get("state") not in _FLICKER):
-                    break  # unchanged for META_SETTLE_S, changing for too long, or ended
-                pending = latest
         with self._meta_lock:
             info = self._meta_next.pop(name, None)
         server = self.servers.get(name)
@@ -179,12 +185,10 @@ class Hub:
         """Until every <name>.json write asked for so far is done, none held
         back to settle: a session ended is listed as ended (`sessions` reads the
         files) once the call that ended it has answered."""
+        for name in list(self._meta_timers):
+            self._submit_meta(name)
         if self._meta_writer is not None:
-            self._meta_flush.set()
-            try:
-                await asyncio.wrap_future(self._meta_writer.submit(lambda: None))
-            finally:
-                self._meta_flush.clear()
+            await asyncio.wrap_future(self._meta_writer.submit(lambda: None))
 
     async def close_session(self, name: str) -> None:
         # A session's child processes end with it (their sessions first).
@@ -194,6 +198,9 @@ class Hub:
         session = self.sessions.pop(name, None)
         server = self.servers.pop(name, None)
         self._meta_next.pop(name, None)
+        timer = self._meta_timers.pop(name, None)
+        if timer is not None:
+            timer[1].cancel()
         self.origins.pop(name, None)
         if session is not None:
             await session.close()
