@@ -194,12 +194,9 @@ async def test_completions_of_a_local_and_a_member(lldb_dap, no_leftover_process
         await backend.dispose()
 
 
-# lldb-dap 19's answers to a gdb-remote attach, as traced when its event thread
-# read the connect's stop only after configurationDone: the entry stop told
-# twice. Which of the two ways a run goes is lldb-dap's thread timing (4 loaded
-# attaches in 13 told it twice), so the traffic is replayed here; after the
-# continue the program stops with SIGSTOP again, a new stop.
-TOLD_TWICE = r'''
+#: What the replayed adapters below share: DAP's framing, an answer, a stop
+#: on thread 4242, and the loop that reads each request (`request`, `command`).
+FAKE_ADAPTER = r'''
 import json, sys
 
 def send(message):
@@ -211,24 +208,35 @@ def answer(request, body=None):
     send({"type": "response", "request_seq": request["seq"], "command": request["command"],
           "success": True, "body": body or {}})
 
-def stopped():
+def stopped(reason, description):
     send({"type": "event", "event": "stopped", "body": {
-        "reason": "exception", "description": "signal SIGSTOP", "threadId": 4242,
+        "reason": reason, "description": description, "threadId": 4242,
         "allThreadsStopped": True, "preserveFocusHint": False, "threadCausedFocus": True}})
 
-while True:
-    length = None
+def requests():
     while True:
-        line = sys.stdin.buffer.readline()
-        if not line:
-            sys.exit(0)
-        if line.strip() == b"":
-            break
-        name, _, value = line.decode().partition(":")
-        if name.lower() == "content-length":
-            length = int(value)
-    request = json.loads(sys.stdin.buffer.read(length))
-    command = request["command"]
+        length = None
+        while True:
+            line = sys.stdin.buffer.readline()
+            if not line:
+                sys.exit(0)
+            if line.strip() == b"":
+                break
+            name, _, value = line.decode().partition(":")
+            if name.lower() == "content-length":
+                length = int(value)
+        request = json.loads(sys.stdin.buffer.read(length))
+        yield request, request["command"]
+'''
+
+
+# lldb-dap 19's answers to a gdb-remote attach, as traced when its event thread
+# read the connect's stop only after configurationDone: the entry stop told
+# twice. Which of the two ways a run goes is lldb-dap's thread timing (4 loaded
+# attaches in 13 told it twice), so the traffic is replayed here; after the
+# continue the program stops with SIGSTOP again, a new stop.
+TOLD_TWICE = FAKE_ADAPTER + r'''
+for request, command in requests():
     if command == "initialize":
         answer(request, {"supportsConfigurationDoneRequest": True})
     elif command == "attach":
@@ -238,8 +246,8 @@ while True:
         send({"type": "event", "event": "initialized"})
     elif command == "configurationDone":
         answer(request)
-        stopped()
-        stopped()
+        stopped("exception", "signal SIGSTOP")
+        stopped("exception", "signal SIGSTOP")
     elif command == "exceptionInfo":
         answer(request, {"exceptionId": "signal", "description": "signal SIGSTOP",
                          "breakMode": "always"})
@@ -249,7 +257,7 @@ while True:
         send({"type": "event", "event": "continued",
               "body": {"threadId": 4242, "allThreadsContinued": True}})
         answer(request, {"allThreadsContinued": True})
-        stopped()
+        stopped("exception", "signal SIGSTOP")
     elif command == "disconnect":
         send({"type": "event", "event": "terminated"})
         answer(request)
@@ -288,39 +296,10 @@ async def test_a_gdb_remote_entry_stop_told_twice_is_one_entry_stop(tmp_path,
 # 1 run in 15 of the forking-expression fault test) it is read only after the
 # unwind has held SIGSEGV. Every request is written to the log named on the
 # command line, in the order the adapter reads them.
-CRASH_TOLD_LATE = r'''
-import json, sys
-
+CRASH_TOLD_LATE = FAKE_ADAPTER + r'''
 log = open(sys.argv[1], "a")
-
-def send(message):
-    data = json.dumps(message).encode()
-    sys.stdout.buffer.write(b"Content-Length: %d\r\n\r\n" % len(data) + data)
-    sys.stdout.buffer.flush()
-
-def answer(request, body=None):
-    send({"type": "response", "request_seq": request["seq"], "command": request["command"],
-          "success": True, "body": body or {}})
-
-def stopped(reason, description):
-    send({"type": "event", "event": "stopped", "body": {
-        "reason": reason, "description": description, "threadId": 4242,
-        "allThreadsStopped": True, "preserveFocusHint": False, "threadCausedFocus": True}})
-
 SEGV = "signal SIGSEGV: address not mapped to object (fault address: 0x0)"
-while True:
-    length = None
-    while True:
-        line = sys.stdin.buffer.readline()
-        if not line:
-            sys.exit(0)
-        if line.strip() == b"":
-            break
-        name, _, value = line.decode().partition(":")
-        if name.lower() == "content-length":
-            length = int(value)
-    request = json.loads(sys.stdin.buffer.read(length))
-    command = request["command"]
+for request, command in requests():
     expression = (request.get("arguments") or {}).get("expression", "")
     print(expression or command, file=log, flush=True)
     if command == "initialize":
