@@ -42,6 +42,42 @@ def project(tmp_path):
     return tmp_path
 
 
+def test_library_code_is_stepped_into_and_stopped_in_only_when_asked(project,
+                                                                   no_leftover_daemons):
+    """By default a session skips library code (debugpy's justMyCode): a step
+    into a library call stays in the user's code, and a breakpoint in the
+    library says, in our words, how to stop there. `--no-just-my-code` (MCP
+    justMyCode: false) steps into the venv's package, and restart keeps it.
+    Non-Python programs are told it is not theirs."""
+    venv = project_venv("3.12")
+    line = marker_line(project / "app.py", "@table")
+    env = without_venv()
+    python = ["--python", str(venv / "bin" / "python")]
+    library = next(venv.glob(f"lib/python3.12/site-packages/{PACKAGE}/__init__.py"))
+
+    tdb(project, "start", *python, "--break", f"app.py:{line}", "app.py", env=env)
+    stepped = tdb(project, "step", env=env).stdout
+    assert "app.py" in stepped.splitlines()[0] and PACKAGE not in stepped.splitlines()[0]
+    said = tdb(project, "break", "add", f"{library}:2", env=env).stdout
+    assert "--no-just-my-code" in said and "justMyCode false" in said
+    assert "launch.json)" not in said and len(said.strip().splitlines()) <= 2, said
+    tdb(project, "break", "remove", "--all", env=env)  # kept for the next run else
+    tdb(project, "stop", env=env)
+
+    tdb(project, "start", *python, "--no-just-my-code", "--break", f"app.py:{line}", "app.py",
+        env=env)
+    for run in ("the launch", "a restart"):
+        stepped = tdb(project, "step", env=env).stdout.splitlines()[0]
+        assert f"{PACKAGE}/__init__.py" in stepped, (run, stepped)
+        if run == "the launch":
+            assert f"app.py:{line}" in tdb(project, "restart", env=env).stdout
+    tdb(project, "stop", env=env)
+
+    refused = tdb(project, "start", "--no-just-my-code", str(PROGRAMS / "node" / "spin.js"),
+                  env=env, check=False)
+    assert refused.returncode != 0 and "is for Python programs" in refused.stderr + refused.stdout
+
+
 # ---------------------------------------------------------------- choosing the interpreter
 
 

@@ -89,6 +89,9 @@ def _add_launch_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--python", metavar="PATH",
                         help="the Python that runs the program (default: $VIRTUAL_ENV, a "
                              ".venv/venv above the program, python3 on PATH)")
+    parser.add_argument("--no-just-my-code", dest="just_my_code", action="store_false",
+                        default=None, help="Python: also stop and step in library code "
+                        "(default: your code only)")
     # Everything after the module is its own (`-m pytest -q -x t.py`), as with python -m.
     parser.add_argument("-m", dest="module", metavar="MODULE", nargs=argparse.REMAINDER,
                         help="run a Python module, as `python -m MODULE ARGS`")
@@ -303,8 +306,11 @@ def launch_args_from(ns: argparse.Namespace) -> dict[str, Any]:
         "core_file": getattr(ns, "core_file", None), "stdin": getattr(ns, "stdin", None),
         "python": getattr(ns, "python", None),
     }
+    if getattr(ns, "just_my_code", None) is not None:
+        optional["just_my_code"] = ns.just_my_code  # False: given, though falsy
     # Only what was given, so the launch command's own defaults (and launch.json) apply.
-    return {"program": ns.program or "", **{k: v for k, v in optional.items() if v}}
+    return {"program": ns.program or "",
+            **{k: v for k, v in optional.items() if v or k == "just_my_code"}}
 
 
 # ============================================================================ output

@@ -307,6 +307,14 @@ class DebugpyBackend(DapBackend):
         if nodelay is not None and isinstance(self.profile, DebugpyProfile):
             self.profile.nodelay = nodelay
 
+    def breakpoint_message(self, text: str) -> str:
+        # debugpy's advice is a launch.json edit; ours is a launch option.
+        if "excluded by filters" in text and "justMyCode" in text:
+            return ("In library code, which this session skips (justMyCode): start the "
+                    "program again with --no-just-my-code (MCP: justMyCode false; launch.json: "
+                    "\"justMyCode\": false) to stop and step there.")
+        return text
+
 
 # =============================================================================== lldb-dap
 

@@ -755,7 +755,7 @@ class DapBackend(Backend):
             return None
         return BreakpointChangedEvent(
             backend_id=raw["id"],
-            state=_breakpoint_state(raw),
+            state=_breakpoint_state(raw, self.breakpoint_message),
             reason=str(body.get("reason") or "changed"),
         )
 
@@ -807,6 +807,12 @@ class DapBackend(Backend):
 
     # ================================================================ breakpoints
 
+    def breakpoint_message(self, text: str) -> str:
+        """The adapter's note on a breakpoint (why it is not bound), as the
+        person or agent should read it: the adapter's own words by default; an
+        adapter whose advice names its own configuration says ours instead."""
+        return text
+
     async def set_source_breakpoints(
         self, path: str, specs: list[BreakpointSpec]
     ) -> list[BreakpointState]:
@@ -833,7 +839,7 @@ class DapBackend(Backend):
                 "sourceModified": False,
             },
         )
-        merged = _merge_states(states, body.get("breakpoints") or [])
+        merged = _merge_states(states, body.get("breakpoints") or [], self.breakpoint_message)
         # Plain breakpoints (no condition, hit count or log message), by line: a
         # thread paused on one of those lines was held before it could hit it.
         self._plain_breakpoints[path] = {
@@ -868,7 +874,7 @@ class DapBackend(Backend):
                 entry["hitCondition"] = spec.hit_condition
             sent.append(entry)
         body = await self._request("setFunctionBreakpoints", {"breakpoints": sent})
-        return _merge_states(states, body.get("breakpoints") or [])
+        return _merge_states(states, body.get("breakpoints") or [], self.breakpoint_message)
 
     def _unsupported_feature(self, spec: BreakpointSpec) -> str | None:
         caps = self.capabilities
@@ -1432,18 +1438,21 @@ def _source_breakpoint(spec: BreakpointSpec) -> dict[str, Any]:
     return entry
 
 
-def _breakpoint_state(raw: Message) -> BreakpointState:
+def _breakpoint_state(raw: Message, said: Callable[[str], str]) -> BreakpointState:
     line = raw.get("line")
+    message = raw.get("message")
     return BreakpointState(
         verified=bool(raw.get("verified", False)),
         line=line if isinstance(line, int) else None,
-        message=raw.get("message") or None,
+        # One line (an adapter's may run over several), in our words where they differ.
+        message=said(" ".join(message.split())) if isinstance(message, str) and message.strip()
+        else None,
         backend_id=raw.get("id"),
     )
 
 
 def _merge_states(
-    states: list[BreakpointState | None], answered: list[Message]
+    states: list[BreakpointState | None], answered: list[Message], said: Callable[[str], str]
 ) -> list[BreakpointState]:
     """Put the adapter's answers (one per sent spec, in order) where the specs were."""
     answers = iter(answered)
@@ -1454,7 +1463,7 @@ def _merge_states(
             continue
         raw = next(answers, None)
         merged.append(
-            _breakpoint_state(raw) if raw is not None
+            _breakpoint_state(raw, said) if raw is not None
             else BreakpointState(verified=False, message="the adapter did not answer for it")
         )
     return merged

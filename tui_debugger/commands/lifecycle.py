@@ -37,7 +37,7 @@ class LaunchBreakpoint(Args):
 class LaunchArgs(Args):
     program: str = Field("", description="A .py, .js, native or Go program, or a .c/.cpp/.rs/.go "
                          "source; with launchConfig: its ${file}.")
-    args: list[str] = Field(default_factory=list, description="Arguments for the program.")
+    args: list[str] = Field(default_factory=list)  # the program's: the name says it
     cwd: str | None = Field(None, description="Runs and resolves paths here (default: caller's dir).")
     env: dict[str, str] = Field(default_factory=dict)
     adapter: str | None = Field(None, description="debugpy, lldb-dap, lldb-cli, dlv or node (default: by program type).")
@@ -56,6 +56,7 @@ class LaunchArgs(Args):
     stdin: str | None = Field(None, description="Input: a file, or 'pipe' (debug_send_input).")
     python: str | None = Field(None, description="The Python that runs it (default: a venv's, "
                                "else python3).")
+    just_my_code: bool | None = Field(None, description="false: stop and step in libraries too.")
 
 
 async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
@@ -154,6 +155,11 @@ async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
         request_extra["python"] = [interpreter.path]
     elif args.python:
         raise InvalidInput(f"--python is for Python programs; {program_path} runs with {adapter}.")
+    if args.just_my_code is not None:
+        if not facts.chooses_python:
+            raise InvalidInput(f"--no-just-my-code (justMyCode) is for Python programs; "
+                               f"{program_path} runs with {adapter}.")
+        request_extra["justMyCode"] = args.just_my_code
     no_symbols = False
     if facts.native_binaries:
         info = native_build.debug_info(program_path)
