@@ -216,8 +216,10 @@ def test_restart_after_the_program_ended_keeps_breakpoints_and_filters(basic,
     tdb(basic, "start", "--break", f"py_basic.py:{line}", "py_basic.py")
     tdb(basic, "break", "exceptions", "raised", "uncaught")
     assert "exit code 0" in tdb(basic, "continue", "--wait-ms", "20000").stdout
+    assert "hits=1" in tdb(basic, "break", "list").stdout
     again = tdb(basic, "restart").stdout
     assert f"●> {line}" in again, again
+    assert "hits=1" in tdb(basic, "break", "list").stdout  # the new run's own count
     assert "raised" in tdb(basic, "break", "exceptions").stdout
     assert "--- restarted by cli ---" in tdb(basic, "output").stdout
     tdb(basic, "stop")

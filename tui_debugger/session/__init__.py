@@ -309,6 +309,9 @@ class Session(FanOut, Guards, Stops, RunControl, Inspection, BreakpointRegistry,
         self.terminated_reason = None
         self.adapter_died = None
         self._backend_ids.clear()
+        # A new run counts its own hits, as the adapter's hit conditions do.
+        for counted in (*self.breakpoints.values(), *self.watches.values()):
+            counted.hits = 0
         self.add_output("console", f"--- restarted by {origin} ---\n", origin)
         # A restart after `stop` brings the session back: its host stays for it.
         self.end_requested = False
