@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import subprocess
@@ -382,6 +383,52 @@ async def test_lldb_dying_ends_the_session_cleanly(demo, no_leftover_processes):
         assert "lldb" in (terminated.reason or "")
         with pytest.raises(DebuggerError):
             await backend.stack_trace(stop.thread_id)
+    finally:
+        await backend.disconnect(terminate=True)
+        await backend.dispose()
+
+
+async def test_an_expression_runs_its_thread_alone(lldb_path, no_leftover_processes):
+    """LLDB by default halts an expression's thread after 250 ms and resumes every
+    thread; a halt that met the expression's own crash (a loaded machine) resumed
+    the thread with its SIGSEGV and the program died with the session. Both ways
+    of evaluating keep the other threads stopped: a call that outlasts that
+    first timeout leaves the spinning thread's count where it was."""
+    events = EventLog()
+    backend = LldbCliBackend(events)
+    source = source_path("native_spinner.c")
+
+    async def configure():
+        await backend.set_source_breakpoints(source, [BreakpointSpec(
+            path=source, line=line_of("native_spinner.c", "stop"))])
+
+    async def spins() -> int:
+        return int((await backend.evaluate("spins", None, "watch")).value)
+
+    try:
+        await backend.launch(LaunchRequest(program=str(c_program("native_spinner"))), configure)
+        assert (await events.wait("stopped")).reason == "breakpoint"
+        before = await spins()
+        assert before > 0
+        # LLDB's one-thread time is up after 250 ms (for the helper's 500 ms limit,
+        # measured between 260 and 360 ms); a loaded machine may take the call past
+        # the limit, which interrupts it: the other thread still never ran.
+        with contextlib.suppress(CommandFailed):
+            await backend.evaluate("(int)usleep(400000)", None, "watch")
+        assert await spins() == before
+        # a raw expression has no limit: 250 ms alone, then every thread, by default
+        assert (await backend.raw_command("expression -- (int)usleep(600000)", 10)) \
+            .endswith("= 0")
+        assert await spins() == before
+        # a crash in either is unwound; the program is alive and stopped where it was
+        with pytest.raises(CommandFailed):
+            await backend.evaluate("((int(*)(void))0)()", None, "repl")
+        assert "returned to the state" in await backend.raw_command(
+            "expression -- ((int(*)(void))0)()", 10)
+        assert await spins() == before
+        thread = (await backend.threads())[0]
+        frames, _ = await backend.stack_trace(thread.id, 0, 1)
+        assert frames[0].location.line == line_of("native_spinner.c", "stop")
     finally:
         await backend.disconnect(terminate=True)
         await backend.dispose()

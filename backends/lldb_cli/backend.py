@@ -603,10 +603,13 @@ class LldbCliBackend(Backend):
         expression = command.split(None, 1)[0] in ("expression", "dwim-print")
         if expression:
             # As the helper evaluates (run_expression): a fork in the expression must
-            # not be taken for a crash and unwound, which wedges the program. An
-            # option the caller gives after ours wins.
+            # not be taken for a crash and unwound, which wedges the program; and
+            # the thread runs alone, since LLDB's halt to resume the other threads
+            # (after 250 ms) can meet the expression's crash and resume the thread
+            # with its signal, killing the program. An option the caller gives
+            # after ours wins.
             first, _, rest = command.partition(" ")
-            command = f"{first} --unwind-on-error false {rest}"
+            command = f"{first} --unwind-on-error false --all-threads false {rest}"
         try:
             future = channel.send([command])
             try:
