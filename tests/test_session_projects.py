@@ -250,11 +250,12 @@ def test_a_step_leaves_the_session_file_alone_and_a_run_is_written(
 
 
 async def test_one_sessions_settling_state_holds_no_other_sessions_file_back(monkeypatch):
-    """Two sessions of one host: while one's state goes back and forth
-    between running and stopped (held back to settle, at most 2 s), the
-    other's end is written at once; the settled state is written once it
-    holds; a call that waits for the writes (meta_written) gets the held one
-    written without waiting for it to settle."""
+    """Two sessions of one host: while one's running (after a stop) is held
+    back to settle, the other's end is written at once; running is written
+    once it holds; a stop is written at once (a client listing the sessions
+    right after it reads it stopped); a step's run and stop again write
+    nothing; a call that waits for the writes (meta_written) gets what is
+    settling written without waiting for it."""
     from tui_debugger import hub as hub_module
     from tui_debugger import paths
     from tui_debugger.hub import Hub
@@ -264,8 +265,8 @@ async def test_one_sessions_settling_state_holds_no_other_sessions_file_back(mon
     hub = Hub(serve=True)
     busy, other = await hub.create_session("busy"), await hub.create_session("other")
     try:
-        async def written(name: str, state: str) -> None:
-            deadline = time.monotonic() + 10
+        async def written(name: str, state: str, within: float = 10.0) -> None:
+            deadline = time.monotonic() + within
             while _meta_state(name) != state:
                 assert time.monotonic() < deadline, (name, _meta_state(name), state)
                 await asyncio.sleep(0.01)
@@ -280,14 +281,18 @@ async def test_one_sessions_settling_state_holds_no_other_sessions_file_back(mon
         assert time.monotonic() - started < hub_module.META_SETTLE_S
         assert _meta_state("busy") == "stopped"  # still settling
         await written("busy", "running")  # held long enough
+        started = time.monotonic()
+        busy.set_state(SessionState.stopped)
+        await written("busy", "stopped")  # at once, not after a second
+        assert time.monotonic() - started < hub_module.META_SETTLE_S
         before = paths.meta_path("busy").stat().st_mtime_ns
         for _ in range(5):  # a step, five times: back where the file says
-            busy.set_state(SessionState.stopped)
             busy.set_state(SessionState.running)
+            busy.set_state(SessionState.stopped)
         await hub.meta_written()
         assert paths.meta_path("busy").stat().st_mtime_ns == before
-        busy.set_state(SessionState.stopped)
+        busy.set_state(SessionState.running)
         await hub.meta_written()  # not held back when a caller waits for it
-        assert _meta_state("busy") == "stopped"
+        assert _meta_state("busy") == "running"
     finally:
         await hub.close_all()

@@ -23,13 +23,12 @@ from .server import SessionServer
 from .session import Session
 
 #: A step takes the state from stopped to running and back within milliseconds.
-#: A change between those two is written once it has held this long, and not at
-#: all when the state is back to what the file says by then (update_meta).
+#: Running after stopped is written once it has held this long, and not at all
+#: when the session stopped again by then (update_meta); a stop is written at once.
 META_SETTLE_S = 0.15
 #: ... and while it keeps changing (an agent stepping back to back), at the
 #: latest this long after it first changed.
 META_SETTLE_MAX_S = 2.0
-_FLICKER = frozenset({SessionState.running.value, SessionState.stopped.value})
 
 
 class Hub:
@@ -136,10 +135,12 @@ class Hub:
         even on a thread those two writes were a third of the host's time in an
         agent's step (py-spy, the disk's rename), each one making every client
         that counts the live sessions (paths.several_live) list the directory
-        again: so a change between running and stopped is handed to the writer
-        once it has held META_SETTLE_S (at the latest META_SETTLE_MAX_S after
-        it first changed), a timer of its session's on the loop, and the writer
-        leaves a file that says it already as it is. A step writes nothing."""
+        again: so running after stopped is handed to the writer once it has held
+        META_SETTLE_S (at the latest META_SETTLE_MAX_S after it first changed),
+        a timer of its session's on the loop; a stop, or anything else, at once
+        (a client listing the sessions right after a stop reads it stopped); and
+        the writer leaves a file that says it already as it is. A step writes
+        nothing."""
         name = session.name
         if not (self.serve and name in self.servers):
             return
@@ -150,9 +151,9 @@ class Hub:
         timer = self._meta_timers.pop(name, None)
         if timer is not None:
             timer[1].cancel()
-        if written is None or written.get("state") not in _FLICKER \
-                or info["state"] not in _FLICKER:
-            self._submit_meta(name)
+        if not (written is not None and written.get("state") == SessionState.stopped.value
+                and info["state"] == SessionState.running.value):
+            self._submit_meta(name)  # a stop (or an end) is told at once
             return
         loop = asyncio.get_running_loop()
         first = timer[0] if timer is not None else loop.time()
