@@ -306,11 +306,11 @@ def launch_args_from(ns: argparse.Namespace) -> dict[str, Any]:
         "core_file": getattr(ns, "core_file", None), "stdin": getattr(ns, "stdin", None),
         "python": getattr(ns, "python", None),
     }
-    if getattr(ns, "just_my_code", None) is not None:
-        optional["just_my_code"] = ns.just_my_code  # False: given, though falsy
     # Only what was given, so the launch command's own defaults (and launch.json) apply.
-    return {"program": ns.program or "",
-            **{k: v for k, v in optional.items() if v or k == "just_my_code"}}
+    given = {k: v for k, v in optional.items() if v}
+    if getattr(ns, "just_my_code", None) is not None:
+        given["just_my_code"] = ns.just_my_code  # False is given too
+    return {"program": ns.program or "", **given}
 
 
 # ============================================================================ output

@@ -11,7 +11,6 @@ import asyncio
 import concurrent.futures
 import contextlib
 import os
-import threading
 
 from backends.errors import DebuggerError, ErrorCode, InvalidInput
 
@@ -26,9 +25,6 @@ from .session import Session
 #: Running after stopped is written once it has held this long, and not at all
 #: when the session stopped again by then (update_meta); a stop is written at once.
 META_SETTLE_S = 0.15
-#: ... and while it keeps changing (an agent stepping back to back), at the
-#: latest this long after it first changed.
-META_SETTLE_MAX_S = 2.0
 
 
 class Hub:
@@ -47,10 +43,8 @@ class Hub:
         self._meta_next: dict[str, dict[str, object]] = {}
         #: what each session's <name>.json says now (written by this process)
         self._meta_written: dict[str, dict[str, object]] = {}
-        self._meta_lock = threading.Lock()
-        #: per session, a change between running and stopped settling before it
-        #: is written: (when it first changed, loop time; the timer)
-        self._meta_timers: dict[str, tuple[float, asyncio.TimerHandle]] = {}
+        #: per session, running after a stop settling before it is written
+        self._meta_timers: dict[str, asyncio.TimerHandle] = {}
         self._meta_writer: concurrent.futures.ThreadPoolExecutor | None = None
 
     async def create_session(self, name: str | None, hint: str = "session",
@@ -136,8 +130,7 @@ class Hub:
         agent's step (py-spy, the disk's rename), each one making every client
         that counts the live sessions (paths.several_live) list the directory
         again: so running after stopped is handed to the writer once it has held
-        META_SETTLE_S (at the latest META_SETTLE_MAX_S after it first changed),
-        a timer of its session's on the loop; a stop, or anything else, at once
+        META_SETTLE_S, a timer of its session's on the loop; a stop, or anything else, at once
         (a client listing the sessions right after a stop reads it stopped); and
         the writer leaves a file that says it already as it is. A step writes
         nothing."""
@@ -145,25 +138,20 @@ class Hub:
         if not (self.serve and name in self.servers):
             return
         info = self._meta_of(session)
-        with self._meta_lock:
-            self._meta_next[name] = info
+        self._meta_next[name] = info  # the writer takes the latest
         written = self._meta_written.get(name)
-        timer = self._meta_timers.pop(name, None)
-        if timer is not None:
-            timer[1].cancel()
-        if not (written is not None and written.get("state") == SessionState.stopped.value
+        if (written is not None and written.get("state") == SessionState.stopped.value
                 and info["state"] == SessionState.running.value):
-            self._submit_meta(name)  # a stop (or an end) is told at once
+            if name not in self._meta_timers:
+                self._meta_timers[name] = asyncio.get_running_loop().call_later(
+                    META_SETTLE_S, self._submit_meta, name)
             return
-        loop = asyncio.get_running_loop()
-        first = timer[0] if timer is not None else loop.time()
-        delay = max(0.0, min(META_SETTLE_S, first + META_SETTLE_MAX_S - loop.time()))
-        self._meta_timers[name] = (first, loop.call_later(delay, self._submit_meta, name))
+        self._submit_meta(name)  # a stop (or an end) is told at once
 
     def _submit_meta(self, name: str) -> None:
         timer = self._meta_timers.pop(name, None)
         if timer is not None:
-            timer[1].cancel()
+            timer.cancel()
         if self._meta_writer is None:
             self._meta_writer = concurrent.futures.ThreadPoolExecutor(
                 max_workers=1, thread_name_prefix="session-meta")
@@ -172,8 +160,7 @@ class Hub:
     def _write_next_meta(self, name: str) -> None:
         """On the writer thread. A failure (a full disk) was said when the
         session was made, the first write; later ones keep the last good file."""
-        with self._meta_lock:
-            info = self._meta_next.pop(name, None)
+        info = self._meta_next.pop(name, None)
         server = self.servers.get(name)
         if server is not None and not server.reachable():
             return  # its files are gone, or another session's of the same name
@@ -201,7 +188,7 @@ class Hub:
         self._meta_next.pop(name, None)
         timer = self._meta_timers.pop(name, None)
         if timer is not None:
-            timer[1].cancel()
+            timer.cancel()
         self.origins.pop(name, None)
         if session is not None:
             await session.close()
