@@ -583,6 +583,57 @@ def test_the_faster_dict_repr_shows_what_pydevd_shows(tmp_path):
     assert out.returncode == 0 and "same 12" in out.stdout, out.stderr[-2000:]
 
 
+NO_START_SLEEP_CHECK = r'''
+import importlib.util, os, socket, sys, time
+import debugpy
+sys.path.insert(0, os.path.join(os.path.dirname(debugpy.__file__), "_vendored", "pydevd"))
+import pydevd
+
+slept = []
+real_sleep = time.sleep
+
+
+def sleep(seconds):  # the time module's own sleep, which pydevd.py calls through `time`
+    slept.append(seconds)
+    real_sleep(min(seconds, 0.001))
+
+
+time.sleep = sleep
+if sys.argv[2]:
+    os.environ["TUI_DEBUGGER_PYDEVD_WAKEUPS"] = sys.argv[2]
+spec = importlib.util.spec_from_file_location("tui_sitecustomize", sys.argv[1])
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+module._no_start_sleep()
+ours, theirs = socket.socketpair()
+pydevd.PyDB(set_as_global=False).initialize_network(ours)
+pydevd.time.sleep(0.002)  # any other sleep of pydevd.py's still sleeps
+print("slept", slept, flush=True)
+os._exit(0)
+'''
+
+
+@pytest.mark.parametrize("digest", [PYDEVD_WAKEUPS_SHA256, ""])
+def test_pydevd_starts_without_its_tenth_of_a_second_sleep(tmp_path, digest):
+    """pydevd slept 0.1 s after connecting, "to give threads time to start"
+    (Thread.start() already waits for that), while the session's
+    configurationDone waited: every program and child process paid it on the
+    way to its first stop. Only that sleep goes, and only in the pydevd.py the
+    session checked; another pydevd (no digest) keeps it."""
+    import subprocess
+
+    check = tmp_path / "check.py"
+    check.write_text(NO_START_SLEEP_CHECK)
+    out = subprocess.run([sys.executable, str(check), os.path.join(NODELAY_DIR, "sitecustomize.py"),
+                          digest], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert out.returncode == 0 and "slept" in out.stdout, out.stderr[-2000:]
+    slept = out.stdout.split("slept", 1)[1].strip()
+    if digest:
+        assert slept == "[0.002]", slept
+    else:
+        assert slept == "[0.1, 0.002]", slept
+
+
 async def test_the_faster_dict_repr_is_on_in_the_program(dbg):
     await dbg.launch(BASIC, [bp(BASIC, "scale")])
     stop = await dbg.stopped()

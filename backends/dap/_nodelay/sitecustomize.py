@@ -53,6 +53,7 @@ def _install():
             _nodelay(self)
             _faster_dict_repr()
             _faster_sys_monitoring()
+            _no_start_sleep()
             _prompt_wakeups()
         return result
 
@@ -114,6 +115,68 @@ def _faster_dict_repr():
     safe_repr._repr_dict = _repr_dict
 
 
+_CHECKED = []  # [pydevd module or None], once known
+
+
+def _checked_pydevd():
+    """The pydevd module when its pydevd.py is the one the session checked and
+    named by its sha256 (TUI_DEBUGGER_PYDEVD_WAKEUPS), else None: the patches
+    below that stand in for a line of pydevd.py apply to that file only."""
+    if _CHECKED:
+        return _CHECKED[0]
+    found = None
+    wanted = os.environ.get("TUI_DEBUGGER_PYDEVD_WAKEUPS")
+    pydevd = sys.modules.get("pydevd")
+    if wanted and pydevd is not None:
+        try:
+            import hashlib
+
+            with open(pydevd.__file__, "rb") as source:
+                if hashlib.sha256(source.read()).hexdigest() == wanted:
+                    found = pydevd
+        except Exception:
+            pass
+    _CHECKED.append(found)
+    return found
+
+
+_START_SLEEP = []  # patched once, when pydevd first connects
+
+
+def _no_start_sleep():
+    """PyDB.initialize_network starts pydevd's reader and writer threads on the
+    new connection, then sleeps 0.1 s "to give threads time to start". Thread.start()
+    returns only once the thread runs, so the sleep only holds the program
+    back: every program and every child process it starts paid it between
+    connecting and running, on the way to its first stop, while the session's
+    configurationDone was already waiting (docs/performance.md). That one
+    sleep, and no other, returns at once; only in the pydevd.py the session
+    checked (_checked_pydevd)."""
+    if _START_SLEEP:
+        return
+    _START_SLEEP.append(True)
+    pydevd = _checked_pydevd()
+    cls = getattr(pydevd, "PyDB", None)
+    original = getattr(cls, "initialize_network", None)
+    real_time = getattr(pydevd, "time", None)
+    if original is None or real_time is None:
+        return
+    code = original.__code__
+    real_sleep = real_time.sleep
+
+    def sleep(seconds):
+        if sys._getframe(1).f_code is code:
+            return
+        real_sleep(seconds)
+
+    # pydevd.py's `time`, all of it as it was (a module's own attributes, looked
+    # up as fast) but for that sleep.
+    own = type(real_time)(real_time.__name__, real_time.__doc__)
+    own.__dict__.update(real_time.__dict__)
+    own.sleep = sleep
+    pydevd.time = own
+
+
 _WAKEUPS = []  # patched once, when pydevd first connects
 
 
@@ -129,19 +192,10 @@ def _prompt_wakeups():
     if _WAKEUPS:
         return
     _WAKEUPS.append(True)
-    wanted = os.environ.get("TUI_DEBUGGER_PYDEVD_WAKEUPS")
-    pydevd = sys.modules.get("pydevd")
+    pydevd = _checked_pydevd()
     cls = getattr(pydevd, "PyDB", None)
     original = getattr(cls, "get_internal_queue_and_event", None)
-    if not wanted or original is None or getattr(original, "_tui_debugger_prompt", False):
-        return
-    try:
-        import hashlib
-
-        with open(pydevd.__file__, "rb") as source:
-            if hashlib.sha256(source.read()).hexdigest() != wanted:
-                return
-    except Exception:
+    if original is None or getattr(original, "_tui_debugger_prompt", False):
         return
 
     class _Wakeup(object):
