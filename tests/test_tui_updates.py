@@ -467,3 +467,74 @@ def test_textuals_internals_that_frames_uses_are_there_and_shaped_as_expected():
         assert name in vars(compositor), f"Compositor.{name} is gone"
     assert list(inspect.signature(compositor._regions_to_spans).parameters) == ["regions"]
     assert list(inspect.signature(ChopsUpdate).parameters) == ["chops", "spans", "chop_ends"]
+
+
+class StartsLikeTheDebugger(ManyPanes):
+    """ManyPanes with the debugger's screen and key bar, and keys to show."""
+
+    BINDINGS = [(f"f{n}", f"noop({n})", f"Key {n}") for n in range(1, 13)]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+
+    def compose(self) -> ComposeResult:
+        from tui_debugger.tui.widgets.footer import KeyFooter
+
+        for widget in super().compose():
+            yield KeyFooter() if type(widget).__name__ == "Footer" else widget
+
+    def get_default_screen(self):
+        from tui_debugger.tui.app import DebuggerApp
+
+        return DebuggerApp.get_default_screen(self)
+
+    def action_noop(self, n: int) -> None:
+        pass
+
+
+async def test_the_screen_is_styled_and_laid_out_once_as_it_starts(monkeypatch):
+    """Textual's start-up styled the whole screen three times (each node as it
+    mounted, then all of it again at its first show, then again when the first
+    resize added its width class) and laid it out three times at the same size;
+    the key bar restyled each of its keys twice as it mounted them. On the
+    debugger's screen that was 200-300 ms of its start, the first stop waiting
+    to be shown. Now the screen and the keys are styled once, and the size the
+    screen is laid out at does not lay it out again."""
+    from textual.css.stylesheet import Stylesheet
+    from textual.widgets._footer import FooterKey
+
+    from tui_debugger.tui.frames import PacedScreen
+
+    restyled: list[str] = []
+    original = Stylesheet.update_nodes
+
+    def update_nodes(self, nodes, animate=False):
+        nodes = list(nodes)
+        restyled.extend(type(node).__name__ for node in nodes)
+        return original(self, nodes, animate)
+
+    monkeypatch.setattr(Stylesheet, "update_nodes", update_nodes)
+    layouts: list[object] = []
+    laid_out = PacedScreen._refresh_layout
+
+    def refresh_layout(self, size=None, scroll=False):
+        layouts.append(size)
+        return laid_out(self, size, scroll)
+
+    monkeypatch.setattr(PacedScreen, "_refresh_layout", refresh_layout)
+    app = StartsLikeTheDebugger()
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.pause()
+        keys = [key for key in app.query(FooterKey) if not key.has_class("-command-palette")]
+        assert len(keys) == 12 and not any(key.has_class("-compact") for key in keys)
+        assert app.query_one(".-command-palette").has_class("-compact")  # as Textual makes it
+        assert app.screen.has_class("-wide") and not app.screen.has_class("-narrow")
+        assert "PacedScreen" not in restyled and "FooterKey" not in restyled, restyled
+
+        # The size it is laid out at lays nothing out again; a new one does, with its class.
+        before = len(layouts)
+        app.screen._screen_resized(app.size)
+        await pilot.pause()
+        assert len(layouts) == before, layouts[before:]
+        await pilot.resize_terminal(80, 24)
+        await wait_until(pilot, lambda: app.screen.has_class("-narrow"), what="the narrow class")
+        assert any(size == (80, 24) for size in layouts[before:]), layouts[before:]
+        assert not app.screen.has_class("-wide")

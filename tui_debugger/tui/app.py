@@ -27,7 +27,7 @@ from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.reactive import var
 from textual.css.query import NoMatches
-from textual.widgets import Footer, Input, TabbedContent, TabPane
+from textual.widgets import Input, TabbedContent, TabPane
 
 from backends.errors import DebuggerError
 from backends.models import Breakpoint
@@ -51,6 +51,7 @@ from .widgets.console_pane import ConsolePane
 from .widgets.disassembly_view import DisassemblyView
 from .widgets.output_pane import OutputPane
 from .widgets.exception_pane import ExceptionPane
+from .widgets.footer import KeyFooter
 from .widgets.source_prompt import SourcePrompt
 from .widgets.source_view import SourceView
 from .widgets.stack_pane import StackPane
@@ -182,7 +183,7 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
                         yield ThreadsPane(id="threads")
                     with TabPane("Breakpoints", id="tab-breakpoints"):
                         yield BreakpointsPane(id="breakpoints", cwd=self.cwd)
-        yield Footer()
+        yield KeyFooter()
 
     @property
     def source(self) -> SourceView:
@@ -197,7 +198,14 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
         return self.query_one(VariablesPane)
 
     def get_default_screen(self) -> PacedScreen:
-        return PacedScreen(id="_default")
+        screen = PacedScreen(id="_default")
+        # Its width class (HORIZONTAL_BREAKPOINTS) from the start, so it is
+        # styled once with it: added at the first resize, it restyled the whole
+        # screen (~60 ms of the start-up, the first stop waiting to be shown).
+        screen.add_class(*screen._get_breakpoint_classes(self.size.width,
+                                                         self.HORIZONTAL_BREAKPOINTS),
+                         update=False)
+        return screen
 
     def on_mount(self) -> None:
         from .. import config

@@ -41,9 +41,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Callable
 
-from textual import constants
+from textual import constants, events
 from textual._compositor import ChopsUpdate, Compositor
-from textual.geometry import Region
+from textual.geometry import Region, Size
 from textual.screen import Screen
 from textual.strip import Strip
 from textual.widget import Widget
@@ -73,6 +73,14 @@ TEXTUAL_SOURCES = {
     "textual.widgets._tree.Tree.move_cursor": "7e5664ed6bab2813",
     "textual.widgets._tree.Tree._tree_lines": "f13275e649670149",
     "textual.widgets._tree.Tree._build": "dda89f87e4176655",
+    # what PacedScreen's first show and same-size resize leave out, and the
+    # width class the app's default screen starts with (app.get_default_screen)
+    "textual.screen.Screen._on_screen_resume": "4cad35ced98a110e",
+    "textual.screen.Screen._screen_resized": "b427408d70a6e7df",
+    "textual.screen.Screen._on_resize": "559c00202f144e3a",
+    # the keys KeyFooter (tui/widgets/footer.py) makes with their compact set
+    "textual.widgets._footer.Footer.compose": "6997660d382a59e1",
+    "textual.widgets._footer.FooterKey._watch_compact": "d9e3921eb866b780",
 }
 
 
@@ -214,6 +222,8 @@ class PacedScreen(Screen):
     here). Its own caches are already cleared, and showing it lays it out anew."""
 
     _pacer: FramePacer | None = None
+    _shown_once = False
+    _laid_out_at: Size | None = None
 
     def __init__(self, name: str | None = None, id: str | None = None,
                  classes: str | None = None) -> None:
@@ -242,6 +252,31 @@ class PacedScreen(Screen):
             return False
         super()._on_timer_update()
         return True
+
+    def _on_screen_resume(self, event: events.ScreenResume) -> None:
+        """Its first show restyles nothing: every node of it was styled as it
+        was mounted, just before, and Textual's own handler (which runs after
+        this one, with the event as left here) would style the whole screen
+        again, ~65 nodes: 60-135 ms of the TUI's start-up, while the program's
+        first stop waited to be shown (docs/performance.md). Later resumes (after
+        a dialog) restyle as Textual does."""
+        if not self._shown_once:
+            self._shown_once = True
+            event.refresh_styles = False
+
+    def _screen_resized(self, size: Size) -> None:  # type: ignore[override]
+        """A new size lays the screen out anew; the size it is already laid out
+        at does not: Textual's start-up hands the first size over three times
+        (two from the app, one as the terminal's first Resize), each a full
+        layout and paint of every pane (15-40 ms each while the first stop
+        waited). What else changed is already marked and painted by the pacer."""
+        if size == self._laid_out_at and not self._layout_required:
+            return
+        super()._screen_resized(size)
+
+    def _refresh_layout(self, size: Size | None = None, scroll: bool = False) -> None:  # type: ignore[override]
+        super()._refresh_layout(size, scroll)
+        self._laid_out_at = self._compositor.size
 
     def paint_now(self) -> bool:
         """Paint what the code that just ran changed, before returning, rather
