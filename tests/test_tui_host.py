@@ -201,3 +201,50 @@ def test_a_sigterm_while_the_tui_starts_ends_what_it_started(tmp_path, terminals
     assert tui.proc.wait(timeout=30) == 0, bytes(tui.screen[-3000:]).decode(errors="replace")
     wait_for(lambda: not paths.live_sessions() and not processes_tagged(str(runtime)), 15,
              lambda: f"the session to end: {paths.live_sessions()}")
+
+
+async def test_the_tui_joins_its_session_while_its_launch_goes_on(tmp_path):
+    """The TUI's host says its session's name as soon as the session is served
+    (`announce`), before the launch is done: the TUI joins then, fills its panes
+    and paints the first stop from its event as it comes, instead of after the
+    launch's answer, the join and the first reads one after another. The
+    launch's answer still comes after. Here the program's Python takes 2 s to
+    start (a wrapper, as pyenv's shim is a script), so the launch is surely still
+    going when the name comes."""
+    from tui_debugger.host import PendingHost
+    from tui_debugger.router import join
+
+    slow = tmp_path / "slow-python"
+    slow.write_text(f"#!/bin/sh\nsleep 2\nexec {sys.executable} \"$@\"\n")
+    slow.chmod(0o755)
+    pending = PendingHost("launch", {"program": str(program(tmp_path)), "stop_on_entry": True,
+                                     "wait_ms": 0, "python": str(slow)},
+                          cwd=str(tmp_path), origin="tui", owned=True, announce=True)
+    link = None
+    try:
+        name = await pending.serving()
+        assert name == "spin"
+        link = await join(name, "tui")
+        status = await link.call("status")
+        assert status.state == "starting", status
+        result = await pending.ready()
+        assert result["session"] == name and result["adapter"] == "debugpy"
+    finally:
+        if link is not None:
+            await link.close()
+            if any(s.name == "spin" for s in paths.live_sessions()):
+                cli("stop", "--session", "spin", cwd=tmp_path)
+        else:
+            await pending.abandon()
+
+
+def test_a_launch_that_fails_once_its_session_is_served_says_why(tmp_path, terminals):
+    """The session is served (and the TUI may have joined it) before the launch
+    finds what is wrong (here the program's input file is missing): the TUI
+    leaves with the launch's own message, not with the join's "no session"."""
+    terminal = terminals("run", "--stdin", str(tmp_path / "missing.txt"), str(program(tmp_path)),
+                         cwd=tmp_path)
+    assert terminal.proc.wait(timeout=60) == 1
+    wait_for(lambda: b"to give the program as its stdin" in terminal.screen, 10,
+             lambda: bytes(terminal.screen[-600:]))
+    assert b"No live session" not in terminal.screen

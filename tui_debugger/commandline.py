@@ -233,7 +233,8 @@ def _run_tui(mode: str, args: dict[str, Any], session: str | None) -> int:
         from .host import PendingHost, no_first_stop_wait
 
         try:
-            host = PendingHost(mode, no_first_stop_wait(mode, args), origin="tui", owned=True)
+            host = PendingHost(mode, no_first_stop_wait(mode, args), origin="tui", owned=True,
+                               announce=True)
         except DebuggerError as exc:
             return emit_error(exc, False)
     try:

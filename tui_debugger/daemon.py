@@ -37,6 +37,16 @@ if TYPE_CHECKING:
     from .wire import HostReady, HostSpec
 
 
+def _write_serving(name: str) -> None:
+    """Tell the starter (spec.announce) its session is served: it may join it
+    while the start command goes on. The pipe stays open for HostReady."""
+    from .wire import HostServing
+
+    with contextlib.suppress(OSError, ValueError):
+        sys.stdout.write(HostServing(serving=name).model_dump_json() + "\n")
+        sys.stdout.flush()
+
+
 def _write_ready(message: HostReady) -> None:
     try:
         sys.stdout.write(message.model_dump_json(exclude_none=True) + "\n")
@@ -67,6 +77,8 @@ async def serve(spec: HostSpec) -> int:
     start_orphan_watchdog()
     reaper = asyncio.get_running_loop().create_task(reap_orphans_forever())
     hub = Hub(serve=True)
+    if spec.announce:
+        hub.on_served = _write_serving
     stop_requested = asyncio.Event()
     loop = asyncio.get_running_loop()
     starting = loop.create_task(execute(

@@ -42,11 +42,15 @@ class PendingHost:
 
     def __init__(self, command: str, args: dict[str, Any], *, cwd: str | None = None,
                  origin: str = "cli", spare: SpareHost | None = None, owned: bool = False,
-                 view: dict[str, Any] | None = None) -> None:
+                 view: dict[str, Any] | None = None, announce: bool = False) -> None:
         cwd = cwd or os.getcwd()
         spec: dict[str, Any] = {"command": command, "args": args, "cwd": cwd, "origin": origin}
         if view:
             spec["view"] = view  # registry.View on the wire: the launch answers its caller
+        if announce:
+            spec["announce"] = True  # its name comes first (serving), its result after
+        #: a line serving() read that is ready()'s
+        self._held: bytes | None = None
         if owned:
             # A starter that owns its session (a TUI, an MCP server), killed
             # outright (-9), says no goodbye: the host ends the session once no
@@ -66,24 +70,48 @@ class PendingHost:
             self.proc, self.log = _spawn(cwd)
             _send_spec(self.proc, spec)
 
+    async def _next_line(self, timeout: float) -> bytes:
+        """The host's next line to us (b"" once it exited); abandons the host
+        when none comes in time or the wait is cancelled."""
+        proc = self.proc
+        assert proc.stdout is not None
+        try:
+            # A thread blocked in readline returns when the daemon writes its line
+            # or exits (then the pipe closes), whichever comes first.
+            return await asyncio.wait_for(asyncio.to_thread(proc.stdout.readline), timeout)
+        except asyncio.TimeoutError:
+            await self.abandon()
+            raise DebuggerError(
+                f"The session {self.name_hint} did not start within {timeout:.0f} s. "
+                f"Log: {self.log}",
+                ErrorCode.timeout,
+            ) from None
+        except BaseException:
+            await self.abandon()
+            raise
+
+    async def serving(self, timeout: float = 90.0) -> str | None:
+        """With `announce`: the session's name as soon as the host serves it,
+        while its start command goes on (a client may join it now and see the
+        rest as events); None when the host's next line is its result already
+        (it failed before, or an older host), which ready() then reads."""
+        line = await self._next_line(timeout)
+        name = _serving(line)
+        if name is None:
+            self._held = line
+        return name
+
     async def ready(self, timeout: float = 90.0) -> dict[str, Any]:
         """The command's result by alias once the session is up (or the command's
         own error). The result's `_log` names the daemon's log."""
         proc, log = self.proc, self.log
         assert proc.stdout is not None
         try:
-            # A thread blocked in readline returns when the daemon writes its line
-            # or exits (then the pipe closes), whichever comes first.
-            line = await asyncio.wait_for(asyncio.to_thread(proc.stdout.readline), timeout)
-        except asyncio.TimeoutError:
-            await self.abandon()
-            raise DebuggerError(
-                f"The session {self.name_hint} did not start within {timeout:.0f} s. Log: {log}",
-                ErrorCode.timeout,
-            ) from None
-        except BaseException:
-            await self.abandon()
-            raise
+            line, self._held = self._held, None
+            if line is None:
+                line = await self._next_line(timeout)
+            while _serving(line) is not None:  # serving() was not asked
+                line = await self._next_line(timeout)
         finally:
             proc.stdout.close()
         if not line:
@@ -129,6 +157,17 @@ class PendingHost:
             proc.kill()
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=2)
+
+
+def _serving(line: bytes) -> str | None:
+    """The name in a host's `serving` line (wire.HostServing), else None."""
+    if not line.startswith(b'{"serving"'):
+        return None
+    try:
+        name = json.loads(line).get("serving")
+    except (ValueError, AttributeError):
+        return None
+    return name if isinstance(name, str) else None
 
 
 async def start_host(command: str, args: dict[str, Any], *, cwd: str | None = None,

@@ -11,6 +11,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import os
+from typing import Callable
 
 from backends.errors import DebuggerError, ErrorCode, InvalidInput
 
@@ -46,6 +47,9 @@ class Hub:
         #: per session, running after a stop settling before it is written
         self._meta_timers: dict[str, asyncio.TimerHandle] = {}
         self._meta_writer: concurrent.futures.ThreadPoolExecutor | None = None
+        #: called once, with its name, when the first session of no parent is
+        #: served (daemon.serve tells its starter, who may join it at once)
+        self.on_served: Callable[[str], None] | None = None
 
     async def create_session(self, name: str | None, hint: str = "session",
                              parent: Session | None = None, *,
@@ -105,6 +109,9 @@ class Hub:
             # `sessions` in another process reads the state and the program's pid here.
             session.add_listener(lambda event, s=session: isinstance(event, State) and
                                  self.update_meta(s))
+            if parent is None and self.on_served is not None:
+                served, self.on_served = self.on_served, None
+                served(name)
         return session
 
     def _meta_of(self, session: Session) -> dict[str, object]:

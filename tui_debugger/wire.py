@@ -135,6 +135,17 @@ class HostSpec(BaseModel):
     owner: int | None = None
     #: how the starter shows answers (registry.View.to_wire): the launch answers it
     view: dict[str, Any] | None = None
+    #: the starter joins the session as soon as it is served (HostServing), while
+    #: the start command goes on, rather than once that command is done (the TUI)
+    announce: bool = False
+
+
+class HostServing(BaseModel):
+    """A line a host told `announce` writes before its HostReady: its session
+    is served on its socket, under this name; the start command goes on.
+    Read by host.py as plain JSON."""
+
+    serving: str
 
 
 class HostReady(BaseModel):

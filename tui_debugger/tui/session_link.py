@@ -57,7 +57,7 @@ class SessionLink:
                                      self._session_picked)
                     return
             else:
-                link = await self._host(MODES[self.mode], self.start_args)
+                link = await self._host(MODES[self.mode], self.start_args, early=True)
         except DebuggerError as exc:
             self.fail(exc.message)
             return
@@ -65,10 +65,14 @@ class SessionLink:
             self._show_now(link)
             await self._sync_all(follow_child=True)
 
-    async def _host(self, command_id: str, args: dict[str, Any]) -> RemoteHandle:
+    async def _host(self, command_id: str, args: dict[str, Any],
+                    early: bool = False) -> RemoteHandle:
         """Start a host process (a daemon) running `command_id` for a new session,
         and join it. The session is this TUI's: quitting ends it. `run_app`
-        starts the first host before the TUI is even imported."""
+        starts the first host before the TUI is even imported. `early` (the
+        app's own session): joined as soon as it is served, its start's failure
+        ending the app; else (the attach dialog) once started, a failure said
+        where it was asked for."""
         from ..host import PendingHost, no_first_stop_wait
 
         if command_id == "attach" and args.get("ray") is not None and self.pending_host is None:
@@ -78,13 +82,40 @@ class SessionLink:
         pending, self.pending_host = self.pending_host, None
         if pending is None:
             pending = PendingHost(command_id, no_first_stop_wait(command_id, args), cwd=self.cwd,
-                                  origin=self.origin, owned=True)
+                                  origin=self.origin, owned=True, announce=early)
+        name = await pending.serving() if early else None
+        if name is not None:
+            # Joined while the launch goes on: the panes fill in, and its first
+            # stop is painted from its event, as soon as it comes, instead of
+            # after the launch's answer, the join and the first reads, one after
+            # another (docs/performance.md). Its answer, or why it failed, comes later.
+            self.owned[name] = "terminate" if command_id == "launch" else "detach"
+            try:
+                link = await join(name, self.origin, view=TUI_VIEW)
+            except DebuggerError:
+                # Gone already: the start failed meanwhile, and its answer says why.
+                await pending.ready()
+                raise
+            self.run_worker(self._started(pending, link), name="started", group="start")
+            return link
         status = await pending.ready()
         name = status["session"]
         # A first stop can be painted before the start-up status call answers.
         self.status.adapter = status.get("adapter")
         self.owned[name] = "terminate" if command_id == "launch" else "detach"
         return await join(name, self.origin, view=TUI_VIEW)
+
+    async def _started(self, pending: Any, link: RemoteHandle) -> None:
+        """The answer of a launch or attach whose session this app joined as
+        soon as it was served: its failure ends the app with its message, as
+        before; its success names the adapter, if no status said it yet."""
+        try:
+            status = await pending.ready()
+        except DebuggerError as exc:
+            self.fail(exc.message)
+            return
+        if self.link is link and not self.status.adapter:
+            self.status.adapter = status.get("adapter")
 
     async def _join_ray_root(self, args: dict[str, Any]) -> RemoteHandle | None:
         """The Ray tab while a root `ray` lives: its host attaches the worker
