@@ -271,7 +271,10 @@ class Router:
         if self.keep_spare and (self._spare is None or not self._spare.alive()):
             from .early_host import SpareHost
 
-            self._spare = SpareHost(self.cwd)
+            # With debugpy's adapter already started: a Python launch (the
+            # common one) takes it, and does not wait for its start (~80 ms idle);
+            # any other launch ends it (backends/early_adapter.py).
+            self._spare = SpareHost(self.cwd, debugpy=True)
 
     async def handle(self, name: str | None = None) -> RemoteHandle:
         """The session `name` (default: this router's, else the one it started
