@@ -207,6 +207,9 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
                          update=False)
         return screen
 
+    def on_load(self) -> None:
+        self._join_early()
+
     def on_mount(self) -> None:
         from .. import config
 

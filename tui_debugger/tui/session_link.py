@@ -35,6 +35,24 @@ MODES = {"launch": "launch", "attach": "attach", "attach_sim": "attach_sim", "jo
 class SessionLink:
     """Which session the app shows, and the way in and out of it."""
 
+    #: the app's own session being started and joined since the app loaded (_join_early)
+    _early_link: asyncio.Future[RemoteHandle] | None = None
+
+    def _join_early(self) -> None:
+        """At load, before the screen is composed: the app's own session (its
+        host started by run_app, or one started now) is waited for and joined
+        beside Textual's own start-up, which takes the loop in turns, rather
+        than after the screen has mounted and laid itself out (130-250 ms
+        later, traced, the first stop already there). _start takes the link,
+        or the error."""
+        if self.mode == "join" or self._early_link is not None:
+            return
+        self._early_link = asyncio.ensure_future(
+            self._host(MODES[self.mode], self.start_args, early=True))
+        # Read here too, so an app that quits before _start does is not told
+        # its exception was never retrieved; _start reports it.
+        self._early_link.add_done_callback(lambda f: f.cancelled() or f.exception())
+
     async def _start(self) -> None:
         try:
             if self.mode == "join":
@@ -57,7 +75,9 @@ class SessionLink:
                                      self._session_picked)
                     return
             else:
-                link = await self._host(MODES[self.mode], self.start_args, early=True)
+                self._join_early()
+                assert self._early_link is not None
+                link = await self._early_link
         except DebuggerError as exc:
             self.fail(exc.message)
             return
