@@ -19,7 +19,10 @@ Measures, stepping through a loop in a real debugpy session:
                           without MCP (the path of the CLI and the TUI)
 
   launch                  debug_launch with a breakpoint over stdio, until it
-                          answers with the first stop (--launches times)
+                          answers with the first stop (--launches times; with
+                          --launch-gap S, S seconds after the last one ended, as an
+                          agent that debugged a while: the server's spare host is
+                          ready by then; without, back to back, it is still starting)
 
 The agent's round is a step and then the locals: debug_step_over +
 debug_variables, against the raw step + variables round, per round.
@@ -27,7 +30,7 @@ debug_variables, against the raw step + variables round, per round.
 The step tools answer with the stop and its context (source lines and
 locals), so a step is comparable to the whole raw chain above.
 
-Run:  python benchmarks/mcp_roundtrip.py [--rounds N] [--launches N]
+Run:  python benchmarks/mcp_roundtrip.py [--rounds N] [--launches N] [--launch-gap S]
 Prints the median and p90 of each, and ratios to the raw round.
 """
 
@@ -189,7 +192,7 @@ async def over_stdio(program: str, rounds: int, session: str | None) -> tuple[li
         return await tool_rounds(client, rounds, session is None, program)
 
 
-async def launch_times(program: str, launches: int) -> list[float]:
+async def launch_times(program: str, launches: int, gap: float = 0.0) -> list[float]:
     """debug_launch with a breakpoint, over stdio, until it answers with the
     first stop: what an agent waits for before its first step."""
     from mcp.client import Client
@@ -200,6 +203,7 @@ async def launch_times(program: str, launches: int) -> list[float]:
     times = []
     async with Client(params) as client:
         for _ in range(launches):
+            await asyncio.sleep(gap)
             t0 = time.perf_counter()
             result = await client.call_tool(
                 "debug_launch", {"program": program, "breakpoints": [f"{program}:{LOOP_LINE}"]})
@@ -256,6 +260,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=30)
     parser.add_argument("--launches", type=int, default=10)
+    parser.add_argument("--launch-gap", type=float, default=0.0,
+                        help="seconds between one launch's end and the next")
     ns = parser.parse_args()
     with loop_program() as program:
         raw_step, raw_vars = asyncio.run(raw_rounds(program, ns.rounds))
@@ -267,7 +273,7 @@ def main() -> None:
         thin_step, thin_vars = asyncio.run(over_lines(ns.rounds, session))
         subprocess.run([sys.executable, "-m", "tui_debugger", "stop", "--session", session],
                        capture_output=True, check=False)
-        launches = asyncio.run(launch_times(program, ns.launches))
+        launches = asyncio.run(launch_times(program, ns.launches, ns.launch_gap))
     step_base = statistics.median(raw_step) * 1000
     vars_base = statistics.median(raw_vars) * 1000
     print(f"MCP round trips, debugpy, {ns.rounds} rounds "
