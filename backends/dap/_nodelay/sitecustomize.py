@@ -140,6 +140,18 @@ def _checked_pydevd():
     return found
 
 
+def _first_time_in_checked_pydb(done, name):
+    """(the pydevd module, its PyDB's method `name`) the first time a patch
+    asks (`done` marks it asked), when pydevd is the one the session checked;
+    else None."""
+    if done:
+        return None
+    done.append(True)
+    pydevd = _checked_pydevd()
+    original = getattr(getattr(pydevd, "PyDB", None), name, None)
+    return None if original is None else (pydevd, original)
+
+
 _START_SLEEP = []  # patched once, when pydevd first connects
 
 
@@ -152,16 +164,10 @@ def _no_start_sleep():
     configurationDone was already waiting (docs/performance.md). That one
     sleep, and no other, returns at once; only in the pydevd.py the session
     checked (_checked_pydevd)."""
-    if _START_SLEEP:
+    found = _first_time_in_checked_pydb(_START_SLEEP, "initialize_network")
+    if found is None or getattr(found[0], "time", None) is None:
         return
-    _START_SLEEP.append(True)
-    pydevd = _checked_pydevd()
-    cls = getattr(pydevd, "PyDB", None)
-    original = getattr(cls, "initialize_network", None)
-    real_time = getattr(pydevd, "time", None)
-    if original is None or real_time is None:
-        return
-    code = original.__code__
+    pydevd, code, real_time = found[0], found[1].__code__, found[0].time
     real_sleep = real_time.sleep
 
     def sleep(seconds):
@@ -189,14 +195,10 @@ def _prompt_wakeups():
     without a wait. Only for the pydevd.py the session checked and named by
     its sha256 (TUI_DEBUGGER_PYDEVD_WAKEUPS): the session then sends them
     together, and one at a time otherwise."""
-    if _WAKEUPS:
+    found = _first_time_in_checked_pydb(_WAKEUPS, "get_internal_queue_and_event")
+    if found is None or getattr(found[1], "_tui_debugger_prompt", False):
         return
-    _WAKEUPS.append(True)
-    pydevd = _checked_pydevd()
-    cls = getattr(pydevd, "PyDB", None)
-    original = getattr(cls, "get_internal_queue_and_event", None)
-    if original is None or getattr(original, "_tui_debugger_prompt", False):
-        return
+    cls, original = found[0].PyDB, found[1]
 
     class _Wakeup(object):
         __slots__ = ("_event", "_queue")
