@@ -245,7 +245,11 @@ class SessionLink:
         self.run_worker(self.switch_session(workers[0].name), group="switch")
 
     def fail(self, message: str) -> None:
-        """Starting failed: leave with the message (run_app prints it)."""
+        """Starting failed: leave with the message (run_app prints it). Not
+        while quitting: ending the session this app was still starting (a
+        SIGTERM while it mounts) fails that start, and that is no news."""
+        if self._shutting_down:
+            return
         self.error_message = message
         self.exit(1, return_code=1)
 
