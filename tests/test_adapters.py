@@ -177,10 +177,36 @@ async def test_native_stop_on_entry_stops_at_main(no_leftover_processes, adapter
         await hub.close_all()
 
 
+def gdb_cannot_call_into_a_process() -> str | None:
+    """What gdb says when it cannot call a function in a process here (what
+    debugpy's attach by pid does through it), else None."""
+    import subprocess
+
+    victim = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
+                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    try:
+        out = subprocess.run(["gdb", "--nw", "--nh", "--nx", "--batch", "--pid", str(victim.pid),
+                              "--eval-command", "call (int)getpid()"],
+                             capture_output=True, text=True, timeout=60)
+    finally:
+        victim.kill()
+        victim.wait(timeout=10)
+    said = out.stdout + out.stderr
+    broken = [line for line in said.splitlines() if "Couldn't write extended state" in line]
+    return broken[0].strip() if broken else None
+
+
 async def test_attach_to_a_python_pid_names_the_session_after_its_script(no_leftover_processes, tmp_path):
     import subprocess
 
     require(shutil.which("gdb") is not None, "gdb (debugpy injects itself into a pid with it)")
+    broken = gdb_cannot_call_into_a_process()
+    if broken:
+        # Not ours to mend: gdb 13 on some CPUs (AMX, in a Firecracker guest)
+        # cannot write a process's x86 extended state back, so no function
+        # call into a process (debugpy's injection) works; plain gdb shows it.
+        pytest.xfail(f"gdb cannot call a function in a process on this machine: {broken}")
     script = tmp_path / "worker.py"
     script.write_text("import time\nn = 0\nwhile True:\n    n += 1\n    time.sleep(0.02)\n")
     proc = subprocess.Popen([sys.executable, str(script)], stdin=subprocess.DEVNULL,
