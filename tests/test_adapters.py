@@ -206,7 +206,9 @@ async def test_attach_to_a_python_pid_names_the_session_after_its_script(no_left
         # Not ours to mend: gdb 13 on some CPUs (AMX, in a Firecracker guest)
         # cannot write a process's x86 extended state back, so no function
         # call into a process (debugpy's injection) works; plain gdb shows it.
-        pytest.xfail(f"gdb cannot call a function in a process on this machine: {broken}")
+        pytest.xfail(f"attach by PID needs gdb to call into the process, and plain gdb cannot "
+                     f"on this machine ({broken!r}: gdb 13 writing the x86 extended state of an "
+                     "AMX CPU in this VM); the same attach passes where gdb can")
     script = tmp_path / "worker.py"
     script.write_text("import time\nn = 0\nwhile True:\n    n += 1\n    time.sleep(0.02)\n")
     proc = subprocess.Popen([sys.executable, str(script)], stdin=subprocess.DEVNULL,
