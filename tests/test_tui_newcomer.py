@@ -56,6 +56,26 @@ async def test_keys_typed_ahead_act_in_the_order_typed():
         commands = [e.command for e in app.query_one("#activity").entries]
         assert commands.index("breakpoint_add") < commands.index("continue"), commands
 
+        # Shift+Tab from the console's input to its result, then Enter, in one
+        # write: Enter opens the result (it went to the input, which had not
+        # lost the focus yet: the tmux test's unopened result on a busy
+        # machine). Then Tab back and typing: the typing is in the input.
+        from tui_debugger.tui.widgets.console_pane import ConsoleInput
+        from tui_debugger.tui.widgets.console_results import ConsoleResults
+
+        await pilot.press("alt+c", *"{'k': [1, 2]}", "enter")
+        results = app.query_one(ConsoleResults)
+        await wait_until(pilot, lambda: results.display and results.root.children, what="a result")
+        result = results.root.children[-1]
+        assert not result.is_expanded
+        typed_ahead(app, "shift+tab", "enter")
+        await wait_until(pilot, lambda: result.is_expanded, what="the result opened by Enter")
+        assert app.focused is results
+        typed_ahead(app, "tab", "x")
+        box = app.query_one(ConsoleInput)
+        await wait_until(pilot, lambda: app.focused is box and box.value == "x",
+                         what="x typed in the input Tab went to")
+
 
 def row_offset(app, widget, y: int, wanted) -> tuple[int, int]:
     """The offset in `widget` of the first cell of row y whose meta fits `wanted`

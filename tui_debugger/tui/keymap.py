@@ -44,6 +44,8 @@ TUI_ACTIONS = [
     ("focus_stack", "alt+u", "focus_pane('stack')", "Go to the Stack pane"),
     ("focus_threads", "alt+h", "focus_pane('threads')", "Go to the Threads pane"),
     ("focus_breakpoints", "alt+p", "focus_pane('breakpoints')", "Go to the Breakpoints pane"),
+    ("focus_next", "tab", "focus_step(1)", "Next pane or field"),
+    ("focus_previous", "shift+tab", "focus_step(-1)", "Previous pane or field"),
     ("jump_to_cursor", "ctrl+shift+f10", "jump_to_cursor",
      "Jump to the cursor line: it runs next (set next statement)"),
     ("go_to_line", "ctrl+g", "go_to_line", "Go to line in the source"),
@@ -56,14 +58,20 @@ TUI_ACTIONS = [
 
 #: Bindings that act even in a text field, where the letter would be typed
 #: otherwise (Alt+P in the console typed `p`); Ctrl+C before the field copies.
+#: Tab and Shift+Tab too, so that the focus has moved before the keys typed
+#: right behind them are handed to a widget (Textual runs a key's non-priority
+#: bindings once it has bubbled back up to the app, after the next keys went
+#: to the widget the focus was leaving); a widget's own Tab still runs first
+#: (PaneActions.action_focus_step).
 PRIORITY = {"interrupt", "focus_source", "focus_output", "focus_console", "focus_activity",
             "focus_variables", "focus_watches", "focus_stack", "focus_threads",
-            "focus_breakpoints"}
+            "focus_breakpoints", "focus_next", "focus_previous"}
 
 #: TUI actions the palette lists too (the rest are registry commands already there).
 PALETTE_ACTIONS = {binding_id for binding_id, *_ in TUI_ACTIONS} - {"toggle_breakpoint", "help",
                                                                     "quit", "attach_dialog",
-                                                                    "quit_ask", "interrupt"}
+                                                                    "quit_ask", "interrupt",
+                                                                    "focus_next", "focus_previous"}
 
 
 def command_bindings() -> list[Binding]:

@@ -98,6 +98,25 @@ class PaneActions:
             self.query_one(tabs, TabbedContent).active = pane
         self.query_one(target).focus()
 
+    async def action_focus_step(self, direction: int) -> None:
+        """Tab / Shift+Tab (priority bindings, keymap.PRIORITY), on any screen:
+        the focused widget's own binding of the key (the console's Tab
+        completes), else the next or previous widget of the screen's focus chain."""
+        key = "tab" if direction > 0 else "shift+tab"
+        # The focused widget and its containers, with the keymap applied, as
+        # Textual would have run them had the key bubbled (tui/frames.py
+        # fingerprints the chain): not the screen's own Tab, which is this.
+        for node, bindings in self.screen._modal_binding_chain:  # noqa: SLF001
+            if node is self.screen or node is self:
+                break
+            for binding in bindings.key_to_bindings.get(key, ()):
+                if not binding.priority and await self.run_action(binding.action, node):
+                    return
+        if direction > 0:
+            self.screen.focus_next()
+        else:
+            self.screen.focus_previous()
+
     def action_find(self) -> None:
         self.action_focus_pane("source")
         prompt = self.query_one(SourcePrompt)
