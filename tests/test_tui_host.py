@@ -127,6 +127,43 @@ async def test_quitting_ends_what_it_started_and_leaves_what_it_joined(tmp_path)
     assert cli("stop", "--session", "joined", cwd=tmp_path).returncode == 0
 
 
+async def test_a_switch_that_lands_while_the_tui_closes_is_dropped(tmp_path, monkeypatch):
+    """A child's stop or end switches the screen to another session; one whose
+    join answers while the app closes (the end of a test, a quit) found its
+    panes gone and failed the app with "No nodes match 'SourceView'". It is
+    dropped, and the sessions end or stay as quitting leaves them."""
+    import asyncio
+
+    from tui_debugger.tui import session_link
+
+    prog = program(tmp_path)
+    joined = cli("start", "--session", "joined", "--stop-on-entry", str(prog), cwd=tmp_path)
+    assert joined.returncode == 0, joined.stderr
+    tui = create_app("launch", {"program": str(prog), "stop_on_entry": True,
+                                "session_name": "mine"}, None, cwd=str(tmp_path))
+    real_join = session_link.join
+    joins: list[str] = []
+
+    async def join_answering_as_the_app_closes(name, *args, **kwargs):
+        link = await real_join(name, *args, **kwargs)
+        if name == "joined":
+            joins.append(name)
+            while tui.is_running:  # the join answers once the app has begun closing
+                await asyncio.sleep(0.01)
+        return link
+
+    monkeypatch.setattr(session_link, "join", join_answering_as_the_app_closes)
+    async with tui.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: tui.state == "stopped", what="the entry stop")
+        mine = host_pid("mine")
+        tui.run_worker(tui.switch_session("joined"), group="switch")
+        await wait_until(pilot, lambda: joins, what="the switch's join")
+    wait_for(lambda: not pid_alive(mine), 10, "the host of the TUI's session to exit")
+    assert [s.name for s in paths.live_sessions()] == ["joined"]
+    assert session_stopped(tmp_path)
+    assert cli("stop", "--session", "joined", cwd=tmp_path).returncode == 0
+
+
 @pytest.mark.slow
 def test_a_killed_tui_leaves_its_session_to_the_host_for_a_while(
         tmp_path, monkeypatch, terminals, isolated_runtime):

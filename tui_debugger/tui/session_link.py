@@ -310,6 +310,12 @@ class SessionLink:
             except DebuggerError as exc:
                 self.notify(exc.message, title="switch session", severity="error")
                 return
+            if self.closing:
+                # Quitting meanwhile (a child's end seen while the app closes):
+                # its panes are going, nothing to show the session in.
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(link.close(), 5)
+                return
             await self._switch(link)
 
     def other_sessions(self) -> list[str]:
@@ -327,6 +333,14 @@ class SessionLink:
             self.workers.cancel_group(self, group)
         if previous is not None or self.state != "connecting":
             await self.recompose()
+            if self.closing:
+                # The app began closing while its panes were made anew: Textual
+                # has taken them away, and skipped the recompose. Its shutdown
+                # ends the sessions it owns; these connections just close.
+                for gone in filter(None, (link, previous)):
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(gone.close(), 5)
+                return
             self._reset_panes_state()
             self._after_compose()
         self._show_now(link)
