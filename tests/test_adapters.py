@@ -197,6 +197,37 @@ def gdb_cannot_call_into_a_process() -> str | None:
     return broken[0].strip() if broken else None
 
 
+async def test_an_attach_to_a_pid_gdb_cannot_trace_fails_with_gdbs_words(no_leftover_processes):
+    """debugpy's adapter says an injection failed only in its output and leaves
+    the attach unanswered for 60 s: the attach fails as soon as it says so, with
+    gdb's words and another way in. The program, traced already (a process has
+    one tracer), is left running."""
+    import subprocess
+
+    from backends.errors import CommandFailed
+
+    require(shutil.which("gdb") is not None, "gdb (debugpy injects itself into a pid with it)")
+    traced = subprocess.Popen(
+        [sys.executable, "-c", "import ctypes, time\nctypes.CDLL(None).ptrace(0, 0, 0, 0)\n"
+         "print('traced', flush=True)\nwhile True:\n    time.sleep(0.02)\n"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True)
+    hub = Hub(serve=False)
+    try:
+        assert traced.stdout.readline().strip() == "traced"  # PTRACE_TRACEME: its parent traces it
+        with pytest.raises(CommandFailed) as failed:
+            await execute(hub, "attach", {"pid": traced.pid}, origin="cli")
+        message = failed.value.message
+        assert "ptrace: Operation not permitted" in message, message
+        assert "another debugger or tracer may hold it" in message
+        assert "python -m debugpy --listen" in message
+        assert traced.poll() is None
+    finally:
+        await hub.close_all()
+        traced.kill()
+        traced.wait(timeout=10)
+        traced.stdout.close()
+
+
 async def test_attach_to_a_python_pid_names_the_session_after_its_script(no_leftover_processes, tmp_path):
     import subprocess
 

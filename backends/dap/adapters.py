@@ -90,6 +90,41 @@ def _pydevd_sha256() -> str | None:
 THREAD_OPTIONS = {"stopAllThreadsOnSuspend": False, "steppingResumesAllThreads": False}
 
 
+#: the injector's lines worth quoting when debugpy's attach to a PID fails
+#: (gdb's and the system's own words, not its command or traceback)
+_INJECTION_WORDS = re.compile(
+    r"ptrace|not permitted|couldn't|cannot|can't|no symbol|not found|no such process|denied"
+    r"|unable|failed to", re.IGNORECASE)
+_INJECTION_NOISE = ("Running:", "Traceback", "File ", "subprocess.", "raise ", "return ",
+                    "E+", "Stack where", "log.", "cli.main", "run()", "^")
+
+
+def injection_failure(output: str) -> str:
+    """Why debugpy's injection into a process failed, from its injector's output
+    (gdb's words), and what to do instead."""
+    said: list[str] = []
+    for raw in output.splitlines():
+        line = raw.strip()
+        if not line or line.startswith(_INJECTION_NOISE) or "check_call" in line \
+                or "Code injection into PID" in line:
+            continue
+        if _INJECTION_WORDS.search(line) and line[:200] not in said:
+            said.append(line[:200])
+    words = "; ".join(said[:3]) or "its injector exited with an error"
+    if re.search(r"ptrace|not permitted", output, re.IGNORECASE):
+        hint = ("The process cannot be traced: another debugger or tracer may hold it (a "
+                "process has one at a time), or this user may not trace it (debug it as its "
+                "own user, or allow it: `echo 0 | sudo tee /proc/sys/kernel/yama/ptrace_scope`); "
+                "or ")
+    elif re.search(r"gdb: (command )?not found", output):
+        hint = "Install gdb (Debian/Ubuntu: `apt-get install gdb`); or "
+    else:
+        hint = ""
+    return (f"debugpy's injection with gdb failed ({words}). {hint}"
+            f"{'s' if hint else 'S'}tart the program with `python -m debugpy --listen "
+            "127.0.0.1:5678 PROGRAM` and attach to 127.0.0.1:5678, which needs no gdb.")
+
+
 class DebugpyProfile(AdapterProfile):
     name = "debugpy"
     adapter_id = "debugpy"
@@ -274,6 +309,28 @@ class DebugpyProfile(AdapterProfile):
         """A launch configuration may ask for debugpy's own all-stop mode back."""
         self.per_thread_stops = arguments.get("stopAllThreadsOnSuspend") is False
         self.backend.steps_keep_others_held = arguments.get("steppingResumesAllThreads") is False
+
+    def start_failure(self, kind: str, arguments: dict[str, Any]):
+        """An attach to a PID whose injection failed: debugpy's adapter says so
+        in its output ("Attach to PID failed.", then the injector's output, within
+        about a second) and leaves the attach unanswered for 60 s."""
+        pid = arguments.get("processId")
+        if kind != "attach" or pid is None:
+            return None
+        told = False
+
+        def watch(message: dict[str, Any]) -> str | None:
+            nonlocal told
+            body = message.get("body") or {}
+            if body.get("category") != "stderr":
+                return None
+            text = str(body.get("output") or "")
+            if not told:
+                told = text.startswith("Attach to PID failed.")
+                return None
+            return injection_failure(text)
+
+        return watch
 
     def attach_arguments(self, request: AttachRequest) -> dict[str, Any]:
         arguments: dict[str, Any] = {

@@ -136,6 +136,14 @@ class AdapterProfile:
         """Backend.slow_first_stop_hint, for this adapter."""
         return None
 
+    def start_failure(self, kind: str, arguments: dict[str, Any]
+                      ) -> Callable[[Message], str | None] | None:
+        """For an adapter that says a launch or attach failed only in its output,
+        leaving the request unanswered until its timeout: a function given each
+        `output` event during start-up that answers why the start failed (then
+        the start fails at once with it), else None. None: no such adapter."""
+        return None
+
     def child_attach(self, arguments: dict[str, Any]) -> "AttachRequest | None":
         """The attach request for a child announced by `startDebugging`."""
         return None
@@ -331,8 +339,22 @@ class DapBackend(Backend):
             )
             self._apply_capabilities(body)
 
+            failed: asyncio.Future[str] = loop.create_future()
+            failure = self.profile.start_failure(kind, arguments)
+            unwatch = None
+            if failure is not None:
+                def watch(message: Message) -> None:
+                    reason = failure(message)
+                    if reason and not failed.done():
+                        failed.set_result(reason)
+
+                unwatch = client.on("output", watch)
             started = client.send_request(kind, arguments, timeout=self.profile.start_timeout)
-            await self._wait_initialized(initialized, started, kind, target)
+            try:
+                await self._wait_initialized(initialized, started, kind, target, failed)
+            finally:
+                if unwatch is not None:
+                    unwatch()
 
             self._state = "configuring"
             await configure()
@@ -384,8 +406,9 @@ class DapBackend(Backend):
         started: asyncio.Future[Message],
         kind: str,
         target: str,
+        failed: asyncio.Future[str],
     ) -> None:
-        waiting: set[asyncio.Future[Any]] = {initialized, started}
+        waiting: set[asyncio.Future[Any]] = {initialized, started, failed}
         deadline = asyncio.get_running_loop().time() + self.profile.start_timeout
         while not initialized.done():
             remaining = deadline - asyncio.get_running_loop().time()
@@ -398,6 +421,12 @@ class DapBackend(Backend):
                     f"within {self.profile.start_timeout:g} s.",
                     adapter=self.profile.name,
                 )
+            if failed in done:
+                # The request stays unanswered until the adapter is ended (dispose).
+                started.add_done_callback(lambda f: f.cancelled() or f.exception())
+                raise CommandFailed(
+                    f"The {self.profile.name} adapter could not {kind} {target}: {failed.result()}",
+                    adapter=self.profile.name)
             if started in done:
                 waiting.discard(started)
                 exc = started.exception()
