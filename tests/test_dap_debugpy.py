@@ -372,6 +372,64 @@ async def test_output_exit_code_and_a_single_terminated(dbg):
         await dbg.backend.threads()
 
 
+@pytest.mark.parametrize("ending", ["exit 3", "SIGTERM", "terminated"])
+async def test_the_host_starts_the_program_as_debugpys_launcher_would(
+        no_orphans, tmp_path, monkeypatch, ending):
+    """The host plays debugpy's launcher (backends/dap/debugpy_launcher.py): the
+    program is its own child, no launcher process between, the adapter's token
+    in its environment, not on its command line. What a session sees is what
+    it saw with debugpy's launcher: the same exit code (a signal's as the
+    launcher reports it), output, environment, and a terminate that ends it."""
+    from backends.dap import debugpy_launcher
+
+    program = tmp_path / "ends.py"
+    program.write_text(
+        "import os, signal, sys, time\n"
+        "print('argv', sys.argv[1:], 'cwd', os.getcwd(), 'x', os.environ.get('X_FROM_LAUNCH'),"
+        " flush=True)\n"
+        f"ending = {ending!r}\n"
+        "if ending == 'SIGTERM':\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)\n"
+        "elif ending == 'terminated':\n"
+        "    time.sleep(60)\n"
+        "sys.exit(3)\n")
+    seen = {}
+    for stand_in in (True, False):
+        if not stand_in:  # debugpy's own launcher, as a command we do not recognise runs
+            monkeypatch.setattr(debugpy_launcher.LauncherCommand, "parse",
+                                classmethod(lambda cls, argv: None))
+        dbg = Harness()
+        try:
+            await dbg.launch(str(program), args=["a b", "c"], cwd=str(tmp_path),
+                             env={"X_FROM_LAUNCH": "yes"})
+            terminal = dbg.backend.client.terminal_processes[0]
+            started = " ".join(terminal.argv)
+            assert ("launcher" not in started) is stand_in, started
+            if stand_in:
+                assert terminal.pid == dbg.backend.debuggee_pid
+                assert "--connect" in terminal.argv and "access-token" not in started
+                environ = Path(f"/proc/{terminal.pid}/environ").read_bytes()
+                assert b"--adapter-access-token" in environ
+            pid = terminal.pid
+            if ending == "terminated":
+                while "argv" not in dbg.output("stdout"):
+                    await dbg.next("output")
+                await dbg.backend.disconnect(terminate=True)  # what `stop` does
+                deadline = time.monotonic() + 10
+                while pid_alive(pid) and time.monotonic() < deadline:
+                    await asyncio.sleep(0.05)
+                assert not pid_alive(pid)
+                exit_code = None
+            else:
+                exit_code = (await dbg.next("exited", 30)).exit_code
+                await dbg.next("terminated", 30)
+            seen[stand_in] = (exit_code, dbg.output("stdout"))
+        finally:
+            await dbg.backend.dispose()
+    assert seen[True] == seen[False], seen
+    assert f"argv ['a b', 'c'] cwd {tmp_path} x yes" in seen[True][1]
+
+
 async def test_stop_on_entry_running_pause_and_terminate(dbg):
     await dbg.launch(SLEEP, stop_on_entry=True)
     stop = await dbg.stopped()

@@ -216,11 +216,13 @@ class DebugpyProfile(AdapterProfile):
                 output_sink=self.backend._terminal_output,
             )
         client = await super().start_adapter(request)
+        # The host plays debugpy's launcher (debugpy_launcher.py).
+        client.stand_in_for_debugpy_launcher = True
         if self.nodelay:
-            # The launcher we start for runInTerminal starts the program with the
-            # adapter's access token on its command line; our sitecustomize in
-            # the launcher moves it to the program's environment, as it does when
-            # the adapter starts the launcher itself.
+            # A launcher we start for runInTerminal (a command the host does not
+            # play itself) starts the program with the adapter's access token on
+            # its command line; our sitecustomize in the launcher moves it to the
+            # program's environment, as it does when the adapter starts it.
             client.terminal_env["PYTHONPATH"] = with_nodelay(os.environ.get("PYTHONPATH"))
         return client
 

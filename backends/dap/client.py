@@ -74,6 +74,10 @@ class DapClient:
         #: environment the runInTerminal process gets on top of ours, under what
         #: the adapter asks for (debugpy: its launcher's sitecustomize)
         self.terminal_env: dict[str, str] = {}
+        #: a runInTerminal that runs debugpy's launcher is served here instead
+        #: (debugpy_launcher.py): one Python process fewer before the program
+        self.stand_in_for_debugpy_launcher = False
+        self._launchers: list[Any] = []
 
         self._reader = reader
         self._writer = writer
@@ -368,12 +372,21 @@ class DapClient:
                 stdin_file = open(source, "rb")
             except OSError as exc:
                 raise ReverseRequestRefused(f"Cannot read the program's input {source}: {exc}.")
+        stdin = subprocess.PIPE if source == "pipe" else (stdin_file or subprocess.DEVNULL)
+        launcher = None
+        if self.stand_in_for_debugpy_launcher:
+            from .debugpy_launcher import HostLauncher, LauncherCommand
+
+            command = LauncherCommand.parse(argv)
+            launcher = HostLauncher(command) if command is not None else None
         try:
-            child = await spawn(
-                argv, cwd=cwd, env=env,
-                stdin=subprocess.PIPE if source == "pipe" else (stdin_file or subprocess.DEVNULL),
-                what="program (runInTerminal)",
-            )
+            if launcher is not None:
+                self._launchers.append(launcher)
+                child = await launcher.start(cwd, env, lambda program, where, environment: spawn(
+                    program, cwd=where, env=environment, stdin=stdin, what="program"))
+            else:
+                child = await spawn(argv, cwd=cwd, env=env, stdin=stdin,
+                                    what="program (runInTerminal)")
         except (OSError, DebuggerError) as exc:
             # debugpy does not read this answer: it waits a minute for the launcher
             # to connect. The launch it is part of fails now instead.
@@ -519,6 +532,8 @@ class DapClient:
                 await kill_tree(child.pid, grace=0.2)
             with contextlib.suppress(Exception):
                 await child.kill_group(grace)
+        for launcher in self._launchers:
+            await launcher.close()
         if not self._read_task.done():
             self._read_task.cancel()
         with contextlib.suppress(BaseException):
