@@ -36,7 +36,9 @@ def config_file(tmp_path: Path, monkeypatch) -> Path:
 def test_defaults_without_a_file(config_file: Path):
     assert not config_file.exists()
     cfg = reload_settings()
-    assert cfg == Settings()
+    # (the suite's isolation gives every test its state directory through the env)
+    assert cfg.model_dump(exclude={"state_dir"}) == Settings().model_dump(exclude={"state_dir"})
+    assert cfg.state_dir == os.environ.get("TUI_DEBUGGER_STATE_DIR")
     assert (cfg.step_wait_ms, cfg.redact, cfg.theme, cfg.keymap) == (5000, True, "textual-dark", {})
 
 
@@ -88,6 +90,27 @@ def test_a_bad_env_var_is_named_as_such(config_file: Path, monkeypatch):
     monkeypatch.setenv("TUI_DEBUGGER_MAX_ITEMS", "lots")
     with pytest.raises(ConfigError, match=r"max_items \(got 'lots'\) in env TUI_DEBUGGER_MAX_ITEMS"):
         reload_settings()
+
+
+def test_a_table_setting_from_the_env_is_json_and_any_case_names_it(config_file: Path,
+                                                                     monkeypatch):
+    """A table setting's variable is read as JSON: one that is not JSON says so,
+    with an example, rather than a traceback (pydantic-settings' SettingsError
+    reached the user whole). Names are matched in any case, as before."""
+    monkeypatch.setenv("TUI_DEBUGGER_KEYMAP", "next=f8")
+    with pytest.raises(ConfigError, match=r"keymap in env TUI_DEBUGGER_KEYMAP: not JSON .*"
+                       r"e\.g\. TUI_DEBUGGER_KEYMAP='\{\"next\": \"f8\"\}'"):
+        reload_settings()
+    monkeypatch.delenv("TUI_DEBUGGER_KEYMAP")
+    monkeypatch.setenv("tui_debugger_adapters", '{"dlv": {"args": "--log"}}')
+    monkeypatch.setenv("TUI_DEBUGGER_REDACT", "0")
+    cfg = reload_settings()
+    assert cfg.adapters["dlv"].args == ["--log"] and cfg.redact is False
+    env = {**os.environ, "TUI_DEBUGGER_KEYMAP": "{nope", "TUI_DEBUGGER_CONFIG": str(config_file)}
+    proc = subprocess.run([sys.executable, "-m", "tui_debugger", "sessions"], capture_output=True,
+                          text=True, env=env, cwd=ROOT, timeout=60)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr.startswith("error: Bad setting: keymap in env TUI_DEBUGGER_KEYMAP: not JSON")
 
 
 def test_the_cli_reports_a_broken_config_without_a_traceback(config_file: Path):

@@ -1,6 +1,14 @@
 """Settings: defaults, overridden by the config file, then by environment
 variables with the TUI_DEBUGGER_ prefix, then by command arguments.
 
+The sources are merged here (`load_settings`) and validated by one pydantic
+model, as pydantic-settings merged them before: names matched without regard
+to case, a table or list setting read from its variable as JSON, tables
+merged key by key (a file's keymap and the environment's together). Without
+pydantic-settings, which every process that reads the settings (the host,
+the TUI, the full command line) paid 35-40 ms to import, and whose error for
+a variable that is not JSON was a traceback.
+
 The file is TOML at the platform's config location (XDG on Linux:
 ~/.config/tui-debugger/config.toml), or wherever TUI_DEBUGGER_CONFIG points.
 docs/configuration.md lists every setting with its default, env var and key.
@@ -21,10 +29,9 @@ import shlex
 import tomllib
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable, Literal
+from typing import Any, Iterable, Literal, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from backends.errors import InvalidInput
 
@@ -69,9 +76,8 @@ class AdapterSettings(BaseModel):
         return shlex.split(value) if isinstance(value, str) else value
 
 
-class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="ignore",
-                                      validate_default=True)
+class Settings(BaseModel):
+    model_config = ConfigDict(extra="ignore", validate_default=True)
 
     # run control and waiting
     step_wait_ms: int = Field(5_000, ge=0, description="how long next/step/finish wait for the stop")
@@ -106,14 +112,6 @@ class Settings(BaseSettings):
     # TUI
     keymap: dict[str, str] = Field(default_factory=dict, description="command id -> key(s)")
     theme: str = Field(DEFAULT_THEME, description="Textual theme")
-
-    @classmethod
-    def settings_customise_sources(
-        cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource, dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        return (init_settings, env_settings, TomlFileSource(settings_cls))
 
     @field_validator("adapter")
     @classmethod
@@ -192,22 +190,6 @@ def available_themes() -> list[str]:
     return list(BUILTIN_THEMES)
 
 
-class TomlFileSource(PydanticBaseSettingsSource):
-    """The config file. A file that is not TOML, or has a key that is not a
-    setting, is a ConfigError naming the file and the key."""
-
-    def __init__(self, settings_cls: type[BaseSettings]):
-        super().__init__(settings_cls)
-        self.path = config_path()
-        self.data = read_config_file(self.path)
-
-    def get_field_value(self, field, field_name):  # pragma: no cover - __call__ is used
-        return self.data.get(field_name), field_name, False
-
-    def __call__(self) -> dict[str, Any]:
-        return dict(self.data)
-
-
 def read_config_file(path: Path) -> dict[str, Any]:
     if not path.exists():
         return {}
@@ -271,10 +253,49 @@ def _explain(exc: ValidationError) -> ConfigError:
     )
 
 
+def _env_values() -> dict[str, Any]:
+    """The settings the environment gives (TUI_DEBUGGER_<KEY>, any case): a
+    table or list setting as JSON, any other as its text for the model to read."""
+    environ = {name.lower(): value for name, value in os.environ.items()}
+    values: dict[str, Any] = {}
+    for name, field in Settings.model_fields.items():
+        env_name = ENV_PREFIX + name.upper()
+        raw = environ.get(env_name.lower())
+        if raw is None:
+            continue
+        if get_origin(field.annotation) in (dict, list):
+            try:
+                values[name] = json.loads(raw)
+            except ValueError as exc:
+                example = '\'{"next": "f8"}\'' if name == "keymap" else \
+                    '\'{"lldb-dap": {"path": "/usr/bin/lldb-dap-19"}}\''
+                raise ConfigError(
+                    f"Bad setting: {name} in env {env_name}: not JSON ({exc}); write it as "
+                    f"JSON, e.g. {env_name}={example}. Fix it, or unset it to use the "
+                    "default.", key=name) from None
+        else:
+            values[name] = raw
+    return values
+
+
+def _merged(*layers: dict[str, Any]) -> dict[str, Any]:
+    """Later layers over earlier ones; tables merged key by key."""
+    out: dict[str, Any] = {}
+    for layer in layers:
+        for key, value in layer.items():
+            if isinstance(value, dict) and isinstance(out.get(key), dict):
+                out[key] = _merged(out[key], value)
+            else:
+                out[key] = value
+    return out
+
+
 def load_settings(**overrides: Any) -> Settings:
-    """Settings with `overrides` (command arguments) on top. Raises ConfigError."""
+    """Settings from the file, then the environment, then `overrides` (command
+    arguments). Raises ConfigError."""
+    values = _merged(read_config_file(config_path()), _env_values(), overrides)
     try:
-        return Settings(**overrides)
+        return Settings(**values)
     except ValidationError as exc:
         raise _explain(exc) from None
 
