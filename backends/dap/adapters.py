@@ -469,6 +469,8 @@ class LldbDapProfile(AdapterProfile):
 LEFT_IN_EXPRESSION = ('The process has been left at the point where it was interrupted, use '
                       '"thread return -x" to return to the state before expression evaluation.')
 UNWOUND = "The process has been returned to the state before expression evaluation."
+#: how long an unwound expression waits for lldb-dap to tell its stop (_unwind)
+EXPRESSION_STOP_WAIT_S = 1.0
 #: LLDB's first line for an expression stopped inside (a signal, a breakpoint),
 #: which is what says it was left there: the second (LEFT_IN_EXPRESSION) did not
 #: always reach the repl's answer (1 run in ~5 of the forking-expression fault
@@ -732,13 +734,14 @@ class LldbDapBackend(DapBackend):
             # No code runs, or text that must not reach a command line (a line
             # break would end it; a backtick is substituted): lldb-dap's own evaluate.
             return await self._evaluate(expression, frame_id, context, timeout)
+        generation = self._stop_generation
         said = (await self._evaluate(
             f"`expression --unwind-on-error false --apply-fixits false -- {text}",
             frame_id, "repl", timeout)).value
         # lldb-dap echoes the command first: "(lldb) expression ..."
         said = "\n".join(line for line in said.splitlines() if not line.startswith("(lldb) "))
         if INTERRUPTED.search(said):
-            await self._unwind(said, frame_id, timeout)
+            await self._unwind(said, frame_id, timeout, generation)
             said = said.replace(LEFT_IN_EXPRESSION, UNWOUND)
         result = RESULT_NAME.search(said)
         if result is None:
@@ -753,14 +756,24 @@ class LldbDapBackend(DapBackend):
         expression = bool(words) and words[0] in ("expression", "dwim-print")
         if expression:
             command = f"{words[0]} --unwind-on-error false {words[1] if len(words) > 1 else ''}"
+        generation = self._stop_generation
         said = await super().raw_command(command, timeout)
         if expression and INTERRUPTED.search(said):
-            await self._unwind(said, None, timeout)
+            await self._unwind(said, None, timeout, generation)
             said = said.replace(LEFT_IN_EXPRESSION, UNWOUND)
         return said
 
-    async def _unwind(self, said: str, frame_id: int | None, timeout: float) -> None:
+    async def _unwind(self, said: str, frame_id: int | None, timeout: float,
+                      generation: int) -> None:
         await self._evaluate("`thread return -x", frame_id, "repl", timeout)
+        # The interrupted expression's own stop is told by lldb-dap's event
+        # thread after the answer. Read once the next continue had gone out, it
+        # was taken for that continue's stop (at the same line: a loop's next
+        # hit missed, seen once on a loaded machine). Wait for it here, briefly.
+        deadline = asyncio.get_running_loop().time() + EXPRESSION_STOP_WAIT_S
+        while self._stop_generation == generation and self._state == "stopped" \
+                and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.01)
         signal = re.search(r"reason: signal (SIG[A-Z0-9]+)", said)
         if signal and signal.group(1) not in self._held_signals:
             await self._evaluate(f"`process handle {signal.group(1)} --pass false",
