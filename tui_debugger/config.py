@@ -278,13 +278,14 @@ def _env_values() -> dict[str, Any]:
     return values
 
 
-def _merged(*layers: dict[str, Any]) -> dict[str, Any]:
-    """Later layers over earlier ones; tables merged key by key."""
+def merged_tables(*layers: dict[str, Any]) -> dict[str, Any]:
+    """Later layers over earlier ones; tables merged key by key (also a launch
+    configuration's platform overrides, launch_json.py)."""
     out: dict[str, Any] = {}
     for layer in layers:
         for key, value in layer.items():
             if isinstance(value, dict) and isinstance(out.get(key), dict):
-                out[key] = _merged(out[key], value)
+                out[key] = merged_tables(out[key], value)
             else:
                 out[key] = value
     return out
@@ -293,7 +294,7 @@ def _merged(*layers: dict[str, Any]) -> dict[str, Any]:
 def load_settings(**overrides: Any) -> Settings:
     """Settings from the file, then the environment, then `overrides` (command
     arguments). Raises ConfigError."""
-    values = _merged(read_config_file(config_path()), _env_values(), overrides)
+    values = merged_tables(read_config_file(config_path()), _env_values(), overrides)
     try:
         return Settings(**values)
     except ValidationError as exc:

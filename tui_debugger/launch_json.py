@@ -22,6 +22,8 @@ from pydantic import BaseModel, Field
 
 from backends.errors import InvalidInput
 
+from .config import merged_tables
+
 LAUNCH_JSON = os.path.join(".vscode", "launch.json")
 
 #: VS Code `type` -> our adapter. `lldb` is CodeLLDB's type and `cppdbg` the
@@ -251,21 +253,11 @@ def _platform_key() -> str:
     return "linux"
 
 
-def _deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
-    merged = dict(base)
-    for key, value in override.items():
-        if isinstance(value, dict) and isinstance(merged.get(key), dict):
-            merged[key] = _deep_merge(merged[key], value)
-        else:
-            merged[key] = value
-    return merged
-
-
 def _with_platform(config: dict[str, Any]) -> dict[str, Any]:
     """VS Code's per-platform properties ("linux": {...}) override the others,
     objects (env) key by key, as VS Code merges them."""
     override = config.get(_platform_key())
-    return _deep_merge(config, override) if isinstance(override, dict) else dict(config)
+    return merged_tables(config, override) if isinstance(override, dict) else dict(config)
 
 
 # ============================================================================ variables
