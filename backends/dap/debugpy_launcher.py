@@ -24,7 +24,6 @@ import asyncio
 import contextlib
 import importlib.util
 import itertools
-import logging
 import os
 import signal
 import struct
@@ -34,7 +33,6 @@ from ..errors import CommandFailed
 from ..process import ChildProcess, signal_group
 from .framing import Decoder, FramingError, encode
 
-log = logging.getLogger("backends.dap")
 
 Message = dict[str, Any]
 #: starts the program: (argv, cwd, env) -> the process (process.spawn, with the
