@@ -286,7 +286,7 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
     def _on_continued(self, event: events.Continued) -> None:
         if self._exception_tab:  # a worker per step costs a millisecond: only when shown
             self._exception_tab = False
-            self.run_worker(self._hide_exception(), group="exception", exclusive=True)
+            self.run_worker(self._hide_exception, group="exception", exclusive=True)
         self._last_resume = (event.origin, event.how)
         self.stop_info = None  # the status bar says so with RUNNING (watch_state)
 
@@ -308,11 +308,11 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
         self._threads_stale = True
         if self.state == "stopped" and self._threads_shown():
             # Threads stop beside the shown one (held at a breakpoint): keep current.
-            self.run_worker(self._refresh_threads(), group="threads", exclusive=True)
+            self.run_worker(self._refresh_threads, group="threads", exclusive=True)
 
     def _on_values(self, event: events.Values) -> None:
         # Someone changed a value: every pane that shows values reads them again.
-        self.run_worker(self._refresh_values(), group="refresh-values", exclusive=True)
+        self.run_worker(self._refresh_values, group="refresh-values", exclusive=True)
 
     #: what each session event does to the screen (on_session_event)
     _SESSION_EVENT_HANDLERS: dict[type, Any] = {
@@ -441,10 +441,10 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
                         title="Watchpoint")
         if stop.reason == "exception":
             self._exception_tab = True
-            self.run_worker(self._show_exception(stop), group="exception", exclusive=True)
-        self.run_worker(self._refresh(stop=True), group="refresh", exclusive=True)
+            self.run_worker(partial(self._show_exception, stop), group="exception", exclusive=True)
+        self.run_worker(partial(self._refresh, stop=True), group="refresh", exclusive=True)
         if self.disassembly_shown:
-            self.run_worker(self._refresh_disassembly(), group="disassembly", exclusive=True)
+            self.run_worker(self._refresh_disassembly, group="disassembly", exclusive=True)
         self._paint_soon = True  # once the events that came with it are handled (_pump)
 
     def _paint_now(self) -> None:
@@ -488,7 +488,7 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
         current = self.link.name if self.link is not None else None
         self._processes_stale = self._threads_stale = True
         if self.state == "stopped" and self._threads_shown():
-            self.run_worker(self._refresh_threads(), group="threads", exclusive=True)
+            self.run_worker(self._refresh_threads, group="threads", exclusive=True)
         if event.event == "started":
             self.notify(event.text or f"Child process {event.pid} is debugged as session {name}.",
                         title="Processes")
@@ -506,7 +506,7 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
             self.source.show_location(loc.path if loc else None, loc.line if loc else 0,
                                       top=self.selected_frame == 0,
                                       name=(loc.name if loc else None) or event.function)
-        self.run_worker(self._refresh(), group="refresh", exclusive=True)
+        self.run_worker(self._refresh, group="refresh", exclusive=True)
 
 
 def create_app(mode: str, args: dict[str, Any] | None = None, session: str | None = None,

@@ -133,4 +133,4 @@ class Inspection:
     def on_watches_changed(self, message: WatchesChanged) -> None:
         message.stop()
         self.watch_expressions = message.expressions
-        self.run_worker(self._refresh_watches(), group="watches", exclusive=True)
+        self.run_worker(self._refresh_watches, group="watches", exclusive=True)

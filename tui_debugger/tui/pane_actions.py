@@ -65,7 +65,7 @@ class PaneActions:
         self.source.display = not showing
         (view if showing else self.source).focus()
         if showing:
-            self.run_worker(self._refresh_disassembly(), group="disassembly", exclusive=True)
+            self.run_worker(self._refresh_disassembly, group="disassembly", exclusive=True)
 
     def action_help(self) -> None:
         sections = [

@@ -265,7 +265,7 @@ class PaneData:
             event.tabbed_content.get_tab("tab-activity").label = "Activity"
         elif event.pane.id == "tab-threads":
             # A stop fetches the threads only while they are shown.
-            self.run_worker(self._refresh_threads(), group="threads", exclusive=True)
+            self.run_worker(self._refresh_threads, group="threads", exclusive=True)
 
     def _show_breakpoints(self, breakpoints: list[Breakpoint]) -> None:
         self.breakpoints = breakpoints
