@@ -406,14 +406,19 @@ async def test_the_host_starts_the_program_as_debugpys_launcher_would(
             started = " ".join(terminal.argv)
             assert ("launcher" not in started) is stand_in, started
             if stand_in:
+                # (the adapter passes the `process` event on once the launch is answered)
+                deadline = time.monotonic() + 10
+                while dbg.backend.debuggee_pid is None and time.monotonic() < deadline:
+                    await asyncio.sleep(0.01)
                 assert terminal.pid == dbg.backend.debuggee_pid
                 assert "--connect" in terminal.argv and "access-token" not in started
-                environ = Path(f"/proc/{terminal.pid}/environ").read_bytes()
-                assert b"--adapter-access-token" in environ
             pid = terminal.pid
             if ending == "terminated":
-                while "argv" not in dbg.output("stdout"):
-                    await dbg.next("output")
+                while "x yes\n" not in dbg.output("stdout"):  # its whole line (print writes
+                    await dbg.next("output")                  # each piece, unbuffered)
+                if stand_in:  # (it sleeps: its environment is there to read)
+                    environ = Path(f"/proc/{pid}/environ").read_bytes()
+                    assert b"--adapter-access-token" in environ
                 await dbg.backend.disconnect(terminate=True)  # what `stop` does
                 deadline = time.monotonic() + 10
                 while pid_alive(pid) and time.monotonic() < deadline:
@@ -423,6 +428,10 @@ async def test_the_host_starts_the_program_as_debugpys_launcher_would(
             else:
                 exit_code = (await dbg.next("exited", 30)).exit_code
                 await dbg.next("terminated", 30)
+            # Its output comes through its pipe, which may be read after its end is told.
+            deadline = time.monotonic() + 10
+            while "x yes\n" not in dbg.output("stdout") and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
             seen[stand_in] = (exit_code, dbg.output("stdout"))
         finally:
             await dbg.backend.dispose()
