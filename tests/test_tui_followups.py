@@ -181,7 +181,8 @@ async def test_node_session_through_the_tui(tmp_path, node, no_leftover_processe
                      None, cwd=str(tmp_path))
     async with tui.run_test(size=SIZE) as pilot:
         await stopped_at(pilot, order_line, str(program))
-        assert tui.status.adapter == "node"
+        # (the stop is painted from its event; the status, with the adapter, may follow)
+        await wait_until(pilot, lambda: tui.status.adapter == "node", what="the adapter named")
         assert "▶" in source_row(tui, order_line)
         # The breakpoint's mark comes with the session's list, which may answer a
         # moment after the first stop's event.

@@ -75,6 +75,14 @@ async def test_keys_typed_ahead_act_in_the_order_typed():
         box = app.query_one(ConsoleInput)
         await wait_until(pilot, lambda: app.focused is box and box.value == "x",
                          what="x typed in the input Tab went to")
+        # Typing, then Tab, in one write: the completion sees the typing.
+        box.value = ""
+        for key, char in [*((c, c) for c in "isinst"), ("tab", "\t")]:
+            event = events.Key(key, char)
+            event.set_sender(app)
+            app._driver.send_message(event)  # noqa: SLF001
+        await wait_until(pilot, lambda: box.value.startswith("isinstance"),
+                         what="isinst and Tab in one write completed")
 
 
 def row_offset(app, widget, y: int, wanted) -> tuple[int, int]:

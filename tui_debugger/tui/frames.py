@@ -85,6 +85,8 @@ TEXTUAL_SOURCES = {
     # (priority bindings) run first (PaneActions.action_focus_step)
     "textual.screen.Screen._binding_chain": "b030efd15cba19de",
     "textual.screen.Screen._modal_binding_chain": "2a73ec596c1e0deb",
+    # how a widget's own Tab is handed to it as a forwarded key
+    "textual.widget.Widget._forward_event": "c6a2200579414a4e",
 }
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 
+from textual import events
 from textual.actions import SkipAction
 from textual.widgets import Input, TabbedContent, TextArea
 
@@ -106,12 +107,16 @@ class PaneActions:
         # The focused widget and its containers, with the keymap applied, as
         # Textual would have run them had the key bubbled (tui/frames.py
         # fingerprints the chain): not the screen's own Tab, which is this.
+        focused = self.focused
         for node, bindings in self.screen._modal_binding_chain:  # noqa: SLF001
-            if node is self.screen or node is self:
+            if node is self.screen or node is self or focused is None:
                 break
-            for binding in bindings.key_to_bindings.get(key, ()):
-                if not binding.priority and await self.run_action(binding.action, node):
-                    return
+            if any(not b.priority for b in bindings.key_to_bindings.get(key, ())):
+                # Its own Tab (the console completes) is handed to it as the key,
+                # to run after the keys typed before it, still in its queue (run
+                # here, the completion read the text without them).
+                focused._forward_event(events.Key(key, "\t" if key == "tab" else None))  # noqa: SLF001
+                return
         if direction > 0:
             self.screen.focus_next()
         else:

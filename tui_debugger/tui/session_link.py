@@ -134,7 +134,7 @@ class SessionLink:
         except DebuggerError as exc:
             self.fail(exc.message)
             return
-        if self.link is link and not self.status.adapter:
+        if self.link is link and not self.closing and not self.status.adapter:
             self.status.adapter = status.get("adapter")
 
     async def _join_ray_root(self, args: dict[str, Any]) -> RemoteHandle | None:
