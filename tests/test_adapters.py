@@ -237,6 +237,21 @@ async def test_attach_to_a_python_pid_names_the_session_after_its_script(no_left
         # Not ours to mend: gdb 13 on some CPUs (AMX, in a Firecracker guest)
         # cannot write a process's x86 extended state back, so no function
         # call into a process (debugpy's injection) works; plain gdb shows it.
+        # What a user here gets is checked: the attach fails at once, in gdb's words.
+        from backends.errors import CommandFailed
+
+        target = subprocess.Popen([sys.executable, "-c", "import time\nwhile True: time.sleep(0.02)"],
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL)
+        hub = Hub(serve=False)
+        try:
+            with pytest.raises(CommandFailed) as failed:
+                await execute(hub, "attach", {"pid": target.pid}, origin="cli")
+            assert broken.rstrip(".") in failed.value.message, failed.value.message
+        finally:
+            await hub.close_all()
+            target.kill()
+            target.wait(timeout=10)
         pytest.xfail(f"attach by PID needs gdb to call into the process, and plain gdb cannot "
                      f"on this machine ({broken!r}: gdb 13 writing the x86 extended state of an "
                      "AMX CPU in this VM); the same attach passes where gdb can")

@@ -109,8 +109,8 @@ class PaneActions:
         # fingerprints the chain): not the screen's own Tab, which is this.
         focused = self.focused
         for node, bindings in self.screen._modal_binding_chain:  # noqa: SLF001
-            if node is self.screen or node is self or focused is None:
-                break
+            if focused is None or node is self.screen or node is self:
+                break  # (nothing focused: the chain starts at the screen)
             if any(not b.priority for b in bindings.key_to_bindings.get(key, ())):
                 # Its own Tab (the console completes) is handed to it as the key,
                 # to run after the keys typed before it, still in its queue (run

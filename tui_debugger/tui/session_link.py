@@ -313,8 +313,7 @@ class SessionLink:
             if self.closing:
                 # Quitting meanwhile (a child's end seen while the app closes):
                 # its panes are going, nothing to show the session in.
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(link.close(), 5)
+                await _close_quietly(link)
                 return
             await self._switch(link)
 
@@ -337,9 +336,7 @@ class SessionLink:
                 # The app began closing while its panes were made anew: Textual
                 # has taken them away, and skipped the recompose. Its shutdown
                 # ends the sessions it owns; these connections just close.
-                for gone in filter(None, (link, previous)):
-                    with contextlib.suppress(Exception):
-                        await asyncio.wait_for(gone.close(), 5)
+                await _close_quietly(link, previous)
                 return
             self._reset_panes_state()
             self._after_compose()
@@ -374,8 +371,7 @@ class SessionLink:
                 self.notify(f"{name} keeps running: Ctrl+P \"switch\" comes back to it, "
                             f"`tui-debugger ui --session {name}` joins it. Quitting ends it.",
                             title="Previous session")
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(previous.close(), 5)
+        await _close_quietly(previous)
 
     async def _end_owned(self, name: str, link: RemoteHandle | None = None) -> None:
         """End a session this TUI started (its host then exits)."""
@@ -428,9 +424,7 @@ class SessionLink:
         link = self.link
         await asyncio.gather(*(self._end_owned(name, link if link and link.name == name else None)
                                for name in list(self.owned)), return_exceptions=True)
-        if link is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(link.close(), 5)
+        await _close_quietly(link)
 
     async def on_unmount(self) -> None:
         await self.shutdown()
@@ -441,3 +435,12 @@ def _same_tree(name: str, link: RemoteHandle | None) -> bool:
     child ROOT.PID)."""
     other = link.name if link is not None else ""
     return other.split(".")[0] == name.split(".")[0]
+
+
+async def _close_quietly(*links: RemoteHandle | None) -> None:
+    """Close these connections (None: nothing); one already gone, or slow to
+    close (5 s), is no news."""
+    for link in links:
+        if link is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(link.close(), 5)
