@@ -133,3 +133,43 @@ print(json.dumps(before))
     early_heavy = [m for m in heavy_in(imported) if m.split(".")[0] != "typing"] + [
         m for m in imported if m in ("dataclasses", "inspect", "tui_debugger.host")]
     assert early_heavy == [], f"imported before the host starts: {early_heavy}"
+
+
+def _same_run(text: str) -> str:
+    """An answer with what differs between two runs of one program taken out."""
+    import re
+
+    text = re.sub(r'("?(?:pid|hostPid|host)"?:? )\d+', r"\1N", text)
+    return re.sub(r'("at": )[\d.]+', r"\1T", text)
+
+
+@pytest.mark.timeout(180)
+def test_start_is_parsed_and_run_by_its_host(no_leftover_daemons, tmp_path):
+    """`start` hands its whole command line to the host it started first thing
+    (cli._quick_start): its own process imports nothing heavy, and it prints
+    what the whole command line prints, for a session, its --json, a usage
+    error, arguments the launch refuses and a launch that fails."""
+    import shutil
+
+    shutil.copy(PROGRAMS / "py_basic.py", tmp_path / "py_basic.py")
+    tdb(tmp_path, "sessions")  # the whole command line checks the settings once
+    cases = [(0, ["start", "--stop-on-entry", "py_basic.py"]),
+             (0, ["start", "--stop-on-entry", "--json", "py_basic.py", "--", "--json"]),
+             (2, ["start", "--bogus", "py_basic.py"]), (1, ["start"]), (1, ["start", "missing.py"]),
+             (1, ["start", "--session", "../x", "py_basic.py"]),
+             (1, ["start", "--json", "missing.py"])]
+    for code, args in cases:
+        rc, out, err, modules = run_probe(tmp_path, *args)
+        assert "tui_debugger.commandline" not in modules, args
+        assert [m for m in heavy_in(modules) if m.split(".")[0] != "typing"] == [], args
+        if rc == 0:
+            tdb(tmp_path, "stop")
+        again = full(tmp_path, *args)
+        if again.returncode == 0:
+            tdb(tmp_path, "stop")
+        assert (rc, _same_run(out), err) == (again.returncode, _same_run(again.stdout),
+                                             again.stderr), args
+        assert rc == code, (args, err)
+    rc, out, _, _ = run_probe(tmp_path, "start", "--stop-on-entry", "py_basic.py")
+    assert rc == 0 and "Stopped (entry)" in out, out
+    tdb(tmp_path, "stop")

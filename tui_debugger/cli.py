@@ -59,6 +59,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # TUI's own Textual import and paint, and the entry stop came later
         # (docs/performance.md).
         start_early(argv if argv[0] == "start" else None)
+        if argv[0] == "start" and not os.environ.get(ENV_FULL):
+            rc = _quick_start(argv)
+            if rc is not None:
+                return rc
     try:
         from .commandline import main as full_main
 
@@ -113,6 +117,15 @@ def _settings_key() -> str:
                  if k.startswith("TUI_DEBUGGER_") and k not in (_ENV_SESSION, ENV_FULL))
     text = json.dumps([__version__, path, stamp, env])
     return f"{zlib.crc32(text.encode()):08x}:{len(text)}"
+
+
+def _settings_fresh(base: str) -> bool:
+    """The whole command line has checked the settings as they are now."""
+    try:
+        with open(os.path.join(base, _SETTINGS_STAMP)) as f:
+            return f.read() == _settings_key()
+    except OSError:
+        return False
 
 
 def remember_settings_checked() -> None:
@@ -370,13 +383,7 @@ def _quick(argv: list[str]) -> int | None:
     """The exit code of the command run by the session's host, or None: take
     the whole command line (nothing has run)."""
     base = _runtime_dir()
-    if base is None:
-        return None
-    try:
-        with open(os.path.join(base, _SETTINGS_STAMP)) as f:
-            if f.read() != _settings_key():
-                return None
-    except OSError:
+    if base is None or not _settings_fresh(base):
         return None
     named = _session_named(argv)
     cwd = os.getcwd()
@@ -414,14 +421,129 @@ def _quick(argv: list[str]) -> int | None:
         link.close()
 
 
-def _lost(name: str, as_json: bool) -> int:
-    """client.RemoteSession._died, as commandline.emit_error prints it."""
-    message = (f"Lost the connection to session {name!r}: its host process exited. "
-               "See `tui-debugger sessions`, or start a new one with `tui-debugger start PROGRAM`.")
+#: how long `start` waits for its session (host.PendingHost.ready's default)
+START_TIMEOUT_S = 90.0
+
+
+def _quick_start(argv: list[str]) -> int | None:
+    """`tui-debugger start ...`: the host start_early started parses, runs and
+    renders the whole command line (cliparse.start_on_host), with the parser
+    and the models it imports anyway, and this process prints its answer.
+    The command line's own import (the registry, the models, pydantic: ~0.3 s
+    of CPU) no longer competes with the host's, the adapter's and the
+    program's start-up for the cores. None: take the whole command line
+    (nothing has run; the early host is still there for it)."""
+    base = _runtime_dir()
+    if base is None or not _settings_fresh(base):
+        return None
+    from . import early_host
+
+    early = early_host.take_early()
+    if early is None:
+        return None
+    if not early.alive():
+        early_host._early = early  # main's discard_early ends it
+        return None
+    as_json = "--json" in argv  # for the errors of this process's own
+    early.hand_over({"command": "launch", "cli": argv, "cwd": os.getcwd(), "origin": "cli",
+                     "columns": _columns()})
+    proc = early.proc
+    try:
+        line = _first_line(proc, START_TIMEOUT_S)
+    except KeyboardInterrupt:
+        _abandon(proc)
+        return 130
+    finally:
+        if proc.stdout is not None:
+            proc.stdout.close()
+    if line is None:
+        _abandon(proc)
+        return _error("timeout", f"The session daemon did not start within "
+                      f"{START_TIMEOUT_S:.0f} s. Log: {early.log}", as_json)
+    answer = None
+    if line:
+        try:
+            answer = json.loads(line).get("cli")
+        except (ValueError, AttributeError):
+            answer = None
+    if not isinstance(answer, dict):
+        _reap(proc)
+        tail = ""
+        try:
+            with open(early.log, errors="replace") as f:
+                tail = f.read()[-2000:]
+        except OSError:
+            pass
+        return _error("command_failed", "The session host exited before it was ready "
+                      f"(code {proc.returncode}). {tail.strip()[-800:]}", as_json)
+    if answer.get("rc"):
+        _reap(proc)  # it exits after reporting; else it goes on serving its session
+    sys.stdout.write(answer.get("stdout") or "")
+    sys.stdout.flush()
+    sys.stderr.write(answer.get("stderr") or "")
+    return int(answer.get("rc", 1))
+
+
+def _first_line(proc: Any, timeout: float) -> bytes | None:
+    """The host's first line on its stdout (b"" once it exited without one);
+    None after `timeout` seconds."""
+    import select
+    import time
+
+    assert proc.stdout is not None
+    fd = proc.stdout.fileno()
+    deadline = time.monotonic() + timeout
+    data = b""
+    while b"\n" not in data:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            return None
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            return b""
+        data += chunk
+    return data.split(b"\n", 1)[0]
+
+
+def _reap(proc: Any) -> None:
+    import subprocess
+
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+def _abandon(proc: Any) -> None:
+    """host.PendingHost.abandon: SIGTERM (it ends what it started), then SIGKILL."""
+    import subprocess
+
+    try:
+        proc.terminate()
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        try:
+            proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            pass
+    except OSError:
+        pass
+
+
+def _error(code: str, message: str, as_json: bool) -> int:
+    """commandline.emit_error's printout."""
     if as_json:
-        print(json.dumps({"error": {"code": "command_failed", "message": message}}, indent=2))
+        print(json.dumps({"error": {"code": code, "message": message}}, indent=2))
     print(f"error: {message}", file=sys.stderr)
     return 1
+
+
+def _lost(name: str, as_json: bool) -> int:
+    """client.RemoteSession._died, as commandline.emit_error prints it."""
+    return _error("command_failed", f"Lost the connection to session {name!r}: its host "
+                  "process exited. See `tui-debugger sessions`, or start a new one with "
+                  "`tui-debugger start PROGRAM`.", as_json)
 
 
 def _print_answer(answer: dict[str, Any], link: _Link, base: str) -> int:

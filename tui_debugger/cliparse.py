@@ -157,17 +157,23 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="entry", metavar="COMMAND")
     if only is None:
         _add_entry_points(sub)
+    elif only == "start":
+        _add_start(sub)
     _add_commands(sub, only)
     return parser
+
+
+def _add_start(sub: Any) -> None:
+    p = sub.add_parser("start", help="start a headless session in the background")
+    _add_launch_options(p)
+    p.add_argument("--json", action="store_true")
 
 
 def _add_entry_points(sub: Any) -> None:
     p = sub.add_parser("run", help="open the TUI on a new session of PROGRAM (stopped at its "
                        "first line unless --break is given)")
     _add_launch_options(p)
-    p = sub.add_parser("start", help="start a headless session in the background")
-    _add_launch_options(p)
-    p.add_argument("--json", action="store_true")
+    _add_start(sub)
     p = sub.add_parser("core", help="open a core dump post-mortem in a headless session "
                        "(stack, threads, locals, memory, disassembly)")
     p.add_argument("program", metavar="PROGRAM")
@@ -336,6 +342,22 @@ def error_text(exc: DebuggerError, as_json: bool) -> tuple[str, str]:
     return out, f"error: {exc.message}\n"
 
 
+def result_answer(result: Any, as_json: bool) -> dict[str, Any]:
+    """What emit_result prints, for a client to print (stdout, stderr, rc)."""
+    if as_json:
+        out = json.dumps(result.model_dump(mode="json", by_alias=True), indent=2) + "\n"
+    else:
+        text = render(result)
+        out = text + "\n" if text else ""
+    return {"stdout": out, "stderr": "", "rc": 0}
+
+
+def error_answer(exc: DebuggerError, as_json: bool) -> dict[str, Any]:
+    """What emit_error prints, for a client to print (stdout, stderr, rc)."""
+    out, err = error_text(exc, as_json)
+    return {"stdout": out, "stderr": err, "rc": 1}
+
+
 def emit_error(exc: DebuggerError, as_json: bool) -> int:
     out, err = error_text(exc, as_json)
     sys.stdout.write(out)
@@ -347,6 +369,31 @@ def emit_error(exc: DebuggerError, as_json: bool) -> int:
 
 #: A session's host's parsers, by the first word of the command lines they parse.
 _HOST_PARSERS: dict[str, argparse.ArgumentParser] = {}
+
+
+def start_on_host(argv: list[str], columns: int | None
+                  ) -> tuple[dict[str, Any] | None, dict[str, Any] | None, bool]:
+    """`tui-debugger start ...`'s whole argv, handed by cli.py's quick `start`
+    to the host it started (daemon.run_daemon), parsed there as commandline.py
+    parses it: (the launch's arguments, None, --json) to run, or (None, what
+    the client prints, --json) when the parse answers it (a usage error,
+    arguments the launch cannot take)."""
+    parser = build_parser(only="start")
+    capture = _Capture(columns or 80)
+    token = _CAPTURE.set(capture)
+    try:
+        try:
+            ns = parser.parse_args(argv)
+        except SystemExit as exc:
+            return None, {"stdout": capture.out.getvalue(), "stderr": capture.err.getvalue(),
+                          "rc": exc.code if isinstance(exc.code, int) else 2}, False
+    finally:
+        _CAPTURE.reset(token)
+    as_json = bool(getattr(ns, "json", False))
+    try:
+        return launch_args_from(ns), None, as_json
+    except DebuggerError as exc:
+        return None, error_answer(exc, as_json), as_json
 
 
 async def run_on_host(hub: Any, session: Any, request: CommandLine, client: str) -> dict[str, Any]:

@@ -65,7 +65,9 @@ def _write_ready(message: HostReady) -> None:
 SOCKET_CHECK_S = 2.0
 
 
-async def serve(spec: HostSpec) -> int:
+async def serve(spec: HostSpec, as_json: bool = False) -> int:
+    """Run the spec's command and serve its session. `as_json`: the client
+    of a `cli` spec asked for --json."""
     from .config import settings
     from .execute import execute
     from .hub import Hub
@@ -105,14 +107,20 @@ async def serve(spec: HostSpec) -> int:
         await end_descendants()
         return 1
     except DebuggerError as exc:
-        _write_ready(HostReady(ok=False, error=exc.to_dict()))
+        _write_ready(_failed(spec, exc, as_json))
         await hub.close_all()
         return 1
     except Exception as exc:  # report, never a traceback to the user
-        _write_ready(HostReady(ok=False, error=InternalError(str(exc)).to_dict()))
+        _write_ready(_failed(spec, InternalError(str(exc)), as_json))
         await hub.close_all()
         return 1
-    _write_ready(HostReady(ok=True, result=result.model_dump(mode="json", by_alias=True)))
+    answer = None
+    if spec.cli is not None:
+        from .cliparse import result_answer
+
+        answer = result_answer(result, as_json)
+    _write_ready(HostReady(ok=True, result=result.model_dump(mode="json", by_alias=True),
+                           cli=answer))
     session = hub.local(None)
     assert session is not None
     cfg = settings()
@@ -175,6 +183,17 @@ async def serve(spec: HostSpec) -> int:
     return 0
 
 
+def _failed(spec: HostSpec, exc: DebuggerError, as_json: bool) -> HostReady:
+    from .wire import HostReady
+
+    answer = None
+    if spec.cli is not None:
+        from .cliparse import error_answer
+
+        answer = error_answer(exc, as_json)
+    return HostReady(ok=False, error=exc.to_dict(), cli=answer)
+
+
 def run_daemon(raw_spec: dict[str, Any]) -> int:
     # A host started before its starter read the settings (early_host.start_early)
     # exports the adapter settings itself; what its starter's environment
@@ -188,7 +207,19 @@ def run_daemon(raw_spec: dict[str, Any]) -> int:
     if spec.cwd:
         with contextlib.suppress(OSError):
             os.chdir(spec.cwd)
-    return asyncio.run(serve(spec))
+    as_json = False
+    if spec.cli is not None:
+        # cli.py's quick `start`: its command line is parsed here, where the
+        # parser's modules are imported already, as commandline.py parses it.
+        from .cliparse import start_on_host
+        from .wire import HostReady
+
+        args, answer, as_json = start_on_host(spec.cli, spec.columns)
+        if answer is not None:
+            _write_ready(HostReady(ok=False, cli=answer))
+            return int(answer["rc"])
+        spec = spec.model_copy(update={"command": "launch", "args": args})
+    return asyncio.run(serve(spec, as_json))
 
 
 def import_host_modules(debugpy: bool = False) -> None:
@@ -200,7 +231,7 @@ def import_host_modules(debugpy: bool = False) -> None:
     Importing them depends on nothing in the spec (the host runs with -P).
     `debugpy`: a Python launch is expected; its backend and the interpreter
     look-up too."""
-    from . import config, execute, hub, models, wire  # noqa: F401
+    from . import cliparse, config, execute, hub, models, wire  # noqa: F401
     from .commands import registry  # noqa: F401
 
     if debugpy:

@@ -138,6 +138,11 @@ class HostSpec(BaseModel):
     #: the starter joins the session as soon as it is served (HostServing), while
     #: the start command goes on, rather than once that command is done (the TUI)
     announce: bool = False
+    #: `tui-debugger start`'s whole argv, for the host to parse and run (cli.py's
+    #: quick `start`; `command` and `args` are then its own), and the width of
+    #: the client's terminal for argparse's usage
+    cli: list[str] | None = None
+    columns: int | None = None
 
 
 class HostServing(BaseModel):
@@ -155,6 +160,8 @@ class HostReady(BaseModel):
     ok: bool
     result: dict[str, Any] | None = None
     error: ErrorBody | None = None
+    #: for a HostSpec with `cli`: what the client prints (stdout, stderr, rc)
+    cli: dict[str, Any] | None = None
 Message = Union[Hello, Call, CommandLine, Welcome, Result, EventMessage]
 
 _REQUEST: TypeAdapter[Any] = TypeAdapter(Request)
