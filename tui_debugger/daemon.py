@@ -82,6 +82,8 @@ async def serve(spec: HostSpec, as_json: bool = False) -> int:
     if spec.announce:
         hub.on_served = _write_serving
     stop_requested = asyncio.Event()
+    #: wakes the loop below before its next tick: told to stop, or a call answered
+    wake = asyncio.Event()
     loop = asyncio.get_running_loop()
     starting = loop.create_task(execute(
         hub, spec.command, spec.args or {}, origin=spec.origin or "cli", client_cwd=spec.cwd,
@@ -93,6 +95,7 @@ async def serve(spec: HostSpec, as_json: bool = False) -> int:
         if not starting.done():
             starting.cancel()
         stop_requested.set()
+        wake.set()
 
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         with contextlib.suppress(NotImplementedError):
@@ -132,12 +135,15 @@ async def serve(spec: HostSpec, as_json: bool = False) -> int:
     last_client = loop.time()
     checked_socket = loop.time()
     server = hub.servers.get(session.name)
+    if server is not None:
+        server.on_change = wake.set
     owner = spec.owner
     owner_started = start_time(int(owner)) if isinstance(owner, int) else None
     try:
         while not stop_requested.is_set():
             with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(stop_requested.wait(), 0.25)
+                await asyncio.wait_for(wake.wait(), 0.25)
+            wake.clear()
             if session.clients:
                 last_client = loop.time()
             if session.state == SessionState.terminated:
@@ -148,9 +154,11 @@ async def serve(spec: HostSpec, as_json: bool = False) -> int:
                 since = loop.time() - max(ended_at, last_client)
                 if session.end_requested:
                     end_seen = end_seen or loop.time()
-                    # 0.3 s after the call that asked, so its answer reaches its client
+                    # Once the call that asked is answered (every call is: its
+                    # answer is with its client), else 0.3 s after it
                     quiet = min(loop.time() - end_seen, session.idle_seconds)
-                    if not session.clients and quiet >= 0.3:
+                    answered = server is not None and server.calls_running == 0
+                    if not session.clients and (answered or quiet >= 0.3):
                         break
                 if since >= cfg.linger_s:
                     break

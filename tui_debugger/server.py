@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import itertools
 import os
+from collections.abc import Callable
 
 from backends.errors import DebuggerError, InternalError, InvalidInput
 
@@ -30,6 +31,11 @@ class SessionServer:
         self._connections: set[asyncio.Task[None]] = set()
         #: (st_dev, st_ino) of the socket file this server made
         self._made: tuple[int, int] | None = None
+        #: calls (and command lines) running or not yet answered, every client's
+        self.calls_running = 0
+        #: called after each call's answer is written and each client's leaving
+        #: (the host's loop wakes on it)
+        self.on_change: Callable[[], None] | None = None
 
     async def start(self) -> None:
         with contextlib.suppress(FileNotFoundError):
@@ -149,7 +155,16 @@ class SessionServer:
             t = asyncio.create_task(run_call(message) if isinstance(message, wire.Call)
                                     else run_command_line(message))
             calls.add(t)
-            t.add_done_callback(calls.discard)
+            self.calls_running += 1
+            t.add_done_callback(call_done)
+
+        def call_done(t: asyncio.Task[None]) -> None:
+            # After its answer was written (or the client went): a host whose
+            # session was told to end may go now.
+            calls.discard(t)
+            self.calls_running -= 1
+            if self.on_change is not None:
+                self.on_change()
 
         async def on_call(message: wire.Call | wire.CommandLine) -> None:
             start_call(message)
@@ -190,6 +205,8 @@ class SessionServer:
             pass
         finally:
             self.session.remove_client(client_id)
+            if self.on_change is not None:
+                self.on_change()
             if subscription is not None:
                 subscription.close()
             if forward is not None:
