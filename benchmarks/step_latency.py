@@ -5,6 +5,9 @@ Measures, on a real debugpy session stepping through a loop:
   raw DAP, stock        next -> stopped -> stackTrace -> scopes -> variables, straight
                         over DAP, debugpy as shipped (no TCP_NODELAY inside it)
   raw DAP, nodelay      the same, with our TCP_NODELAY fix in the adapter and debuggee
+  raw DAP, to the line  the part of that round a new source line needs: next ->
+                        stopped -> stackTrace (any debugpy front end's floor for
+                        showing where a step went, before its own work)
   session (in-process)  our `next` command in the process that hosts the session
                         (the TUI's path): waits for the stop, then builds the context
                         view (source lines + locals)
@@ -62,6 +65,8 @@ class RawSession:
         self.client: DapClient | None = None
         self.stopped: asyncio.Queue = asyncio.Queue()
         self.thread = 0
+        #: next + stopped + stackTrace of each round, in seconds
+        self.to_line: list[float] = []
 
     async def start(self) -> "RawSession":
         env = dict(os.environ)
@@ -96,7 +101,7 @@ class RawSession:
 
     async def round(self) -> tuple[float, float]:
         """(next + stopped + stackTrace + scopes + variables, one more variables
-        request), in seconds."""
+        request), in seconds; `self.to_line` gets next + stopped + stackTrace."""
         client = self.client
         assert client is not None
         t0 = time.perf_counter()
@@ -104,6 +109,7 @@ class RawSession:
         await asyncio.wait_for(self.stopped.get(), 30)
         st = await client.request("stackTrace", {"threadId": self.thread, "startFrame": 0,
                                                  "levels": 20})
+        self.to_line.append(time.perf_counter() - t0)
         sc = await client.request("scopes", {"frameId": st["stackFrames"][0]["id"]})
         ref = sc["scopes"][0]["variablesReference"]
         await client.request("variables", {"variablesReference": ref})
@@ -120,9 +126,11 @@ class RawSession:
                 await self.client.close()
 
 
-async def raw_rounds(program: str, rounds: int, nodelay: bool = True) -> tuple[list[float], list[float]]:
+async def raw_rounds(program: str, rounds: int, nodelay: bool = True,
+                     to_line: list[float] | None = None) -> tuple[list[float], list[float]]:
     """Raw DAP rounds: (next + stopped + stackTrace + scopes + variables, one more
-    variables request) per round, in seconds."""
+    variables request) per round, in seconds; next + stopped + stackTrace added
+    to `to_line`."""
     raw = RawSession(program, nodelay)
     try:
         await raw.start()
@@ -131,6 +139,8 @@ async def raw_rounds(program: str, rounds: int, nodelay: bool = True) -> tuple[l
             step, var = await raw.round()
             steps.append(step)
             variables.append(var)
+        if to_line is not None:
+            to_line.extend(raw.to_line)
         return steps, variables
     finally:
         await raw.close()
@@ -200,7 +210,8 @@ def main() -> None:
         program = os.path.join(tmp, "loop.py")
         Path(program).write_text(PROGRAM)
         stock, _ = asyncio.run(raw_rounds(program, max(5, ns.rounds // 3), nodelay=False))
-        fixed, _ = asyncio.run(raw_rounds(program, ns.rounds, nodelay=True))
+        to_line: list[float] = []
+        fixed, _ = asyncio.run(raw_rounds(program, ns.rounds, nodelay=True, to_line=to_line))
         local = asyncio.run(session_rounds(program, ns.rounds))
         remote, _ = asyncio.run(daemon_rounds(program, ns.rounds))
         cli = cli_rounds(max(5, ns.rounds // 3))
@@ -208,6 +219,7 @@ def main() -> None:
     print(f"step latency, debugpy, {ns.rounds} rounds (Python {sys.version.split()[0]}, {os.cpu_count()} cores)")
     print(summary("raw DAP round, stock", stock, base))
     print(summary("raw DAP round, nodelay", fixed, base))
+    print(summary("raw DAP, to the line", to_line, base))
     print(summary("session next (in-process)", local, base))
     print(summary("daemon next (socket)", remote, base))
     print(summary("`tui-debugger next` (CLI)", cli, base))
