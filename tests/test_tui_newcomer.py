@@ -364,3 +364,46 @@ async def test_a_continue_leaves_no_old_return_value_in_locals():
                          and app.source.location_line == CALL_RESTOCK
                          and find_node(app.variables, "item") is not None, what="the next hit")
         assert not any("(return)" in label for label in tree_labels(app.variables))
+
+
+async def test_the_start_is_not_held_up_by_the_key_bar_or_the_garbage_collector(monkeypatch):
+    """A person waits for the new program's first stop: the key bar's ~40 keys
+    are made once it is on screen, not before (KeyFooter.held), and changes of
+    the bindings that come together make them once; the garbage collector that
+    `run` pauses for its start (gcpause.py) runs again once the start is over."""
+    import gc
+
+    from textual.widgets._footer import FooterKey
+
+    from tui_debugger import gcpause
+    from tui_debugger.tui.widgets.footer import KeyFooter
+
+    made_after_stop: list[bool] = []
+    remake = KeyFooter.recompose
+
+    async def counted(self):
+        made_after_stop.append(self.app.stop_shown)
+        return await remake(self)
+
+    monkeypatch.setattr(KeyFooter, "recompose", counted)
+    gcpause.pause()  # as cli.main does for `run`
+    try:
+        app = create_app("launch", {"program": "examples/inventory.py", "stop_on_entry": True})
+        async with app.run_test(size=(120, 40)) as pilot:
+            footer = app.query_one(KeyFooter)
+            await wait_until(pilot, lambda: app.stop_shown, what="the entry stop on screen")
+            await wait_until(pilot, lambda: len(footer.query(FooterKey)) > 3,
+                             what="the key bar made after the stop")
+            assert made_after_stop and all(made_after_stop), made_after_stop
+            assert gc.isenabled()
+            await wait_until(pilot, lambda: not footer._remake_queued, what="no remake queued")
+            before = len(made_after_stop)
+            for _ in range(3):
+                app.screen.refresh_bindings()
+            await wait_until(pilot, lambda: len(made_after_stop) > before, what="the keys made again")
+            await pilot.pause(0.2)
+            assert len(made_after_stop) == before + 1
+            assert "Over" in " ".join(str(key.description) for key in footer.query(FooterKey))
+    finally:
+        gcpause.resume()
+        gc.enable()

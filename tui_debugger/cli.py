@@ -50,6 +50,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if rc is not None:
             return rc
     early = bool(argv) and argv[0] in ("run", "start") and not {"-h", "--help"} & set(argv)
+    if argv and argv[0] in ("run", "start", "ui", "attach"):
+        from .gcpause import pause
+
+        pause()  # the app resumes it once its start is over (gcpause.py)
     if early:
         from .early_host import leave_on_end_signals, start_early
 

@@ -105,6 +105,9 @@ async def serve(spec: HostSpec, as_json: bool = False) -> int:
             result = await starting
         finally:
             early_adapter.discard()  # an adapter started early that the launch did not take
+            from .gcpause import resume
+
+            resume()  # the start is over (daemon.main paused it)
     except asyncio.CancelledError:
         await hub.close_all()
         await end_descendants()
@@ -280,6 +283,9 @@ def main(argv: list[str] | None = None) -> int:
     host.py starts. It skips the CLI's parser, which a host does not need, so a
     session starts sooner."""
     argv = sys.argv[1:] if argv is None else argv
+    from .gcpause import pause
+
+    pause()  # until the start command is answered (serve)
     if "--debugpy" in argv:
         start_debugpy_early()
     try:

@@ -68,6 +68,9 @@ RUNNING_AFTER = 0.05
 STOPPED_STATUS_AFTER = 0.025
 #: Seconds after a stop by which the footer's keys are un-greyed, at the latest.
 FOOTER_AFTER_STOP = 0.3
+#: Seconds after the start by which the key bar is made, at the latest: until
+#: the new program's first state is shown (its first stop, mostly), it waits.
+FOOTER_HELD_AT_MOST = 1.0
 
 #: Seconds a thread that wants the GIL waits for the one holding it (Python's
 #: default is 0.005): see run_app.
@@ -101,6 +104,8 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
         self.mode = mode
+        #: the key bar waits for the first state of a new program (KeyFooter.held)
+        self._footer_held = mode == "launch"
         self.start_args = dict(args or {})
         self.session_arg = session
         self.cwd = cwd or os.getcwd()
@@ -183,7 +188,7 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
                         yield ThreadsPane(id="threads")
                     with TabPane("Breakpoints", id="tab-breakpoints"):
                         yield BreakpointsPane(id="breakpoints", cwd=self.cwd)
-        yield KeyFooter()
+        yield KeyFooter(held=self._footer_held)
 
     @property
     def source(self) -> SourceView:
@@ -227,6 +232,7 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
                     return
             self.set_keymap(self.keymap)
         self._after_compose()
+        self.set_timer(FOOTER_HELD_AT_MOST, self._start_over)
         self.source.prepare_for(self.start_args.get("program"))
         self.status.message = "starting…" if self.mode != "join" else "joining…"
         self.run_worker(self._start(), name="start", group="start")
@@ -382,11 +388,25 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
             return
         self._show_bindings_for(state)
 
+    def _start_over(self) -> None:
+        """The start is over: the new program's first state is on screen, or
+        FOOTER_HELD_AT_MOST has passed. The key bar is made, and the garbage
+        collector runs again (gcpause.py)."""
+        from ..gcpause import resume
+
+        resume()
+        if self._footer_held:
+            self._footer_held = False
+            for footer in self.query(KeyFooter):
+                footer.release()
+
     def _show_stopped_bindings(self) -> None:
         if self.state == "stopped":
             self._show_bindings_for("stopped")
 
     def _show_bindings_for(self, state: str) -> None:
+        if state not in ("connecting", "starting"):
+            self._start_over()
         if self._bindings_state != state:
             self._bindings_state = state
             self.refresh_bindings()

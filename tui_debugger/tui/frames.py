@@ -81,6 +81,8 @@ TEXTUAL_SOURCES = {
     # the keys KeyFooter (tui/widgets/footer.py) makes with their compact set
     "textual.widgets._footer.Footer.compose": "6997660d382a59e1",
     "textual.widgets._footer.FooterKey._watch_compact": "d9e3921eb866b780",
+    # what KeyFooter.bindings_changed does with one remake of the keys queued at a time
+    "textual.widgets._footer.Footer.bindings_changed": "ffce901968586d84",
     # the focused widget's bindings, keymap applied, that Tab and Shift+Tab
     # (priority bindings) run first (PaneActions.action_focus_step)
     "textual.screen.Screen._binding_chain": "b030efd15cba19de",
