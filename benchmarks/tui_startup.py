@@ -3,7 +3,13 @@ in a pseudo-terminal, from exec until the screen shows the entry stop. The
 session's host (a daemon) starts first, then the TUI imports Textual and
 paints; the two overlap.
 
-    python benchmarks/tui_startup.py [--runs N] [--program FILE] [--size 160x45]
+    python benchmarks/tui_startup.py [--runs N] [--program FILE] [--size 160x45] [--against DIR]
+
+Beside the wall time, the TUI process's own CPU time (user + system, all its
+threads) when the stop is on screen: on two cores shared with the host, the
+adapter and the program, the TUI's CPU is most of the wait. `--against DIR`
+alternates each run with the same run of another checkout (put first on
+PYTHONPATH), so both meet the same minutes of the machine.
 
 The pseudo-terminal has a size, as a terminal has (160x45, the issue's tmux
 window, unless --size says otherwise): one without (0x0) made Textual lay the
@@ -31,7 +37,19 @@ import termios
 import time
 
 
-def once(env: dict[str, str], program: str, cwd: str, size: tuple[int, int]) -> float | None:
+def cpu_ms(pid: int) -> float | None:
+    """The process's user + system time so far (Linux), in milliseconds."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
+def once(env: dict[str, str], program: str, cwd: str, size: tuple[int, int]
+         ) -> tuple[float | None, float | None]:
+    """(seconds to the entry stop on screen, the TUI's CPU ms by then)."""
     master, slave = pty.openpty()
     columns, rows = size
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
@@ -40,7 +58,7 @@ def once(env: dict[str, str], program: str, cwd: str, size: tuple[int, int]) -> 
                             stdin=slave, stdout=slave, stderr=slave, env=env, cwd=cwd,
                             start_new_session=True)
     os.close(slave)
-    screen, took = b"", None
+    screen, took, cpu = b"", None, None
     while time.perf_counter() - started < 60:
         if select.select([master], [], [], 0.5)[0]:
             try:
@@ -49,6 +67,7 @@ def once(env: dict[str, str], program: str, cwd: str, size: tuple[int, int]) -> 
                 break
             if b"STOPPED" in screen and b"entry" in screen:
                 took = time.perf_counter() - started
+                cpu = cpu_ms(proc.pid)
                 break
     proc.send_signal(signal.SIGTERM)  # quits as `q` does: the session ends with it
     while proc.poll() is None:
@@ -59,7 +78,7 @@ def once(env: dict[str, str], program: str, cwd: str, size: tuple[int, int]) -> 
                 break
     proc.wait(timeout=30)
     os.close(master)
-    return took
+    return took, cpu
 
 
 def main() -> None:
@@ -68,6 +87,8 @@ def main() -> None:
     parser.add_argument("--size", default="160x45", help="the terminal's COLUMNSxROWS")
     parser.add_argument("--program", help="the program to run (examples/inventory.py: the "
                         "bundled example)")
+    parser.add_argument("--against", metavar="DIR", help="another checkout, its runs alternated "
+                        "with this one's")
     ns = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "TERM": "xterm-256color",
@@ -80,13 +101,24 @@ def main() -> None:
         if ns.program:
             program = os.path.abspath(ns.program)
         columns, rows = (int(n) for n in ns.size.lower().split("x"))
-        times = [once(env, program, os.path.dirname(program), (columns, rows))
-                 for _ in range(ns.runs)]
-    shown = [t for t in times if t is not None]
-    print(f"run -> entry stop on screen, {ns.runs} runs, {ns.size} (Python {sys.version.split()[0]}, "
-          f"{os.cpu_count()} cores): median {statistics.median(shown) * 1000:.0f} ms, "
-          f"min {min(shown) * 1000:.0f} ms, max {max(shown) * 1000:.0f} ms"
-          + (f", {len(times) - len(shown)} never shown" if len(shown) < len(times) else ""))
+        variants = {"this": env}
+        if ns.against:
+            variants = {"against": {**env, "PYTHONPATH": os.path.abspath(ns.against)}, **variants}
+        runs: dict[str, list[tuple[float | None, float | None]]] = {k: [] for k in variants}
+        for _ in range(ns.runs):
+            for name, variant_env in variants.items():
+                runs[name].append(once(variant_env, program, os.path.dirname(program),
+                                       (columns, rows)))
+    for name, results in runs.items():
+        shown = [t for t, _ in results if t is not None]
+        cpus = [c for t, c in results if t is not None and c is not None]
+        label = f"{name}: " if ns.against else ""
+        print(f"{label}run -> entry stop on screen, {ns.runs} runs, {ns.size} (Python "
+              f"{sys.version.split()[0]}, {os.cpu_count()} cores): median "
+              f"{statistics.median(shown) * 1000:.0f} ms, min {min(shown) * 1000:.0f} ms, "
+              f"max {max(shown) * 1000:.0f} ms"
+              + (f"; the TUI's CPU by then: median {statistics.median(cpus):.0f} ms" if cpus else "")
+              + (f", {len(results) - len(shown)} never shown" if len(shown) < len(results) else ""))
 
 
 if __name__ == "__main__":
