@@ -22,9 +22,7 @@ import re
 import shutil
 import subprocess
 import sys
-import urllib.error
 import urllib.parse
-import urllib.request
 from typing import Any
 
 from ..errors import CommandFailed, DependencyMissing, InvalidInput
@@ -85,6 +83,12 @@ def dashboard_url(address: str | None = None) -> str:
 
 
 def _get(dashboard: str, path: str) -> list[dict[str, Any]]:
+    # Imported here: urllib.request brings http.client and email (~16 ms), which
+    # every process importing the commands (the TUI, each host) paid for a
+    # command that asks a Ray dashboard.
+    import urllib.error
+    import urllib.request
+
     url = f"{dashboard}{path}"
     try:
         with urllib.request.urlopen(url, timeout=HTTP_TIMEOUT) as response:  # noqa: S310 - http(s) only
