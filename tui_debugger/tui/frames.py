@@ -83,6 +83,8 @@ TEXTUAL_SOURCES = {
     "textual.widgets._footer.FooterKey._watch_compact": "d9e3921eb866b780",
     # what KeyFooter.bindings_changed does with one remake of the keys queued at a time
     "textual.widgets._footer.Footer.bindings_changed": "ffce901968586d84",
+    # how KeyFooter._remake makes the footer the active message pump for its compose
+    "textual.message_pump.MessagePump._context": "d9f98380d6cdfdb8",
     # the focused widget's bindings, keymap applied, that Tab and Shift+Tab
     # (priority bindings) run first (PaneActions.action_focus_step)
     "textual.screen.Screen._binding_chain": "b030efd15cba19de",
