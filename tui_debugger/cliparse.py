@@ -159,8 +159,16 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         _add_entry_points(sub)
     elif only == "start":
         _add_start(sub)
+    elif only == "run":
+        _add_run(sub)
     _add_commands(sub, only)
     return parser
+
+
+def _add_run(sub: Any) -> None:
+    p = sub.add_parser("run", help="open the TUI on a new session of PROGRAM (stopped at its "
+                       "first line unless --break is given)")
+    _add_launch_options(p)
 
 
 def _add_start(sub: Any) -> None:
@@ -170,9 +178,7 @@ def _add_start(sub: Any) -> None:
 
 
 def _add_entry_points(sub: Any) -> None:
-    p = sub.add_parser("run", help="open the TUI on a new session of PROGRAM (stopped at its "
-                       "first line unless --break is given)")
-    _add_launch_options(p)
+    _add_run(sub)
     _add_start(sub)
     p = sub.add_parser("core", help="open a core dump post-mortem in a headless session "
                        "(stack, threads, locals, memory, disassembly)")
