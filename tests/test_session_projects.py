@@ -255,13 +255,22 @@ async def test_one_sessions_settling_state_holds_no_other_sessions_file_back(mon
     once it holds; a stop is written at once (a client listing the sessions
     right after it reads it stopped); a step's run and stop again write
     nothing; a call that waits for the writes (meta_written) gets what is
-    settling written without waiting for it."""
+    settling written without waiting for it. The writer thread is held up
+    right after each rename (as a loaded machine may), so a step taken the
+    moment the file says stopped must find that stop noted already."""
     from tui_debugger import hub as hub_module
     from tui_debugger import paths
     from tui_debugger.hub import Hub
     from tui_debugger.models import SessionState
 
     monkeypatch.setattr(hub_module, "META_SETTLE_S", 1.0)  # a wide margin on a loaded machine
+    write_meta = paths.write_meta
+
+    def slow_after_the_rename(name, info):
+        write_meta(name, info)
+        time.sleep(0.05)
+
+    monkeypatch.setattr(paths, "write_meta", slow_after_the_rename)
     hub = Hub(serve=True)
     busy, other = await hub.create_session("busy"), await hub.create_session("other")
     try:
@@ -285,6 +294,8 @@ async def test_one_sessions_settling_state_holds_no_other_sessions_file_back(mon
         busy.set_state(SessionState.stopped)
         await written("busy", "stopped")  # at once, not after a second
         assert time.monotonic() - started < hub_module.META_SETTLE_S
+        # What the file says is what the hub decides the next step's writes by.
+        assert hub._meta_written["busy"]["state"] == "stopped"  # noqa: SLF001
         before = paths.meta_path("busy").stat().st_mtime_ns
         for _ in range(5):  # a step, five times: back where the file says
             busy.set_state(SessionState.running)

@@ -171,10 +171,21 @@ class Hub:
         server = self.servers.get(name)
         if server is not None and not server.reachable():
             return  # its files are gone, or another session's of the same name
-        if info is not None and info != self._meta_written.get(name):
-            with contextlib.suppress(DebuggerError):
+        previous = self._meta_written.get(name)
+        if info is not None and info != previous:
+            # Noted before the rename makes it visible: whoever reads the file
+            # saying it (a client, update_meta deciding whether running after
+            # this stop is to settle) finds it noted. Noted after, a step taken
+            # right after a stop's write could see the state before it, write
+            # its running at once and then its stop again (a loaded test saw it).
+            self._meta_written[name] = info
+            try:
                 paths.write_meta(name, info)
-                self._meta_written[name] = info
+            except DebuggerError:
+                if previous is None:
+                    self._meta_written.pop(name, None)
+                else:
+                    self._meta_written[name] = previous
 
     async def meta_written(self) -> None:
         """Until every <name>.json write asked for so far is done, none held
