@@ -6,6 +6,8 @@ debug-script hand it to the loop they share with Node's debug-script
 
 from __future__ import annotations
 
+import contextlib
+
 from typing import Any, Awaitable, Callable
 
 from backends.errors import DebuggerError
@@ -43,7 +45,11 @@ class SessionStops:
                                                     answer_timeout=answer_timeout)
 
     async def next_stop(self, timeout: float) -> Seen:
-        with self.session.answering_stop():
+        # A call that waits not at all (the TUI's steps) is no call waiting for
+        # the stop: counted as one for the instant it looks, a stop arriving
+        # just then read its locals for nobody.
+        waiting = self.session.answering_stop() if timeout > 0 else contextlib.nullcontext()
+        with waiting:
             stopped = await self.session.wait_for_stop(max(timeout, 0.0), self.generation)
         if self.session.state == SessionState.terminated:
             return "ended"
