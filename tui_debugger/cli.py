@@ -446,7 +446,7 @@ def _quick_start(argv: list[str]) -> int | None:
     if early is None:
         return None
     if not early.alive():
-        early_host._early = early  # main's discard_early ends it
+        early.discard()  # the whole command line starts another
         return None
     as_json = "--json" in argv  # for the errors of this process's own
     early.hand_over({"command": "launch", "cli": argv, "cwd": os.getcwd(), "origin": "cli",
