@@ -13,6 +13,7 @@ import base64
 import json
 import os
 import threading
+import time
 
 import lldb
 
@@ -575,21 +576,52 @@ def run_expression(frame, expression):
     when the program forks on its own and the call completes. A real crash then
     stops inside the expression; unwind_expression takes it back out.
 
-    The expression runs its thread alone for the whole timeout (500 ms, as
-    before): by default LLDB halts it after 250 ms and resumes every thread,
-    and a halt that meets the expression's own crash (a loaded machine, where
-    the call reaches its SIGSEGV late) resumes the thread with the signal:
-    the program died of it, or lldb lost lldb-server, and the session ended
-    with no exit code (1 run in 20 of the forking-expression fault test)."""
+    The expression runs its thread alone for EXPRESSION_ALONE_US, then with
+    every thread (a call that waits for another thread finishes, as in gdb),
+    and is stopped after EXPRESSION_TIMEOUT_US. SBFrame's default (250 ms
+    alone, 500 ms in all) stopped any call of over half a second with
+    "interrupted, reason: signal SIGSTOP", and on a loaded machine even
+    `system("true")`. The halt after the time alone, met by the expression's
+    own crash, resumes the thread with the signal (the program died of it,
+    1 run in 20 of the forking-expression fault test when it came at 250 ms):
+    at 2 s only a call that runs that long and then crashes can meet it."""
     options = lldb.SBExpressionOptions()
     options.SetFetchDynamicValue(lldb.eDynamicDontRunTarget)  # target.prefer-dynamic-value
     options.SetUnwindOnError(False)
     options.SetIgnoreBreakpoints(True)
-    options.SetTryAllThreads(False)
+    options.SetTryAllThreads(True)
+    options.SetOneThreadTimeoutInMicroSeconds(EXPRESSION_ALONE_US)
+    options.SetTimeoutInMicroSeconds(EXPRESSION_TIMEOUT_US)
+    started = time.monotonic()
     value = frame.EvaluateExpression(expression, options)
     if value.GetError().Fail():
         _unwind(frame.GetThread())
+        if time.monotonic() - started >= EXPRESSION_TIMEOUT_US / 1e6 * 0.95:
+            error = lldb.SBError()
+            error.SetErrorString(TIMED_OUT)
+            return _Failed(error)
     return value
+
+
+#: How long an expression's thread runs alone, then with every thread, before
+#: the expression is stopped (microseconds)
+EXPRESSION_ALONE_US = 2_000_000
+EXPRESSION_TIMEOUT_US = 10_000_000
+TIMED_OUT = ("The expression did not finish within %d s and was stopped; the program is back "
+             "where it was. If it waits for something (input, a lock, a child process), "
+             "evaluate what it would read instead."
+             % (EXPRESSION_TIMEOUT_US // 1_000_000))
+
+
+class _Failed:
+    """What run_expression answers for an expression it stopped: an SBValue's
+    GetError, and nothing else (its callers ask only that of a failure)."""
+
+    def __init__(self, error):
+        self._error = error
+
+    def GetError(self):
+        return self._error
 
 
 def _unwind(thread):
