@@ -20,7 +20,8 @@ from typing import Any, Sequence
 
 from . import early_adapter
 from .errors import DependencyMissing
-from .procinfo import pid_alive  # noqa: F401  (its home is light: the CLI client reads it)
+# Their home is light: the CLI client and host.py read them.
+from .procinfo import pid_alive, start_time  # noqa: F401
 
 
 @dataclass
@@ -190,19 +191,6 @@ _spawned: set[int] = set()
 def signal_group(pid: int, sig: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
         os.killpg(pid, sig)
-
-
-def start_time(pid: int) -> int | None:
-    """When `pid` started (clock ticks since boot), to tell it from a later
-    process that reuses its number; None when it is gone (or not Linux)."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        # A zombie has ended: only its parent has yet to read its exit status
-        # (which a parent that blocks SIGCHLD may never do).
-        return None if fields[0] in ("Z", "X") else int(fields[19])
-    except (OSError, ValueError, IndexError):
-        return None
 
 
 def descendants(pid: int) -> list[int]:

@@ -19,3 +19,16 @@ def pid_alive(pid: int) -> bool:
             return f.read().split(")")[-1].split()[0] != "Z"
     except OSError:
         return True
+
+
+def start_time(pid: int) -> int | None:
+    """When `pid` started (clock ticks since boot), to tell it from a later
+    process that reuses its number; None when it is gone (or not Linux)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        # A zombie has ended: only its parent has yet to read its exit status
+        # (which a parent that blocks SIGCHLD may never do).
+        return None if fields[0] in ("Z", "X") else int(fields[19])
+    except (OSError, ValueError, IndexError):
+        return None

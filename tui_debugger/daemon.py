@@ -141,7 +141,9 @@ async def serve(spec: HostSpec, as_json: bool = False) -> int:
     if server is not None:
         server.on_change = wake.set
     owner = spec.owner
-    owner_started = start_time(int(owner)) if isinstance(owner, int) else None
+    # The owner's own reading: it may have been killed during the launch.
+    owner_started = spec.owner_started if spec.owner_started is not None else \
+        start_time(int(owner)) if isinstance(owner, int) else None
     try:
         while not stop_requested.is_set():
             with contextlib.suppress(asyncio.TimeoutError):

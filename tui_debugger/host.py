@@ -21,6 +21,7 @@ import threading
 from typing import Any
 
 from backends.errors import DebuggerError, ErrorCode
+from backends.procinfo import start_time
 
 from . import paths
 from .early_host import SpareHost, _send_spec, _spawn, take_early
@@ -56,6 +57,7 @@ class PendingHost:
             # outright (-9), says no goodbye: the host ends the session once no
             # client is left. A `start` from the shell is meant to outlive it.
             spec["owner"] = os.getpid()
+            spec["owner_started"] = start_time(os.getpid())
         name = args.get("session_name") or args.get("sessionName")
         if name is not None:
             # Refused here, before a daemon starts or a log is written.

@@ -133,6 +133,9 @@ class HostSpec(BaseModel):
     #: the TUI or MCP server that started the session: killed, it says no
     #: goodbye, and the host ends the session once no client is left
     owner: int | None = None
+    #: when the owner started (procinfo.start_time), read by the owner itself:
+    #: an owner killed before its host first looked is still known to be gone
+    owner_started: int | None = None
     #: how the starter shows answers (registry.View.to_wire): the launch answers it
     view: dict[str, Any] | None = None
     #: the starter joins the session as soon as it is served (HostServing), while

@@ -161,3 +161,36 @@ def test_daemon_logs_are_cleaned_and_capped(isolated_runtime):
     assert kept == [f"daemon-{9_000_000 + n}.log" for n in range(20, 30)]
     assert not legacy.exists()
     assert live.exists() and live.stat().st_size == 0
+
+
+def test_a_starter_killed_during_its_launch_still_ends_the_session(isolated_runtime, monkeypatch):
+    """The TUI joins its session while the launch goes on, so it can be killed
+    (-9) before its host first looks at it. The host still knows it is gone
+    (the starter's own start time is in the spec) and ends the session once no
+    client is left, instead of leaving the program and its debugger running."""
+    from backends.procinfo import start_time
+    from tui_debugger.early_host import _send_spec, _spawn
+
+    monkeypatch.setenv("TUI_DEBUGGER_ORPHAN_GRACE_S", "1")
+    starter = subprocess.Popen(["sleep", "60"])
+    started = start_time(starter.pid)
+    starter.kill()
+    starter.wait()
+    proc, _ = _spawn(str(ROOT))
+    try:
+        _send_spec(proc, {"command": "launch", "cwd": str(ROOT), "origin": "tui",
+                          "owner": starter.pid, "owner_started": started,
+                          "args": {"program": str(PROGRAMS / "py_sleep.py"),
+                                   "session_name": "orphan"}})
+        assert proc.stdout is not None
+        ready = json.loads(proc.stdout.readline())
+        assert ready.get("ok"), ready
+        proc.wait(timeout=20)  # the orphan grace (1 s) and the end, not the idle timeout
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
+    tag = os.path.join(str(isolated_runtime), "")
+    assert not left_after(tag, 8)
