@@ -11,6 +11,7 @@ import os
 import shutil
 import signal
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -64,6 +65,55 @@ def isolated_runtime(request, tmp_path_factory, monkeypatch):
             del os.environ[key]
     os.environ.update(saved)
     reload_settings()
+
+
+@pytest.fixture(autouse=True)
+def hung_tasks_told(request):
+    """A test that runs into its timeout prints, 5 s before, where each of its
+    asyncio tasks waits: pytest-timeout shows the threads only, and a hung
+    test's event loop is most often idle in select(), which tells nothing."""
+    marker = request.node.get_closest_marker("timeout")
+    limit = float(marker.args[0]) if marker and marker.args else \
+        float(request.config.getini("timeout") or 0)
+    if limit <= 10:
+        yield
+        return
+    timer = threading.Timer(limit - 5, _print_tasks)
+    timer.daemon = True
+    timer.start()
+    yield
+    timer.cancel()
+
+
+def _print_tasks() -> None:
+    import asyncio
+    import gc
+
+    lines = []
+    for loop in [o for o in gc.get_objects() if isinstance(o, asyncio.AbstractEventLoop)]:
+        if not loop.is_running():
+            continue
+        for _ in range(5):  # the set can change under us: read it again
+            try:
+                tasks = list(asyncio.all_tasks(loop))
+                break
+            except RuntimeError:
+                tasks = []
+        for task in tasks:
+            lines.append(f"task {task.get_name()}:")
+            awaited = task.get_coro()
+            while awaited is not None:
+                frame = (getattr(awaited, "cr_frame", None) or getattr(awaited, "gi_frame", None)
+                         or getattr(awaited, "ag_frame", None))
+                if frame is None:
+                    lines.append(f"    awaits {awaited!r:.300}")
+                    break
+                lines.append(f"    {frame.f_code.co_filename}:{frame.f_lineno} "
+                             f"{frame.f_code.co_name}")
+                awaited = (getattr(awaited, "cr_await", None) or getattr(awaited, "gi_yieldfrom", None)
+                           or getattr(awaited, "ag_await", None))
+    print("~~~~ asyncio tasks, 5 s before the timeout ~~~~\n" + "\n".join(lines),
+          file=sys.stderr, flush=True)
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import require, unavailable
+from tests.support import one_at_a_time, require, unavailable
 from tests.support.mcp import PY_BASIC, ROOT, call, fails, line_of, stdio_params
 
 INSPECTOR_VERSION = "2.12.0"
@@ -191,6 +191,12 @@ def test_the_servers_launch_lives_in_a_host_that_outlives_a_killed_server_briefl
 def inspector() -> Path:
     """The Inspector's CLI, installed once into tests/.cache (gitignored)."""
     binary = INSPECTOR_DIR / "node_modules" / ".bin" / "mcp-inspector"
+    with one_at_a_time("mcp-inspector"):
+        _install_inspector(binary)
+    return binary
+
+
+def _install_inspector(binary: Path) -> None:
     if not binary.exists():
         npm = shutil.which("npm")
         require(npm is not None and shutil.which("node") is not None, "node and npm")
@@ -206,7 +212,6 @@ def inspector() -> Path:
                         "registry access (npm ping)")
         if done.returncode != 0 or not binary.exists():
             unavailable(f"npm could not install the MCP Inspector:\n{done.stderr[-2000:]}")
-    return binary
 
 
 def run_inspector(binary: Path, *args: str, tools: str | None = None) -> subprocess.CompletedProcess:

@@ -9,8 +9,11 @@ and fails it under CI=true: CI must prove every backend works.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,6 +29,18 @@ def unavailable(message: str) -> None:
     if IN_CI:
         pytest.fail(message + "; CI must run every backend", pytrace=False)
     pytest.skip(message)
+
+
+@contextlib.contextmanager
+def one_at_a_time(name: str) -> Iterator[None]:
+    """Held while something the test processes share (tests/programs/build,
+    tests/.cache) is checked and made, so that test processes running side by
+    side (`pytest -n`) make it once and never read it half made."""
+    cache = ROOT / "tests" / ".cache"
+    cache.mkdir(parents=True, exist_ok=True)
+    with open(cache / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 def require(available: bool, what: str) -> None:

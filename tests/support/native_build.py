@@ -14,6 +14,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from tests.support import one_at_a_time
+
 PROGRAMS = Path(__file__).resolve().parents[1] / "programs"
 BUILD = PROGRAMS / "build"
 
@@ -44,6 +46,13 @@ def c_program(name: str) -> Path:
     output = BUILD / name
     if _fresh(output, source):
         return output
+    with one_at_a_time("native-build"):
+        if _fresh(output, source):
+            return output
+        return _build_c(output, source)
+
+
+def _build_c(output: Path, source: Path) -> Path:
     gcc = shutil.which("gcc") or shutil.which("cc")
     if gcc is None:
         raise BuildFailed("gcc is not installed (sudo apt-get install gcc)")
@@ -57,6 +66,13 @@ def go_program(name: str) -> Path:
     output = BUILD / name
     if _fresh(output, source):
         return output
+    with one_at_a_time("native-build"):
+        if _fresh(output, source):
+            return output
+        return _build_go(output, source)
+
+
+def _build_go(output: Path, source: Path) -> Path:
     go = shutil.which("go")
     if go is None:
         raise BuildFailed("go is not installed (sudo apt-get install golang-go)")
@@ -324,12 +340,19 @@ def zran_program() -> Path:
     """zlib's zran.c example (random access into a gzip file), a real C program
     none of us wrote, built with `gcc -g -O0 -DTEST` against the system's zlib.
     Raises BuildFailed when zlib1g-dev is missing."""
-    import gzip
-
     workdir = BUILD / "zran"
     output = workdir / "zran"
     if output.exists():
         return output
+    with one_at_a_time("native-build"):
+        if output.exists():
+            return output
+        return _build_zran(workdir, output)
+
+
+def _build_zran(workdir: Path, output: Path) -> Path:
+    import gzip
+
     workdir.mkdir(parents=True, exist_ok=True)
     for name in ("zran.c", "zran.h"):
         plain, packed = ZLIB_EXAMPLES / name, ZLIB_EXAMPLES / f"{name}.gz"
@@ -342,8 +365,8 @@ def zran_program() -> Path:
     gcc = shutil.which("gcc") or shutil.which("cc")
     if gcc is None:
         raise BuildFailed("gcc is not installed (sudo apt-get install gcc)")
-    _build([gcc, "-g", "-O0", "-DTEST", "-o", "{out}", str(workdir / "zran.c"), "-lz"], output)
-    return output
+    return _build([gcc, "-g", "-O0", "-DTEST", "-o", "{out}", str(workdir / "zran.c"), "-lz"],
+                  output)
 
 
 def zran_input(directory: Path) -> Path:

@@ -9,7 +9,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from tests.support import require, unavailable
+from tests.support import one_at_a_time, require, unavailable
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE_DIR = ROOT / "tests" / "programs" / "node"
@@ -52,6 +52,13 @@ def build_typescript() -> dict[str, Path]:
     builds = {"inline": BUILD_DIR / "node-ts-inline", "map": BUILD_DIR / "node-ts-map"}
     if _up_to_date(builds):
         return builds
+    with one_at_a_time("node-build"):
+        if _up_to_date(builds):
+            return builds
+        return _build_typescript(builds)
+
+
+def _build_typescript(builds: dict[str, Path]) -> dict[str, Path]:
     tsc = _tsc()
     if tsc is None:
         npm = shutil.which("npm")
