@@ -62,7 +62,7 @@ async def test_ten_threads_fifty_ms_apart_give_ten_hits_mcp(no_leftover_processe
         stops = await count_hits_mcp(client, hits_program, "stagger", 10)
         listed = await call(client, "debug_breakpoint_list")
         await call(client, "debug_terminate")
-    assert listed["breakpoints"][0]["hits"] == 10, listed
+    assert listed["breakpoints"][0]["hits"] == 10, (listed, stops)
     assert len(stops) == 10, stops
     assert len({thread for thread, _ in stops}) == 10
     assert any(ids == [1] for _, ids in stops), stops
