@@ -405,6 +405,10 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
             self._show_bindings_for("stopped")
 
     def _show_bindings_for(self, state: str) -> None:
+        if not self.screen_stack:
+            # Closing: its timer (FOOTER_AFTER_STOP) came after the last screen
+            # went; Textual's refresh_bindings would raise ScreenStackError.
+            return
         if state not in ("connecting", "starting"):
             self._start_over()
         if self._bindings_state != state:
