@@ -420,3 +420,15 @@ async def test_the_start_is_not_held_up_by_the_key_bar_or_the_garbage_collector(
     finally:
         gcpause.resume()
         gc.enable()
+
+
+async def test_the_key_bar_timer_that_fires_after_the_close_does_nothing():
+    """FOOTER_AFTER_STOP's timer can fire while the TUI closes, after its last
+    screen is gone: the key bar is then left alone (Textual's refresh_bindings
+    raised ScreenStackError out of the close)."""
+    app = create_app("launch", {"program": "examples/inventory.py", "stop_on_entry": True})
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: app.stop_shown, what="the entry stop on screen")
+        await app.action_quit()
+    assert not app.screen_stack
+    app._show_bindings_for("running")  # as the timer would, late
