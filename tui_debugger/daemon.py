@@ -140,10 +140,9 @@ async def serve(spec: HostSpec, as_json: bool = False) -> int:
     server = hub.servers.get(session.name)
     if server is not None:
         server.on_change = wake.set
+    # Read by the owner itself (host.py): it may have been killed during the launch.
     owner = spec.owner
-    # The owner's own reading: it may have been killed during the launch.
-    owner_started = spec.owner_started if spec.owner_started is not None else \
-        start_time(int(owner)) if isinstance(owner, int) else None
+    owner_started = spec.owner_started if owner is not None else None
     try:
         while not stop_requested.is_set():
             with contextlib.suppress(asyncio.TimeoutError):
