@@ -521,6 +521,12 @@ class LldbDapBackend(DapBackend):
         #: signals an unwound expression left as the thread's stop reason, kept from
         #: the program until it has run again (_resumed)
         self._held_signals: set[str] = set()
+        #: an expression that may run code is being evaluated, or was interrupted
+        #: and its own stop has not been read yet: a stop read then is the
+        #: expression's, not the program's (_note_stopped)
+        self._expression_running = False
+        self._expression_stop_due = False
+        self._expression_stop_read = asyncio.Event()
         self._pipes = None  # the launched program's stdout and stderr (ProgramPipes)
 
     async def launch(self, request: LaunchRequest, configure) -> None:
@@ -584,6 +590,16 @@ class LldbDapBackend(DapBackend):
         the session here, on the reader, before it counts as a stop. The program
         cannot stop anew before it runs, and lldb-dap tells `continued` when it
         does."""
+        if self._expression_running or self._expression_stop_due:
+            # The interrupted expression's own stop, told by lldb-dap's event
+            # thread around or after the evaluate's answer. The expression is
+            # unwound (_unwind) and the program is where it was: no new stop.
+            # Told to the session, it was read after the next continue had gone
+            # out and taken for that continue's stop (ticks stayed 1 in CI).
+            log.debug("lldb-dap told an interrupted expression's stop: not the program's")
+            self._expression_stop_due = False
+            self._expression_stop_read.set()
+            return False
         if self._entry_threads is not None:
             thread = body.get("threadId")
             if thread in self._entry_threads:
@@ -594,6 +610,9 @@ class LldbDapBackend(DapBackend):
 
     def _note_continued(self, body) -> bool | None:
         self._entry_threads = None  # it ran: a stop from now on is a new one
+        # lldb-dap's event thread tells in order: an expression's stop not told
+        # before the program ran again never will be
+        self._expression_stop_due = False
         self._resumed()  # (a continue or step typed in the repl tells only this)
         return DapBackend._note_continued(self, body)
 
@@ -736,15 +755,16 @@ class LldbDapBackend(DapBackend):
             # No code runs, or text that must not reach a command line (a line
             # break would end it; a backtick is substituted): lldb-dap's own evaluate.
             return await self._evaluate(expression, frame_id, context, timeout)
-        generation = self._stop_generation
-        said = (await self._evaluate(
-            f"`expression --unwind-on-error false --apply-fixits false -- {text}",
-            frame_id, "repl", timeout)).value
-        # lldb-dap echoes the command first: "(lldb) expression ..."
-        said = "\n".join(line for line in said.splitlines() if not line.startswith("(lldb) "))
-        if INTERRUPTED.search(said):
-            await self._unwind(said, frame_id, timeout, generation)
-            said = said.replace(LEFT_IN_EXPRESSION, UNWOUND)
+        async with self._running_expression() as interrupted:
+            said = (await self._evaluate(
+                f"`expression --unwind-on-error false --apply-fixits false -- {text}",
+                frame_id, "repl", timeout)).value
+            # lldb-dap echoes the command first: "(lldb) expression ..."
+            said = "\n".join(line for line in said.splitlines() if not line.startswith("(lldb) "))
+            if INTERRUPTED.search(said):
+                interrupted()
+                await self._unwind(said, frame_id, timeout)
+                said = said.replace(LEFT_IN_EXPRESSION, UNWOUND)
         result = RESULT_NAME.search(said)
         if result is None:
             error = re.search(r"^error:.*", said, re.M | re.S)
@@ -756,26 +776,42 @@ class LldbDapBackend(DapBackend):
     async def raw_command(self, command: str, timeout: float) -> str:
         words = command.lstrip("`").split(None, 1)
         expression = bool(words) and words[0] in ("expression", "dwim-print")
-        if expression:
-            command = f"{words[0]} --unwind-on-error false {words[1] if len(words) > 1 else ''}"
-        generation = self._stop_generation
-        said = await super().raw_command(command, timeout)
-        if expression and INTERRUPTED.search(said):
-            await self._unwind(said, None, timeout, generation)
-            said = said.replace(LEFT_IN_EXPRESSION, UNWOUND)
+        if not expression:
+            return await super().raw_command(command, timeout)
+        command = f"{words[0]} --unwind-on-error false {words[1] if len(words) > 1 else ''}"
+        async with self._running_expression() as interrupted:
+            said = await super().raw_command(command, timeout)
+            if INTERRUPTED.search(said):
+                interrupted()
+                await self._unwind(said, None, timeout)
+                said = said.replace(LEFT_IN_EXPRESSION, UNWOUND)
         return said
 
-    async def _unwind(self, said: str, frame_id: int | None, timeout: float,
-                      generation: int) -> None:
+    @contextlib.asynccontextmanager
+    async def _running_expression(self):
+        """Around an expression that may run code: a stop told meanwhile is the
+        expression's (_note_stopped). Called, the function it yields says the
+        expression was interrupted: its stop may still come after the answer."""
+        self._expression_running = True
+        self._expression_stop_read.clear()
+
+        def interrupted() -> None:
+            self._expression_stop_due = not self._expression_stop_read.is_set()
+
+        try:
+            yield interrupted
+        finally:
+            self._expression_running = False
+
+    async def _unwind(self, said: str, frame_id: int | None, timeout: float) -> None:
         await self._evaluate("`thread return -x", frame_id, "repl", timeout)
         # The interrupted expression's own stop is told by lldb-dap's event
-        # thread after the answer. Read once the next continue had gone out, it
-        # was taken for that continue's stop (at the same line: a loop's next
-        # hit missed, seen once on a loaded machine). Wait for it here, briefly.
-        deadline = asyncio.get_running_loop().time() + EXPRESSION_STOP_WAIT_S
-        while self._stop_generation == generation and self._state == "stopped" \
-                and asyncio.get_running_loop().time() < deadline:
-            await asyncio.sleep(0.01)
+        # thread after the answer (10-30 ms idle; over 1 s under load). It is
+        # never the program's (_note_stopped); waiting for it here, briefly,
+        # lets the answer come after it, as the stop came before the answer.
+        if self._expression_stop_due:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._expression_stop_read.wait(), EXPRESSION_STOP_WAIT_S)
         signal = re.search(r"reason: signal (SIG[A-Z0-9]+)", said)
         if signal and signal.group(1) not in self._held_signals:
             await self._evaluate(f"`process handle {signal.group(1)} --pass false",
