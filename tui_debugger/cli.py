@@ -462,8 +462,8 @@ def _quick_start(argv: list[str]) -> int | None:
             proc.stdout.close()
     if line is None:
         _abandon(proc)
-        return _error("timeout", f"The session daemon did not start within "
-                      f"{START_TIMEOUT_S:.0f} s. Log: {early.log}", as_json)
+        return _error("timeout", early_host.not_started_text("daemon", START_TIMEOUT_S, early.log),
+                      as_json)
     answer = None
     if line:
         try:
@@ -471,15 +471,7 @@ def _quick_start(argv: list[str]) -> int | None:
         except (ValueError, AttributeError):
             answer = None
     if not isinstance(answer, dict):
-        _reap(proc)
-        tail = ""
-        try:
-            with open(early.log, errors="replace") as f:
-                tail = f.read()[-2000:]
-        except OSError:
-            pass
-        return _error("command_failed", "The session host exited before it was ready "
-                      f"(code {proc.returncode}). {tail.strip()[-800:]}", as_json)
+        return _error("command_failed", early_host.exited_text(proc, early.log), as_json)
     if answer.get("rc"):
         _reap(proc)  # it exits after reporting; else it goes on serving its session
     sys.stdout.write(answer.get("stdout") or "")

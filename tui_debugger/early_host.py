@@ -102,6 +102,24 @@ def _send_spec(proc: subprocess.Popen[bytes], spec: dict[str, Any]) -> None:
         proc.stdin.close()
 
 
+def not_started_text(name: str, timeout: float, log: Path | str) -> str:
+    """What a starter says of a host that did not answer within `timeout`."""
+    return f"The session {name} did not start within {timeout:.0f} s. Log: {log}"
+
+
+def exited_text(proc: subprocess.Popen[bytes], log: Path | str) -> str:
+    """What a starter says of a host that exited before it was ready: its
+    exit code and the end of its log (reaped first, so the code is known)."""
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=5)
+    tail = ""
+    with contextlib.suppress(OSError):
+        with open(log, errors="replace") as f:
+            tail = f.read()[-2000:]
+    return (f"The session host exited before it was ready (code {proc.returncode}). "
+            f"{tail.strip()[-800:]}")
+
+
 class SpareHost:
     """A host process started before anyone needs it: it imports what a host
     runs (the commands, every backend), then waits on its stdin for the spec of

@@ -24,7 +24,7 @@ from backends.errors import DebuggerError, ErrorCode
 from backends.procinfo import start_time
 
 from . import paths
-from .early_host import SpareHost, _send_spec, _spawn, take_early
+from .early_host import SpareHost, _send_spec, _spawn, exited_text, not_started_text, take_early
 
 
 def no_first_stop_wait(command: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -83,11 +83,8 @@ class PendingHost:
             return await asyncio.wait_for(asyncio.to_thread(proc.stdout.readline), timeout)
         except asyncio.TimeoutError:
             await self.abandon()
-            raise DebuggerError(
-                f"The session {self.name_hint} did not start within {timeout:.0f} s. "
-                f"Log: {self.log}",
-                ErrorCode.timeout,
-            ) from None
+            raise DebuggerError(not_started_text(self.name_hint, timeout, self.log),
+                                ErrorCode.timeout) from None
         except BaseException:
             await self.abandon()
             raise
@@ -117,16 +114,7 @@ class PendingHost:
         finally:
             proc.stdout.close()
         if not line:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(timeout=5)
-            tail = ""
-            with contextlib.suppress(OSError):
-                tail = log.read_text()[-2000:]
-            raise DebuggerError(
-                f"The session host exited before it was ready (code {proc.returncode}). "
-                f"{tail.strip()[-800:]}",
-                ErrorCode.command_failed,
-            )
+            raise DebuggerError(exited_text(proc, log), ErrorCode.command_failed)
         message = json.loads(line)
         if not message.get("ok"):
             err = message.get("error", {})

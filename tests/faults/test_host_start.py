@@ -100,3 +100,46 @@ def test_an_invalid_session_name_starts_nothing(name, tmp_path, mcp_env):
     # (the settings stamp is the command line's, written once it read the settings)
     after = set(os.listdir(runtime_dir())) - {"settings-checked"}
     assert after <= before, sorted(after - before)
+
+
+BROKEN_SITE = """
+import os, sys
+if b"tui_debugger.daemon" in open("/proc/self/cmdline", "rb").read():
+    sys.stderr.write("this host's Python is broken: site failed\\n")
+    sys.stderr.flush()
+    os._exit(3)
+"""
+
+
+@pytest.fixture
+def broken_host_python(tmp_path, monkeypatch):
+    """A host whose Python dies before it is ready (a broken site, here), and
+    only the host's: the CLI and the test go on as usual."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(BROKEN_SITE)
+    monkeypatch.setenv("PYTHONPATH", str(site))
+    return tmp_path
+
+
+def test_start_whose_host_dies_says_so_with_its_log(broken_host_python, mcp_env,
+                                                    no_leftover_daemons):
+    # `start` hands its command line to the host it starts first (cli._quick_start)
+    started = tui_debugger("start", str(PROGRAMS / "py_sleep.py"), cwd=broken_host_python,
+                           timeout=30)
+    assert started.returncode != 0
+    assert "The session host exited before it was ready (code 3)." in started.stderr, \
+        started.stderr
+    assert "site failed" in started.stderr and "Traceback" not in started.stderr
+
+
+async def test_a_launch_whose_host_dies_says_so_with_its_log(broken_host_python, mcp_env,
+                                                             no_leftover_daemons):
+    from tests.support.mcp import call, in_process_client
+
+    async with in_process_client() as client:
+        answer = await call(client, "debug_launch", {"program": str(PROGRAMS / "py_sleep.py")},
+                            ok=False)
+    assert answer.is_error and answer["code"] == "command_failed", answer.text
+    assert "The session host exited before it was ready (code 3)." in answer.text, answer.text
+    assert "site failed" in answer.text
