@@ -305,6 +305,10 @@ class StoppedEvent(Model):
     #: the thread stopped, but a continue on its way let it go on at once (debugpy
     #: resumes every stopped thread): a hit to report, not a stop to show
     let_go: bool = False
+    #: with let_go: it was paused as the continue went out and let go before
+    #: its place could be read, so a breakpoint hit there (if it was on one's
+    #: line) went on unseen: told, never silently lost
+    place_unread: bool = False
 
 
 class ContinuedEvent(Model):

@@ -70,6 +70,11 @@ RUNNING_MESSAGE = "The program is running; pause it or wait for it to stop."
 #: how long after a continue's answer a thread it let go may still say it stopped
 #: (pydevd's stopped threads poll for the go-ahead every 0.2 s)
 DOUBT_S = 0.35
+#: how long the place of a thread told stopped is waited for (_plain_breakpoint_at):
+#: a stopped thread's stack comes in milliseconds; one let go, never
+PLACE_WAIT_S = 1.0
+#: _plain_breakpoint_at's answer when the thread's place could not be read
+PLACE_UNREAD = "place unread"
 
 
 def user_error(message: str) -> str:
@@ -640,9 +645,13 @@ class DapBackend(Backend):
             if settled or time.monotonic() > arrived + 2 * DOUBT_S + 0.5:
                 del self._doubtful[thread]
                 body = message.get("body") or {}
-                if body.get("reason") == "pause" and not self._pause_asked \
-                        and await self._held_at(body) is None:
-                    return  # our all-stop's pause, overtaken by the continue
+                if body.get("reason") == "pause" and not self._pause_asked:
+                    held_at = await self._held_at(body)
+                    if held_at is None:
+                        return  # our all-stop's pause, overtaken by the continue
+                    if held_at == PLACE_UNREAD:
+                        self._events.put_nowait(self._unread_pause(thread))
+                        return
                 self._on_event(message, released=True)
                 return
             await asyncio.sleep(0.05)
@@ -742,6 +751,10 @@ class DapBackend(Backend):
             held_at = await self._held_at(body)
             if held_at is None and not body.get("letGo"):
                 held_at = await self._plain_breakpoint_at(body["threadId"])
+            if held_at == PLACE_UNREAD:
+                if body.get("letGo"):
+                    return self._unread_pause(body["threadId"])
+                held_at = None  # shown stopped: its place is read with its stop
             if held_at is not None:
                 # Paused on a breakpoint's line before it ran it: pydevd skips
                 # the breakpoints of a thread marked suspended, so this is a
@@ -757,6 +770,13 @@ class DapBackend(Backend):
             hit_breakpoint_ids=hit_ids,
             let_go=bool(body.get("letGo")),
         )
+
+    @staticmethod
+    def _unread_pause(thread_id: int) -> StoppedEvent:
+        """A thread paused by the all-stop as a continue went out, and let go
+        before its place was read (pydevd drops a suspended thread's frames once
+        it sees the go-ahead): its hit, if it was on a breakpoint's line, went on."""
+        return StoppedEvent(reason="pause", thread_id=thread_id, let_go=True, place_unread=True)
 
     async def event_continued(self, body: Message) -> BackendEvent | None:
         return ContinuedEvent(
@@ -805,14 +825,23 @@ class DapBackend(Backend):
         return None
 
     async def _plain_breakpoint_at(self, thread_id: int) -> int | str | None:
+        """The plain breakpoint on whose line a thread just told stopped sits.
+        Asked whatever the program's state: a pause stop read as a continue went
+        out names a thread that may already be let go (its hit lost unless its
+        place is read now; pydevd answers from a suspended thread's frames until
+        it sees the go-ahead, which it polls for every 0.2 s). One let go before
+        the question is never answered: bounded (PLACE_WAIT_S)."""
         try:
-            frames, _ = await self.stack_trace(thread_id, 0, 1)
+            body = await self._request("stackTrace", {
+                "threadId": thread_id, "startFrame": 0, "levels": 1}, timeout=PLACE_WAIT_S)
         except DebuggerError:
+            return PLACE_UNREAD
+        frames = body.get("stackFrames") or []
+        place = _location(frames[0]) if frames else None
+        if place is None or not place.path:
             return None
-        if not frames or frames[0].location is None or not frames[0].location.path:
-            return None
-        lines = self._plain_breakpoints.get(os.path.abspath(frames[0].location.path)) or {}
-        return lines.get(frames[0].location.line)
+        lines = self._plain_breakpoints.get(os.path.abspath(place.path)) or {}
+        return lines.get(place.line)
 
     async def _exception_info(self, stopped: Message) -> tuple[str | None, str | None]:
         """What was thrown (one line) and its traceback, when the adapter says."""

@@ -132,6 +132,12 @@ class Stops:
         continue let it go on (debugpy resumes every stopped thread): counted as
         a hit and listed with the next stop, never silently lost."""
         bp_ids = self._session_ids_for(event.hit_breakpoint_ids)
+        if event.place_unread:
+            self.record_activity("session", "hit unseen?",
+                                 f"thread {event.thread_id} was paused just as the program was "
+                                 "being continued and went on before its place could be read: "
+                                 "if it was on a breakpoint's line, that hit was not shown")
+            return
         if not bp_ids and event.reason == "pause":
             return  # paused with the others and let go: no hit of its own
         for bp_id in bp_ids:
