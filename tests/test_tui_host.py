@@ -148,8 +148,15 @@ async def test_a_switch_that_lands_while_the_tui_closes_is_dropped(tmp_path, mon
         link = await real_join(name, *args, **kwargs)
         if name == "joined":
             joins.append(name)
-            while tui.is_running:  # the join answers once the app has begun closing
-                await asyncio.sleep(0.01)
+            try:
+                while tui.is_running:  # the join answers once the app has begun closing
+                    await asyncio.sleep(0.01)
+            except BaseException:
+                # Cancelled with the app's workers, as a real join cancelled
+                # while it connects closes its connection (RemoteSession.connect):
+                # left open, the "joined" host waited for this client after `stop`.
+                await link.close()
+                raise
         return link
 
     monkeypatch.setattr(session_link, "join", join_answering_as_the_app_closes)

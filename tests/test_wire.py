@@ -93,3 +93,31 @@ def test_a_reply_line_reads_as_before_however_deep_or_odd():
     plain = {"type": "result", "id": 3, "ok": True,
              "agent": {"structured": {"status": "stopped", "n": [1, 2.5, None]}, "text": "t"}}
     assert wire.parse_reply_line(json.dumps(plain).encode()) == wire.parse_reply(plain)
+
+
+async def test_a_join_cancelled_before_its_welcome_closes_its_connection(tmp_path, monkeypatch):
+    """A join cancelled while it waits for the host's welcome (a TUI's switch
+    as the app closes) leaves no connection open: the host counts an open one
+    as a client and stays for it, even after `stop`."""
+    from tui_debugger.client import RemoteSession
+
+    short = Path("/tmp") / f"tdbg-join-{tmp_path.name[-12:]}.sock"  # a socket path's 108 bytes
+    monkeypatch.setattr(paths, "socket_path", lambda name: short)
+    closed = asyncio.Event()
+
+    async def silent_host(reader, writer):
+        await reader.readline()  # the hello; no welcome is ever sent
+        await reader.read()  # returns at the client's end of the connection
+        closed.set()
+        writer.close()
+
+    server = await asyncio.start_unix_server(silent_host, path=str(short))
+    try:
+        joining = asyncio.create_task(RemoteSession.connect("joined", "tui", timeout=30))
+        await asyncio.sleep(0.2)
+        joining.cancel()
+        await asyncio.gather(joining, return_exceptions=True)
+        await asyncio.wait_for(closed.wait(), 5)
+    finally:
+        server.close()
+        short.unlink(missing_ok=True)

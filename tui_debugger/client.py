@@ -52,13 +52,13 @@ class RemoteSession:
         loop = asyncio.get_running_loop()
         self._welcome = loop.create_future()
         self._read_task = loop.create_task(self._read_loop())
-        await self._send(wire.Hello(
-            origin=origin, subscribe=subscribe, registered=register,
-            # Each CLI command is a process of its own, but one front end (the
-            # person's shell): its calls share one id.
-            client=client_id or (origin if origin == "cli" else f"{origin}-{os.getpid()}"),
-        ))
         try:
+            await self._send(wire.Hello(
+                origin=origin, subscribe=subscribe, registered=register,
+                # Each CLI command is a process of its own, but one front end (the
+                # person's shell): its calls share one id.
+                client=client_id or (origin if origin == "cli" else f"{origin}-{os.getpid()}"),
+            ))
             welcome = await asyncio.wait_for(self._welcome, timeout)
         except asyncio.TimeoutError:
             await self.close()
@@ -68,6 +68,12 @@ class RemoteSession:
                 "`tui-debugger sessions` or stop it with `tui-debugger stop`.",
                 session=name,
             ) from None
+        except BaseException:
+            # Cancelled (a TUI's switch as the app closes) or refused half-way:
+            # a connection left open is a client the host waits for, and it
+            # kept a stopped session's host alive.
+            await self.close()
+            raise
         self.host_pid = welcome.pid
         return self
 
