@@ -621,15 +621,19 @@ async def test_huge_values_and_long_files_stay_fast(tmp_path):
             str(tmp_path / "long_module.py"), far_line), what="the long file's line on screen")
         assert time.monotonic() - started < 3.0
         assert app.source.border_title == "long_module.py"
-        started = time.monotonic()
-        await pilot.press("f10")
-        await wait_until(pilot, lambda: app.source.painted_location == (
-            str(tmp_path / "long_module.py"), far_line + 1), what="a step in the long file")
+        long_steps = []
+        for line in (far_line + 1, far_line + 2):
+            started = time.monotonic()
+            await pilot.press("f10")
+            await wait_until(pilot, lambda ln=line: app.source.painted_location == (
+                str(tmp_path / "long_module.py"), ln), what="a step in the long file")
+            long_steps.append(time.monotonic() - started)
         # Measured against the short file's steps in the same minutes (a
         # loaded machine slows both): a cost that grew with the file's length
-        # (100,000 lines) would be far above them.
-        long_step = time.monotonic() - started
-        assert long_step < max(1.0, 2 * max(timings)), (long_step, timings)
+        # (100,000 lines) would be far above them in every step. The quicker
+        # of two, since one step alone took 1.08 s once with three test
+        # files and two busy loops on the cores.
+        assert min(long_steps) < max(1.0, 2 * max(timings)), (long_steps, timings)
         await quit_app(pilot)
 
 
