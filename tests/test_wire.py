@@ -103,10 +103,11 @@ async def test_a_join_cancelled_before_its_welcome_closes_its_connection(tmp_pat
 
     short = Path("/tmp") / f"tdbg-join-{tmp_path.name[-12:]}.sock"  # a socket path's 108 bytes
     monkeypatch.setattr(paths, "socket_path", lambda name: short)
-    closed = asyncio.Event()
+    greeted, closed = asyncio.Event(), asyncio.Event()
 
     async def silent_host(reader, writer):
         await reader.readline()  # the hello; no welcome is ever sent
+        greeted.set()
         await reader.read()  # returns at the client's end of the connection
         closed.set()
         writer.close()
@@ -114,7 +115,7 @@ async def test_a_join_cancelled_before_its_welcome_closes_its_connection(tmp_pat
     server = await asyncio.start_unix_server(silent_host, path=str(short))
     try:
         joining = asyncio.create_task(RemoteSession.connect("joined", "tui", timeout=30))
-        await asyncio.sleep(0.2)
+        await asyncio.wait_for(greeted.wait(), 5)  # it waits for the welcome now
         joining.cancel()
         await asyncio.gather(joining, return_exceptions=True)
         await asyncio.wait_for(closed.wait(), 5)

@@ -523,8 +523,7 @@ class LldbDapBackend(DapBackend):
         self._held_signals: set[str] = set()
         #: an expression that may run code is being evaluated, or was interrupted
         #: and its own stop has not been read yet: a stop read then is the
-        #: expression's, not the program's (_note_stopped)
-        self._expression_running = False
+        #: expression's, not the program's (_note_stopped, _run_expression)
         self._expression_stop_due = False
         self._expression_stop_read = asyncio.Event()
         self._pipes = None  # the launched program's stdout and stderr (ProgramPipes)
@@ -590,7 +589,7 @@ class LldbDapBackend(DapBackend):
         the session here, on the reader, before it counts as a stop. The program
         cannot stop anew before it runs, and lldb-dap tells `continued` when it
         does."""
-        if self._expression_running or self._expression_stop_due:
+        if self._expression_stop_due:
             # The interrupted expression's own stop, told by lldb-dap's event
             # thread around or after the evaluate's answer. The expression is
             # unwound (_unwind) and the program is where it was: no new stop.
@@ -755,16 +754,14 @@ class LldbDapBackend(DapBackend):
             # No code runs, or text that must not reach a command line (a line
             # break would end it; a backtick is substituted): lldb-dap's own evaluate.
             return await self._evaluate(expression, frame_id, context, timeout)
-        async with self._running_expression() as interrupted:
+        async def evaluated() -> str:
             said = (await self._evaluate(
                 f"`expression --unwind-on-error false --apply-fixits false -- {text}",
                 frame_id, "repl", timeout)).value
             # lldb-dap echoes the command first: "(lldb) expression ..."
-            said = "\n".join(line for line in said.splitlines() if not line.startswith("(lldb) "))
-            if INTERRUPTED.search(said):
-                interrupted()
-                await self._unwind(said, frame_id, timeout)
-                said = said.replace(LEFT_IN_EXPRESSION, UNWOUND)
+            return "\n".join(line for line in said.splitlines() if not line.startswith("(lldb) "))
+
+        said = await self._run_expression(evaluated, frame_id, timeout)
         result = RESULT_NAME.search(said)
         if result is None:
             error = re.search(r"^error:.*", said, re.M | re.S)
@@ -779,29 +776,26 @@ class LldbDapBackend(DapBackend):
         if not expression:
             return await super().raw_command(command, timeout)
         command = f"{words[0]} --unwind-on-error false {words[1] if len(words) > 1 else ''}"
-        async with self._running_expression() as interrupted:
-            said = await super().raw_command(command, timeout)
-            if INTERRUPTED.search(said):
-                interrupted()
-                await self._unwind(said, None, timeout)
-                said = said.replace(LEFT_IN_EXPRESSION, UNWOUND)
-        return said
+        return await self._run_expression(
+            lambda: super(LldbDapBackend, self).raw_command(command, timeout), None, timeout)
 
-    @contextlib.asynccontextmanager
-    async def _running_expression(self):
-        """Around an expression that may run code: a stop told meanwhile is the
-        expression's (_note_stopped). Called, the function it yields says the
-        expression was interrupted: its stop may still come after the answer."""
-        self._expression_running = True
+    async def _run_expression(self, run, frame_id: int | None, timeout: float) -> str:
+        """What `run()` answers for an expression that may run code; one that was
+        interrupted is unwound first. A stop told meanwhile, or after an
+        interrupted one until its stop is read, is the expression's
+        (_note_stopped); one that finished or failed tells none."""
+        self._expression_stop_due = True
         self._expression_stop_read.clear()
-
-        def interrupted() -> None:
-            self._expression_stop_due = not self._expression_stop_read.is_set()
-
         try:
-            yield interrupted
-        finally:
-            self._expression_running = False
+            said = await run()
+        except BaseException:
+            self._expression_stop_due = False
+            raise
+        if not INTERRUPTED.search(said):
+            self._expression_stop_due = False
+            return said
+        await self._unwind(said, frame_id, timeout)
+        return said.replace(LEFT_IN_EXPRESSION, UNWOUND)
 
     async def _unwind(self, said: str, frame_id: int | None, timeout: float) -> None:
         await self._evaluate("`thread return -x", frame_id, "repl", timeout)
