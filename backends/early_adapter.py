@@ -1,6 +1,6 @@
 """debugpy's adapter started before its session asks for it.
 
-`run` and `start` start their session's host first thing (tui_debugger/host.py,
+`run` and `start` start their session's host first thing (tui_debugger/host/start.py,
 start_early), before they parse their command line; when `start`'s command line
 names a `.py` file and no other adapter, the host is told so and, first thing,
 before it imports the hub, the commands and pydantic, starts debugpy's adapter

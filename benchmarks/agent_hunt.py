@@ -344,7 +344,7 @@ def answer_bytes(result) -> int:
 async def replay_mcp(calls: list[tuple[str, dict]], cwd: Path) -> dict:
     from mcp.client import Client
 
-    from tui_debugger.mcp_server import create_server
+    from tui_debugger.mcp.server import create_server
 
     rows = []
     os.chdir(cwd)

@@ -52,7 +52,7 @@ def compact(value) -> int:
 async def replay() -> dict:
     from mcp.client import Client
 
-    from tui_debugger.mcp_server import create_server
+    from tui_debugger.mcp.server import create_server
 
     missing_line = line_of("missing = minimum - item.quantity")
     calls: list[tuple[str, dict]] = [

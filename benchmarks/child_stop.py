@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from backends.models import BreakpointSpec, LaunchRequest  # noqa: E402
-from tui_debugger.hub import Hub  # noqa: E402
+from tui_debugger.host.hub import Hub  # noqa: E402
 
 PROGRAMS = {
     "subprocess.run": ("parent.py", "child.py", "debugpy", {

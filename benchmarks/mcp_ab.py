@@ -107,7 +107,7 @@ async def main(ns: argparse.Namespace, program: str, session: str,
     from mcp.client import Client
     from mcp.client.stdio import StdioServerParameters
 
-    from tui_debugger.router import Router
+    from tui_debugger.client.router import Router
 
     versions = ({"this": None} if ns.before is None
                 else {"before": Path(ns.before).resolve(), "after": None})
@@ -128,7 +128,7 @@ async def main(ns: argparse.Namespace, program: str, session: str,
             if socket_path is None:
                 await router.call("await", {"timeout_ms": 30_000})
             else:  # its connection, made at its first call, goes to the relay
-                from tui_debugger import client as client_module
+                from tui_debugger.client import remote as client_module
 
                 real = client_module.paths.socket_path
                 client_module.paths.socket_path = lambda _name: Path(socket_path)

@@ -175,7 +175,7 @@ async def over_lines(rounds: int, session: str) -> tuple[list[float], list[float
 async def in_process(program: str, rounds: int) -> tuple[list[float], list[float]]:
     from mcp.client import Client
 
-    from tui_debugger.mcp_server import create_server
+    from tui_debugger.mcp.server import create_server
 
     async with create_server() as front:
         async with Client(front.server) as client:
@@ -215,7 +215,7 @@ async def launch_times(program: str, launches: int, gap: float = 0.0) -> list[fl
 
 
 async def router_rounds(session: str, rounds: int) -> tuple[list[float], list[float]]:
-    from tui_debugger.router import Router
+    from tui_debugger.client.router import Router
 
     router = Router("mcp", session=session)
     try:

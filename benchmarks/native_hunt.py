@@ -87,7 +87,7 @@ def line_of(source: Path, text: str) -> int:
 async def hunt(adapter: str, program: Path, source: Path, data: Path) -> dict:
     from mcp.client import Client
 
-    from tui_debugger.mcp_server import create_server
+    from tui_debugger.mcp.server import create_server
 
     rows: list[dict] = []
 

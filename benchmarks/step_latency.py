@@ -148,7 +148,7 @@ async def raw_rounds(program: str, rounds: int, nodelay: bool = True,
 
 async def session_rounds(program: str, rounds: int) -> list[float]:
     from tui_debugger.execute import execute
-    from tui_debugger.hub import Hub
+    from tui_debugger.host.hub import Hub
 
     hub = Hub(serve=False)
     try:
@@ -169,8 +169,8 @@ async def session_rounds(program: str, rounds: int) -> list[float]:
 
 
 async def daemon_rounds(program: str, rounds: int) -> tuple[list[float], str]:
-    from tui_debugger.cli import start_daemon
-    from tui_debugger.client import RemoteSession
+    from tui_debugger.cli.full import start_daemon
+    from tui_debugger.client.remote import RemoteSession
 
     started = await asyncio.to_thread(start_daemon, "launch", {
         "program": program, "breakpoints": [f"{program}:{LOOP_LINE}"], "session_name": "bench"})

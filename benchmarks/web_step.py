@@ -55,7 +55,7 @@ async def run(rounds: int, screenshot: str | None) -> None:
     from mcp.client import Client
     from playwright.async_api import async_playwright
 
-    from tui_debugger.mcp_server import create_server
+    from tui_debugger.mcp.server import create_server
     from tui_debugger.tui.app import create_app
 
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")

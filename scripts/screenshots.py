@@ -115,7 +115,7 @@ async def python_scene() -> Path:
 
 
 async def pairing_scene() -> Path:
-    from tui_debugger.router import join
+    from tui_debugger.client.router import join
     from tui_debugger.tui.app import create_app
 
     program = ROOT / "examples" / "inventory.py"

@@ -13,7 +13,7 @@ from backends.errors import DebuggerError, ErrorCode, InvalidInput
 from tests.support import require
 from tests.support.native_build import c_program, go_program, line_of, source_path
 from tui_debugger.execute import execute
-from tui_debugger.hub import Hub
+from tui_debugger.host.hub import Hub
 
 
 @pytest.mark.slow

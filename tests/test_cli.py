@@ -288,9 +288,9 @@ def test_help_speaks_each_front_ends_words():
     description never names a flag of the CLI."""
     import re
 
-    from tui_debugger.cli import build_parser
+    from tui_debugger.cli.parse import build_parser
     from tui_debugger.commands import registry
-    from tui_debugger.mcp_server import create_server
+    from tui_debugger.mcp.server import create_server
 
     aliases = {field.alias for cmd in registry.all_commands()
                for field in cmd.args.model_fields.values() if field.alias and

@@ -18,14 +18,14 @@ from tests.test_cli import PROGRAMS, tdb
 #: backends' models, the registry and its commands, Textual, the MCP SDK,
 #: asyncio, argparse (the host parses).
 HEAVY = ("pydantic", "pydantic_core", "pydantic_settings", "backends.models", "backends.base",
-         "tui_debugger.commands", "tui_debugger.commandline", "tui_debugger.models",
-         "tui_debugger.router", "tui_debugger.config", "textual", "rich", "mcp", "asyncio",
+         "tui_debugger.commands", "tui_debugger.cli.full", "tui_debugger.models",
+         "tui_debugger.client.router", "tui_debugger.config", "textual", "rich", "mcp", "asyncio",
          "argparse", "typing")
 
 #: Runs one command as the executable does and says what it imported.
 PROBE = """
 import json, sys
-from tui_debugger.cli import main
+from tui_debugger.cli.main import main
 rc = main(sys.argv[1:])
 sys.stdout.flush()
 print("\\n@@" + json.dumps({"rc": rc, "modules": sorted(sys.modules)}))
@@ -86,13 +86,13 @@ def test_without_a_session_the_whole_command_line_answers(no_leftover_daemons, t
     again = full(tmp_path, "status")
     assert (rc, out, err) == (again.returncode, again.stdout, again.stderr)
     assert rc == 1 and "No live session" in err
-    assert "tui_debugger.commandline" in modules  # it said so itself
+    assert "tui_debugger.cli.full" in modules  # it said so itself
 
 
 def test_the_quick_words_are_the_registrys():
     """cli.SESSION_WORDS, written out so the client imports no registry, is the
     first words of every CLI form of the commands that act on one live session."""
-    from tui_debugger import cli
+    from tui_debugger.cli import main as cli
     from tui_debugger.commands import registry
 
     words = {form[0] for cmd in registry.all_commands()
@@ -119,7 +119,7 @@ def test_run_and_start_start_their_host_before_anything_heavy(no_leftover_daemon
     whatever they import before it puts off the host, and the first stop."""
     probe = """
 import json, sys
-from tui_debugger.early_host import discard_early, leave_on_end_signals, start_early
+from tui_debugger.host.early import discard_early, leave_on_end_signals, start_early
 leave_on_end_signals()
 start_early(["start", "py_basic.py"])
 before = sorted(sys.modules)
@@ -131,7 +131,7 @@ print(json.dumps(before))
     assert proc.returncode == 0, proc.stderr
     imported = json.loads(proc.stdout)
     early_heavy = [m for m in heavy_in(imported) if m.split(".")[0] != "typing"] + [
-        m for m in imported if m in ("dataclasses", "inspect", "tui_debugger.host")]
+        m for m in imported if m in ("dataclasses", "inspect", "tui_debugger.host.start")]
     assert early_heavy == [], f"imported before the host starts: {early_heavy}"
 
 
@@ -160,7 +160,7 @@ def test_start_is_parsed_and_run_by_its_host(no_leftover_daemons, tmp_path):
              (1, ["start", "--json", "missing.py"])]
     for code, args in cases:
         rc, out, err, modules = run_probe(tmp_path, *args)
-        assert "tui_debugger.commandline" not in modules, args
+        assert "tui_debugger.cli.full" not in modules, args
         assert [m for m in heavy_in(modules) if m.split(".")[0] != "typing"] == [], args
         if rc == 0:
             tdb(tmp_path, "stop")

@@ -150,7 +150,7 @@ def test_adapter_paths_from_the_file_reach_discovery_unless_the_env_var_is_set(
 
 
 def test_output_limits_reach_new_sessions(config_file: Path, monkeypatch):
-    from tui_debugger.hub import Hub
+    from tui_debugger.host.hub import Hub
 
     config_file.write_text("output_max_entries = 50\n")
     monkeypatch.setenv("TUI_DEBUGGER_OUTPUT_MAX_BYTES", "4096")
@@ -189,7 +189,7 @@ def test_every_setting_is_documented_with_its_env_var_and_default():
 def test_through_a_session_env_over_file_and_argument_over_env(
         config_file: Path, tmp_path: Path, monkeypatch, capsys, no_leftover_processes):
     """context_lines: the file says 3, the env var 1, `context --lines 0` wins over both."""
-    from tui_debugger.cli import main
+    from tui_debugger.cli.main import main
 
     config_file.write_text("context_lines = 3\n")
     monkeypatch.setenv("TUI_DEBUGGER_CONTEXT_LINES", "1")

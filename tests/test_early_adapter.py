@@ -16,7 +16,7 @@ import pytest
 
 from backends.early_adapter import wants_debugpy
 from backends.process import descendants
-from tui_debugger.early_host import daemon_argv
+from tui_debugger.host.early import daemon_argv
 
 PROGRAMS = Path(__file__).parent / "programs"
 NOT_USED = "debugpy's adapter started early was not used"

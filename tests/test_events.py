@@ -10,7 +10,8 @@ import typing
 import pytest
 
 from backends.models import Breakpoint, BreakpointSpec, SourceLocation
-from tui_debugger import events, wire
+from tui_debugger import events
+from tui_debugger.host import wire
 from tui_debugger.models import ActivityEntry, ClientInfo, SessionState, StopInfo, Watch
 from tui_debugger.output import OutputLine
 
@@ -54,7 +55,7 @@ def test_an_event_crosses_the_socket_as_the_model_it_was(event):
 
 
 def test_the_quick_clients_plain_json_is_the_protocol():
-    # What cli.py writes with json.dumps (it imports no pydantic).
+    # What cli/main.py writes with json.dumps (it imports no pydantic).
     hello = wire.parse_request(json.loads(json.dumps(
         {"type": "hello", "origin": "cli", "client": "cli", "subscribe": False,
          "register": False})))

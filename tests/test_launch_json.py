@@ -279,7 +279,7 @@ def test_unknown_type_and_bad_request(tmp_path: Path):
 @pytest.mark.slow
 def test_launch_through_the_cli_honours_the_configuration(tmp_path: Path, capsys, monkeypatch,
                                                           no_leftover_processes):
-    from tui_debugger.cli import main
+    from tui_debugger.cli.main import main
 
     proj = tmp_path / "proj"
     (proj / ".vscode").mkdir(parents=True)
@@ -345,7 +345,7 @@ async def test_launch_config_argument_and_an_attach_configuration(tmp_path: Path
 
     from backends.process import spawn
     from tui_debugger.execute import execute
-    from tui_debugger.hub import Hub
+    from tui_debugger.host.hub import Hub
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

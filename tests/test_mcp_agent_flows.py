@@ -188,7 +188,7 @@ async def test_a_pause_right_after_launch_stops_and_never_at_line_zero(
 
 async def test_others_are_what_other_clients_did_since_this_clients_last_call(
         mcp_env, no_leftover_processes):
-    from tui_debugger.router import join
+    from tui_debugger.client.router import join
 
     async with in_process_client() as client:
         await call(client, "debug_launch", {"program": str(PY_BASIC), "stopOnEntry": True,

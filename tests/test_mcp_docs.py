@@ -156,7 +156,7 @@ async def generate(tmp: str) -> dict[str, list[str]]:
     from mcp.client import Client
 
     from tests.support.native_build import c_program, crash_core
-    from tui_debugger.mcp_server import create_server
+    from tui_debugger.mcp.server import create_server
 
     app = os.path.join(tmp, "app.py")
     Path(app).write_text(PROGRAM)

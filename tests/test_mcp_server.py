@@ -50,7 +50,7 @@ async def test_tools_are_generated_from_the_registry(mcp_env):
     from mcp.client import Client
 
     from tui_debugger.commands import registry
-    from tui_debugger.mcp_server import DEFAULT_TOOLS, TOOLS_TOOL, create_server
+    from tui_debugger.mcp.server import DEFAULT_TOOLS, TOOLS_TOOL, create_server
 
     changed: list[str] = []
 
@@ -195,7 +195,7 @@ async def test_a_whole_session(mcp_env, no_leftover_processes):
 async def test_sessions_launched_here_can_be_joined(mcp_env, no_leftover_processes):
     """A person opens the agent's session (`tui-debugger ui` joins through the
     socket) and sees what the agent does, attributed to it."""
-    from tui_debugger.router import join
+    from tui_debugger.client.router import join
 
     async with in_process_client(session="shared") as client:
         # --session NAME: the first launch without a sessionName creates NAME.

@@ -16,8 +16,8 @@ from mcp.server.lowlevel import Server
 from mcp_types import CallToolResult, TextContent, jsonrpc_message_adapter
 
 from tests.test_mcp_stdio_transport import INITIALIZE, INITIALIZED, RawServer, request, tool
-from tui_debugger import mcp_transport
-from tui_debugger.mcp_server import TOOLS_TOOL
+from tui_debugger.mcp import transport as mcp_transport
+from tui_debugger.mcp.server import TOOLS_TOOL
 
 MODERN = "2026-07-28"
 

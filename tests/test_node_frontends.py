@@ -11,7 +11,7 @@ from backends.errors import DebuggerError
 from tests.support import require
 from tests.support.mcp import call, in_process_client
 from tui_debugger.execute import execute
-from tui_debugger.hub import Hub
+from tui_debugger.host.hub import Hub
 
 APP = """\
 function makeOrder(id, qty) {

@@ -131,7 +131,7 @@ async def test_persistence_can_be_turned_off(project: Path, monkeypatch):
 
 
 def _cli(capsys, *argv: str) -> str:
-    from tui_debugger.cli import main
+    from tui_debugger.cli.main import main
 
     code = main(list(argv))
     out = capsys.readouterr()

@@ -9,7 +9,7 @@ import pytest
 from backends.errors import DebuggerError, InvalidInput
 from backends.ray import PausedTask, dashboard_url, list_paused
 from tui_debugger.commands import registry
-from tui_debugger.ray_cli import choose, split_words
+from tui_debugger.cli.ray import choose, split_words
 from tui_debugger.tui.widgets.attach_dialog import ray_request
 
 

@@ -10,9 +10,9 @@ import pytest
 
 from backends.errors import DebuggerError, ErrorCode
 from tests.support import marker_line
-from tui_debugger.hub import Hub
+from tui_debugger.host.hub import Hub
 from tui_debugger.models import ClientInfo, client_id
-from tui_debugger.router import join
+from tui_debugger.client.router import join
 from tui_debugger.session import SessionState
 
 PROGRAMS = Path(__file__).parent / "programs"

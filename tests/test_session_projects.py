@@ -258,9 +258,9 @@ async def test_one_sessions_settling_state_holds_no_other_sessions_file_back(mon
     settling written without waiting for it. The writer thread is held up
     right after each rename (as a loaded machine may), so a step taken the
     moment the file says stopped must find that stop noted already."""
-    from tui_debugger import hub as hub_module
+    from tui_debugger.host import hub as hub_module
     from tui_debugger import paths
-    from tui_debugger.hub import Hub
+    from tui_debugger.host.hub import Hub
     from tui_debugger.models import SessionState
 
     monkeypatch.setattr(hub_module, "META_SETTLE_S", 1.0)  # a wide margin on a loaded machine

@@ -12,7 +12,7 @@ import pytest
 from backends.process import pid_alive
 from tests.support.simctl import APP_SOURCE, BREAK_LINE, BUNDLE, IPHONE_15, wait_until_released
 from tui_debugger.execute import execute
-from tui_debugger.hub import Hub
+from tui_debugger.host.hub import Hub
 
 
 @pytest.mark.parametrize("kind", ["lldb-cli", "lldb-dap"])

@@ -17,7 +17,7 @@ import pytest
 
 from backends import python_env
 from backends.early_adapter import NODELAY_DIR
-from tui_debugger.early_host import daemon_argv
+from tui_debugger.host.early import daemon_argv
 
 
 def _maps(pid: int) -> str:

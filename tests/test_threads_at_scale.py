@@ -403,7 +403,7 @@ def test_nothing_heavy_is_imported_where_unused(tmp_path):
     assert imported("import contextlib\nwith contextlib.suppress(SystemExit):\n"
                     "    runpy.run_module('tui_debugger', run_name='__main__')", "sessions") == set()
     # The host of a session loads its debugger's backend when it starts one, never the TUI.
-    assert imported("import tui_debugger.daemon") <= {"backends.dap", "backends.cdp",
+    assert imported("import tui_debugger.host.daemon") <= {"backends.dap", "backends.cdp",
                                                       "backends.lldb_cli", "backends.simctl"}
 
 

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from tests.support.tui import EXAMPLE, find_node, example_line, source_row, tree_labels, wait_until
-from tui_debugger.router import join
+from tui_debugger.client.router import join
 from tui_debugger.tui.app import create_app
 from tui_debugger.tui.widgets.breakpoints_pane import BreakpointsPane
 from tui_debugger.tui.widgets.breakpoint_dialog import BreakpointDialog

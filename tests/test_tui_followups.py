@@ -21,7 +21,7 @@ from tests.support.node import APP_TS, mark
 from tests.support.simctl import APP_SOURCE, BREAK_LINE, BUNDLE, IPHONE_15, wait_until_released
 from tests.support.tui import find_node, source_row, tree_labels, wait_until
 from tui_debugger import paths, persist
-from tui_debugger.router import join
+from tui_debugger.client.router import join
 from tui_debugger.tui.app import create_app
 from tui_debugger.tui.widgets.attach_dialog import (
     AttachDialog,

@@ -255,8 +255,8 @@ async def test_the_tui_joins_its_session_while_its_launch_goes_on(tmp_path):
     launch's answer still comes after. Here the program's Python takes 2 s to
     start (a wrapper, as pyenv's shim is a script), so the launch is surely still
     going when the name comes."""
-    from tui_debugger.host import PendingHost
-    from tui_debugger.router import join
+    from tui_debugger.host.start import PendingHost
+    from tui_debugger.client.router import join
 
     slow = tmp_path / "slow-python"
     slow.write_text(f"#!/bin/sh\nsleep 2\nexec {sys.executable} \"$@\"\n")

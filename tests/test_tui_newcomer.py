@@ -337,7 +337,7 @@ async def test_jump_inspect_and_open_any_file():
 
 
 def test_jump_on_the_command_line():
-    from tui_debugger.cli import build_parser, cli_args
+    from tui_debugger.cli.parse import build_parser, cli_args
     from tui_debugger.commands import registry
 
     command = registry.get("until")

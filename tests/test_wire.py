@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tui_debugger import paths
 from tui_debugger.execute import execute
-from tui_debugger.hub import Hub
+from tui_debugger.host.hub import Hub
 
 PROGRAMS = Path(__file__).parent / "programs"
 
@@ -79,7 +79,7 @@ def test_a_reply_line_reads_as_before_however_deep_or_odd():
     levels, NaN) reads the same as before; what is not ours is a ValueError."""
     import pytest
 
-    from tui_debugger import wire
+    from tui_debugger.host import wire
 
     deep = json.loads("[" * 500 + "]" * 500)
     line = json.dumps({"type": "result", "id": 1, "ok": True, "result": {"v": deep}}).encode()
@@ -99,7 +99,7 @@ async def test_a_join_cancelled_before_its_welcome_closes_its_connection(tmp_pat
     """A join cancelled while it waits for the host's welcome (a TUI's switch
     as the app closes) leaves no connection open: the host counts an open one
     as a client and stays for it, even after `stop`."""
-    from tui_debugger.client import RemoteSession
+    from tui_debugger.client.remote import RemoteSession
 
     short = Path("/tmp") / f"tdbg-join-{tmp_path.name[-12:]}.sock"  # a socket path's 108 bytes
     monkeypatch.setattr(paths, "socket_path", lambda name: short)

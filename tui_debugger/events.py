@@ -2,7 +2,7 @@
 joined in one discriminated union (`SessionEvent`, told apart by `kind`).
 
 The session publishes these models; its host dumps them onto the socket and a
-client validates each line once, back into the same model (wire.py). A
+client validates each line once, back into the same model (host/wire.py). A
 consumer dispatches on the event's class through a table, never on a string
 in an if-ladder: `handlers[type(event)](event)`.
 

@@ -94,7 +94,7 @@ async def _execute(
     args = validate_args(cmd, raw_args)
     if cmd.creates_session and hub is None:
         raise InternalError(f"{cmd.id} creates a session, which only a host process runs "
-                            "(router.py starts one). Please report this.")
+                            "(client/router.py starts one). Please report this.")
     if cmd.needs_session and session is None:
         session = hub.local(session_name) if hub is not None else None
         if session is None:

@@ -169,7 +169,7 @@ def test_a_starter_killed_during_its_launch_still_ends_the_session(isolated_runt
     (the starter's own start time is in the spec) and ends the session once no
     client is left, instead of leaving the program and its debugger running."""
     from backends.procinfo import start_time
-    from tui_debugger.early_host import _send_spec, _spawn
+    from tui_debugger.host.early import _send_spec, _spawn
 
     monkeypatch.setenv("TUI_DEBUGGER_ORPHAN_GRACE_S", "1")
     starter = subprocess.Popen(["sleep", "60"])

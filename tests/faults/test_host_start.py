@@ -104,7 +104,7 @@ def test_an_invalid_session_name_starts_nothing(name, tmp_path, mcp_env):
 
 BROKEN_SITE = """
 import os, sys
-if b"tui_debugger.daemon" in open("/proc/self/cmdline", "rb").read():
+if b"tui_debugger.host.daemon" in open("/proc/self/cmdline", "rb").read():
     sys.stderr.write("this host's Python is broken: site failed\\n")
     sys.stderr.flush()
     os._exit(3)

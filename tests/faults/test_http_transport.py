@@ -190,7 +190,7 @@ print(json.dumps({"opened": len(socks), "closed": closed}), flush=True)
 @pytest.mark.slow
 def test_slow_connections_of_another_user_do_not_starve_the_token_holder(
         other_user, mcp_env, no_leftover_processes):
-    from tui_debugger import mcp_server
+    from tui_debugger.mcp import server as mcp_server
 
     request_timeout = getattr(mcp_server, "HTTP_REQUEST_TIMEOUT_S", 10)
     port = free_port()

@@ -39,7 +39,7 @@ def write_program(directory: Path, name: str, source: str) -> Path:
 async def in_process_client(session: str | None = None):
     from mcp.client import Client
 
-    from tui_debugger.mcp_server import create_server
+    from tui_debugger.mcp.server import create_server
 
     async with create_server(session) as front:
         async with Client(front.server) as client:

@@ -2,7 +2,7 @@
 `run_app`) and the tests build the app the same way.
 
 The TUI is always a client. `run` and `attach` start a host process (a
-daemon, host.py) for the new session and join it through its socket; `ui`
+daemon, host/start.py) for the new session and join it through its socket; `ui`
 joins a live one. The sessions it started end when it quits; killed outright,
 it leaves them to their hosts, which end them once no client has come back
 within their idle time.
@@ -35,7 +35,7 @@ from backends.models import Breakpoint
 from .. import events
 from ..events import SessionEvent
 from ..models import StopInfo
-from ..router import RemoteHandle
+from ..client.router import RemoteHandle
 from .format import display_path, own_origin, who_proper
 from .keymap import app_bindings, bindable_ids, user_keymap
 from .frames import PacedScreen

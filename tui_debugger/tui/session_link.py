@@ -18,7 +18,7 @@ from backends.errors import DebuggerError
 
 from .. import events, paths
 from ..commands.registry import View
-from ..router import RemoteHandle, join
+from ..client.router import RemoteHandle, join
 from .messages import StartSession, SwitchSession
 from .widgets.attach_dialog import AttachDialog
 from .widgets.quit_dialog import QuitDialog
@@ -93,7 +93,7 @@ class SessionLink:
         app's own session): joined as soon as it is served, its start's failure
         ending the app; else (the attach dialog) once started, a failure said
         where it was asked for."""
-        from ..host import PendingHost, no_first_stop_wait
+        from ..host.start import PendingHost, no_first_stop_wait
 
         if command_id == "attach" and args.get("ray") is not None and self.pending_host is None:
             root = await self._join_ray_root(args)

@@ -15,12 +15,12 @@ from typing import Callable
 
 from backends.errors import DebuggerError, ErrorCode, InvalidInput
 
-from . import paths
-from .config import settings
-from .events import State
-from .models import SessionState
+from .. import paths
+from ..config import settings
+from ..events import State
+from ..models import SessionState
 from .server import SessionServer
-from .session import Session
+from ..session import Session
 
 #: A step takes the state from stopped to running and back within milliseconds.
 #: Running after stopped is written once it has held this long, and not at all
@@ -77,7 +77,7 @@ class Hub:
                           output_max_bytes=cfg.output_max_bytes)
         self.sessions[name] = session
         session.on_child = self._child_started
-        from .tree import watch
+        from ..tree import watch
 
         watch(self, session)
         if parent is not None:
@@ -234,6 +234,6 @@ class Hub:
     # (tree.py: what a session tree shares; here only where its sessions live)
 
     def _child_started(self, parent: Session, event) -> None:
-        from .tree import start_child
+        from ..tree import start_child
 
         start_child(self, parent, event)

@@ -15,7 +15,8 @@ from typing import Any
 
 from backends.errors import DebuggerError, ErrorCode, InvalidInput
 
-from . import paths, wire
+from .. import paths
+from ..host import wire
 
 
 # ============================================================================ stdio transport

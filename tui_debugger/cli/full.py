@@ -16,11 +16,11 @@ from typing import Any, Callable, Sequence
 
 from backends.errors import DebuggerError, InvalidInput
 
-from . import __version__
-from .commands import registry
-from .commands.registry import Command
+from .. import __version__
+from ..commands import registry
+from ..commands.registry import Command
 
-from .cliparse import (  # noqa: F401  (names the command line's callers import from here)
+from .parse import (  # noqa: F401  (names the command line's callers import from here)
     CLI_VIEW,
     ENTRY_POINTS,
     Parser,
@@ -41,7 +41,7 @@ from .cliparse import (  # noqa: F401  (names the command line's callers import 
 
 async def _call(cmd: Command, args: dict[str, Any], session: str | None) -> tuple[Any, str | None]:
     """The result, and the name of the session it came from."""
-    from .router import RemoteHandle, Router
+    from ..client.router import RemoteHandle, Router
 
     router = Router("cli", session=session, register=False, view=CLI_VIEW)
     try:
@@ -63,7 +63,7 @@ async def _call(cmd: Command, args: dict[str, Any], session: str | None) -> tupl
 
 
 async def _follow_output(ns: argparse.Namespace, args: dict[str, Any]) -> int:
-    from .router import Router
+    from ..client.router import Router
 
     router = Router("cli", session=ns.session, register=False, view=CLI_VIEW)
     since = args.get("since", 0)
@@ -97,7 +97,7 @@ def run_client_command(ns: argparse.Namespace) -> int:
         return emit_error(exc, as_json)
     except KeyboardInterrupt:
         return 130
-    from .paths import several_live
+    from ..paths import several_live
 
     emit_result(result, as_json, acted_on if acted_on and several_live() else None)
     return 0
@@ -108,7 +108,7 @@ def run_client_command(ns: argparse.Namespace) -> int:
 
 def start_daemon(command: str, args: dict[str, Any]) -> dict[str, Any]:
     """Start a daemon hosting a new session; return the launch result (or raise)."""
-    from .host import start_host
+    from ..host.start import start_host
 
     return asyncio.run(start_host(command, args))
 
@@ -215,7 +215,7 @@ def program_input_for_tui() -> str:
 
 
 def _run_tui(mode: str, args: dict[str, Any], session: str | None) -> int:
-    from .early_host import (default_end_signals, end_signal_exit_code, end_signals,
+    from ..host.early import (default_end_signals, end_signal_exit_code, end_signals,
                              leave_on_end_signals)
 
     # A SIGTERM or SIGHUP before the app handles them itself (at mount) quits as
@@ -230,7 +230,7 @@ def _run_tui(mode: str, args: dict[str, Any], session: str | None) -> int:
     if mode != "join":
         # The session's host starts first, so its own start-up overlaps the
         # TUI's import of Textual and first paint.
-        from .host import PendingHost, no_first_stop_wait
+        from ..host.start import PendingHost, no_first_stop_wait
 
         try:
             host = PendingHost(mode, no_first_stop_wait(mode, args), origin="tui", owned=True,
@@ -238,7 +238,7 @@ def _run_tui(mode: str, args: dict[str, Any], session: str | None) -> int:
         except DebuggerError as exc:
             return emit_error(exc, False)
     try:
-        from .tui.app import run_app
+        from ..tui.app import run_app
     except ImportError as exc:  # pragma: no cover - the TUI ships with the package
         if host is not None:
             asyncio.run(host.abandon())
@@ -256,20 +256,20 @@ def _run_tui(mode: str, args: dict[str, Any], session: str | None) -> int:
 
 
 def cmd_daemon(ns: argparse.Namespace) -> int:
-    from .daemon import read_spec, run_daemon
+    from ..host.daemon import read_spec, run_daemon
 
     spec = read_spec()
     return run_daemon(spec) if spec is not None else 0
 
 
 def _pinned() -> str | None:
-    from .paths import pinned_session
+    from ..paths import pinned_session
 
     return pinned_session()
 
 
 def cmd_mcp(ns: argparse.Namespace) -> int:
-    from .mcp_server import run_mcp
+    from ..mcp.server import run_mcp
 
     tools = [t for t in (ns.tools or "").split(",") if t.strip()] or None
     try:
@@ -281,19 +281,19 @@ def cmd_mcp(ns: argparse.Namespace) -> int:
 
 
 def cmd_serve(ns: argparse.Namespace) -> int:
-    from .serve import run_serve
+    from ..web.serve import run_serve
 
     return run_serve(ns.session, ns.host, ns.port, ns.allow_host)
 
 
 def cmd_ray(ns: argparse.Namespace) -> int:
-    from .ray_cli import run_ray
+    from .ray import run_ray
 
     return run_ray(ns)
 
 
 def cmd_launches(ns: argparse.Namespace) -> int:
-    from .launch_json import list_launch_configs
+    from ..launch_json import list_launch_configs
 
     try:
         configs = list_launch_configs(os.getcwd())
@@ -321,7 +321,7 @@ def main(argv: Sequence[str] | None = None,
     ns = parser.parse_args(argv)
     entry = ns.entry
     if entry != "daemon":  # the host of a headless session inherits its starter's settings
-        from .config import apply_config
+        from ..config import apply_config
 
         try:
             apply_config()  # a broken config file is reported here, once, without a traceback

@@ -34,7 +34,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from .events import SessionEvent
+from ..events import SessionEvent
 
 #: a call's id as the client chose it (a number; anything JSON allows is echoed)
 CallId = Union[int, str, None]

@@ -23,13 +23,13 @@ from typing import Any, AsyncIterator
 
 from backends.errors import DebuggerError, InvalidInput
 
-from . import paths
-from .client import RemoteSession
-from .commands import registry
-from .commands.registry import Command, Result, View
-from .commands.agent import agent_answer
-from .execute import execute, validate_args
-from .events import SessionEvent
+from .. import paths
+from .remote import RemoteSession
+from ..commands import registry
+from ..commands.registry import Command, Result, View
+from ..commands.agent import agent_answer
+from ..execute import execute, validate_args
+from ..events import SessionEvent
 
 #: What an agent reads of a result: the lean structured answer and its text.
 AgentAnswer = tuple[dict[str, Any], str]
@@ -239,10 +239,10 @@ class Router:
     async def _host(self, cmd: Command, validated: Any, cwd: str | None) -> Result:
         """Start a host process running `cmd` (launch, attach, attach_sim) for a
         new session, and join it; it becomes this router's session."""
-        from .host import start_host
+        from ..host.start import start_host
 
         if cmd.id == "attach" and getattr(validated, "ray", None) is not None:
-            from .commands.ray import join_live_root
+            from ..commands.ray import join_live_root
 
             joined = await join_live_root(self, validated)
             if joined is not None:  # one root per cluster: the live one attaches them
@@ -269,7 +269,7 @@ class Router:
     def prepare_spare(self) -> None:
         """With keep_spare, start a host for the next launch (early_host.SpareHost)."""
         if self.keep_spare and (self._spare is None or not self._spare.alive()):
-            from .early_host import SpareHost
+            from ..host.early import SpareHost
 
             # With debugpy's adapter already started: a Python launch (the
             # common one) takes it, and does not wait for its start (~80 ms idle);

@@ -68,11 +68,11 @@ SOCKET_CHECK_S = 2.0
 async def serve(spec: HostSpec, as_json: bool = False) -> int:
     """Run the spec's command and serve its session. `as_json`: the client
     of a `cli` spec asked for --json."""
-    from .config import settings
-    from .execute import execute
+    from ..config import settings
+    from ..execute import execute
     from .hub import Hub
-    from .commands.registry import View
-    from .models import SessionState
+    from ..commands.registry import View
+    from ..models import SessionState
     from .wire import HostReady
 
     become_subreaper()
@@ -105,7 +105,7 @@ async def serve(spec: HostSpec, as_json: bool = False) -> int:
             result = await starting
         finally:
             early_adapter.discard()  # an adapter started early that the launch did not take
-            from .gcpause import resume
+            from ..gcpause import resume
 
             resume()  # the start is over (daemon.main paused it)
     except asyncio.CancelledError:
@@ -122,7 +122,7 @@ async def serve(spec: HostSpec, as_json: bool = False) -> int:
         return 1
     answer = None
     if spec.cli is not None:
-        from .cliparse import result_answer
+        from ..cli.parse import result_answer
 
         answer = result_answer(result, as_json)
     _write_ready(HostReady(ok=True, result=result.model_dump(mode="json", by_alias=True),
@@ -200,7 +200,7 @@ def _failed(spec: HostSpec, exc: DebuggerError, as_json: bool) -> HostReady:
 
     answer = None
     if spec.cli is not None:
-        from .cliparse import error_answer
+        from ..cli.parse import error_answer
 
         answer = error_answer(exc, as_json)
     return HostReady(ok=False, error=exc.to_dict(), cli=answer)
@@ -210,7 +210,7 @@ def run_daemon(raw_spec: dict[str, Any]) -> int:
     # A host started before its starter read the settings (early_host.start_early)
     # exports the adapter settings itself; what its starter's environment
     # already holds wins, as it does in the starter (which checked them).
-    from .config import apply_config
+    from ..config import apply_config
     from .wire import HostSpec
 
     spec = HostSpec.model_validate(raw_spec)
@@ -223,7 +223,7 @@ def run_daemon(raw_spec: dict[str, Any]) -> int:
     if spec.cli is not None:
         # cli.py's quick `start`: its command line is parsed here, where the
         # parser's modules are imported already, as commandline.py parses it.
-        from .cliparse import start_on_host
+        from ..cli.parse import start_on_host
         from .wire import HostReady
 
         args, answer, as_json = start_on_host(spec.cli, spec.columns)
@@ -243,8 +243,10 @@ def import_host_modules(debugpy: bool = False) -> None:
     Importing them depends on nothing in the spec (the host runs with -P).
     `debugpy`: a Python launch is expected; its backend and the interpreter
     look-up too."""
-    from . import cliparse, config, execute, hub, models, wire  # noqa: F401
-    from .commands import registry  # noqa: F401
+    from ..cli import parse as cliparse
+    from .. import config, execute, models
+    from . import hub, wire  # noqa: F401
+    from ..commands import registry  # noqa: F401
 
     if debugpy:
         from backends import python_env  # noqa: F401
@@ -280,11 +282,11 @@ def read_spec(preload: bool = False) -> dict[str, Any] | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -P -m tui_debugger.daemon [--spare]`, its spec on stdin: what
+    """`python -P -m tui_debugger.host.daemon [--spare]`, its spec on stdin: what
     host.py starts. It skips the CLI's parser, which a host does not need, so a
     session starts sooner."""
     argv = sys.argv[1:] if argv is None else argv
-    from .gcpause import pause
+    from ..gcpause import pause
 
     pause()  # until the start command is answered (serve)
     if "--debugpy" in argv:

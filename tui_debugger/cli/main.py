@@ -19,7 +19,7 @@ import json
 import os
 import sys
 
-from . import __version__
+from .. import __version__
 
 # No `typing` either: annotations stay strings (from __future__ import annotations).
 
@@ -51,11 +51,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return rc
     early = bool(argv) and argv[0] in ("run", "start") and not {"-h", "--help"} & set(argv)
     if argv and argv[0] in ("run", "start", "ui", "attach"):
-        from .gcpause import pause
+        from ..gcpause import pause
 
         pause()  # the app resumes it once its start is over (gcpause.py)
     if early:
-        from .early_host import leave_on_end_signals, start_early
+        from ..host.early import leave_on_end_signals, start_early
 
         if argv[0] == "run":
             leave_on_end_signals()
@@ -68,27 +68,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             if rc is not None:
                 return rc
     try:
-        from .commandline import main as full_main
+        from .full import main as full_main
 
         return full_main(argv, settings_checked=remember_settings_checked)
     finally:
         if early:
-            from .early_host import discard_early
+            from ..host.early import discard_early
 
             discard_early()
-
-
-def __getattr__(name: str) -> Any:
-    # The whole command line's names (build_parser, cli_args, ...), imported on
-    # use; not the import system's questions (`__path__`, asked at every import).
-    if name.startswith("__"):
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from . import commandline
-
-    try:
-        return getattr(commandline, name)
-    except AttributeError:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
 
 
 # ============================================================================ settings
@@ -137,7 +124,7 @@ def remember_settings_checked() -> None:
     path skips that check (pydantic's import) while nothing it depends on changed."""
     import contextlib
 
-    from . import paths
+    from .. import paths
 
     with contextlib.suppress(Exception):
         stamp = paths.runtime_dir() / _SETTINGS_STAMP
@@ -440,7 +427,7 @@ def _quick_start(argv: list[str]) -> int | None:
     base = _runtime_dir()
     if base is None or not _settings_fresh(base):
         return None
-    from . import early_host
+    from ..host import early as early_host
 
     early = early_host.take_early()
     if early is None:

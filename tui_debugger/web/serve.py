@@ -35,7 +35,7 @@ from urllib.parse import urlsplit
 
 from backends.errors import DebuggerError, InvalidInput
 
-from . import paths
+from .. import paths
 
 #: The cookie that carries the token once the printed URL was opened.
 COOKIE = "tui_debugger_token"
@@ -345,7 +345,7 @@ def run_serve(session: str | None, host: str, port: int, extra_hosts: list[str] 
         print(f"error: serving the TUI on the web needs textual-serve ({exc}); install it: "
               "pip install textual-serve", file=sys.stderr)
         return 1
-    from .router import resolve_live
+    from ..client.router import resolve_live
 
     try:
         # Which session, by the clients' rule: the one named, else the one of this project.

@@ -72,7 +72,7 @@ def run_ray(ns: argparse.Namespace) -> int:
         print(json.dumps(result.model_dump(mode="json", by_alias=True), indent=2))
     else:
         print(f"Session {result.root}: the Ray cluster at {result.dashboard}; its workers:")
-        from .commands.ray import stop_place
+        from ..commands.ray import stop_place
 
         for worker in result.workers:
             print(f"  {worker.session}: {worker.state}{stop_place(worker.stop)}")
@@ -91,10 +91,10 @@ async def _attach(address: str | None, pids: list[int], every: bool) -> Any:
     """Make the root `ray` (in a new host) with the first worker, or all of
     them, or join the live one; then attach the rest to it. Answers the tree,
     and whether this call made its root."""
-    from .commands.ray import ROOT_NAME
-    from .host import start_host
-    from .paths import live_sessions
-    from .router import Router
+    from ..commands.ray import ROOT_NAME
+    from ..host.start import start_host
+    from ..paths import live_sessions
+    from ..client.router import Router
 
     rest = list(pids)
     made = not any(s.name == ROOT_NAME for s in live_sessions())
@@ -102,7 +102,7 @@ async def _attach(address: str | None, pids: list[int], every: bool) -> Any:
         first = {} if every else {"pid": rest.pop(0)}
         await start_host("attach", {"ray": address or "", **first})
         rest = [] if every else rest
-    from .cliparse import CLI_VIEW
+    from .parse import CLI_VIEW
 
     router = Router("cli", register=False, view=CLI_VIEW)
     try:
@@ -135,8 +135,8 @@ def _print_list(dashboard: str, tasks: list[Any], as_json: bool) -> int:
 
 
 def _root_live() -> str | None:
-    from .commands.ray import ROOT_NAME
-    from .paths import live_sessions
+    from ..commands.ray import ROOT_NAME
+    from ..paths import live_sessions
 
     return ROOT_NAME if any(s.name == ROOT_NAME for s in live_sessions()) else None
 
@@ -146,7 +146,7 @@ def _open_tui(root: str, owned: bool) -> int:
     for the others). A tree this call made is this TUI's: quitting detaches
     from every worker (the tasks run on, the cluster with them), as quitting
     `tui-debugger attach` does; a live tree it joined (an agent's) stays."""
-    from .tui.app import create_app
+    from ..tui.app import create_app
 
     app = create_app("join", {}, root)
     if owned:

@@ -53,11 +53,11 @@ from mcp.types import (
 
 from backends.errors import DebuggerError, ErrorCode, InternalError, InvalidInput
 
-from . import __version__, paths
-from .commands import registry
-from .commands.registry import Command, Result, View
-from .mcp_transport import HTTP_REQUEST_TIMEOUT_S, serve_http, serve_stdio  # noqa: F401
-from .router import Router
+from .. import __version__, paths
+from ..commands import registry
+from ..commands.registry import Command, Result, View
+from .transport import HTTP_REQUEST_TIMEOUT_S, serve_http, serve_stdio  # noqa: F401
+from ..client.router import Router
 
 SERVER_NAME = "tui-debugger"
 SCRIPT_TOOL = "debug-script"
@@ -329,7 +329,7 @@ def _script_result(result: Result) -> CallToolResult:
 
 
 def _script_error(exc: DebuggerError) -> CallToolResult:
-    from .script import is_outcome_error
+    from ..script import is_outcome_error
 
     if is_outcome_error(exc):
         # seeds/002's two errors, exactly: {"error": message} and the same text.

@@ -12,8 +12,9 @@ from typing import Any, AsyncIterator
 
 from backends.errors import BackendDied, DebuggerError, ErrorCode, InvalidInput, ResourceBusy
 
-from . import paths, wire
-from .events import SessionEvent
+from .. import paths
+from ..host import wire
+from ..events import SessionEvent
 
 
 class RemoteSession:

@@ -23,8 +23,8 @@ from typing import Any
 from backends.errors import DebuggerError, ErrorCode
 from backends.procinfo import start_time
 
-from . import paths
-from .early_host import SpareHost, _send_spec, _spawn, exited_text, not_started_text, take_early
+from .. import paths
+from .early import SpareHost, _send_spec, _spawn, exited_text, not_started_text, take_early
 
 
 def no_first_stop_wait(command: str, args: dict[str, Any]) -> dict[str, Any]:

@@ -11,12 +11,13 @@ from collections.abc import Callable
 
 from backends.errors import DebuggerError, InternalError, InvalidInput
 
-from . import paths, wire
-from .commands.registry import SessionHost, View
-from .commands.agent import agent_answer
-from .execute import execute
-from .models import ClientInfo
-from .session import Session
+from .. import paths
+from . import wire
+from ..commands.registry import SessionHost, View
+from ..commands.agent import agent_answer
+from ..execute import execute
+from ..models import ClientInfo
+from ..session import Session
 
 
 _client_ids = itertools.count(1)
@@ -140,7 +141,7 @@ class SessionServer:
         async def run_command_line(message: wire.CommandLine) -> None:
             # A CLI command's whole line, parsed, run and rendered here (cli.py's
             # quick client imports none of the registry, the models or pydantic).
-            from .cliparse import run_on_host
+            from ..cli.parse import run_on_host
 
             try:
                 answer = await run_on_host(self.hub, self.session, message, client_id)

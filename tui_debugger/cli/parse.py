@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 from backends.errors import DebuggerError, InvalidInput
 
-from . import __version__
-from .commands import registry
-from .commands.registry import CliSpec, Command, View
-from .commands.render import render
+from .. import __version__
+from ..commands import registry
+from ..commands.registry import CliSpec, Command, View
+from ..commands.render import render
 
 if TYPE_CHECKING:
-    from .wire import CommandLine
+    from ..host.wire import CommandLine
 
 #: How the command line shows answers: its hints name command words and --options.
 CLI_VIEW = View(names="cli")
@@ -409,7 +409,7 @@ async def run_on_host(hub: Any, session: Any, request: CommandLine, client: str)
     back to the client's whole command line (help, a command that is not one
     session's, another session named than the one reached): that parse has no
     side effects, so nothing has happened yet."""
-    from .execute import execute
+    from ..execute import execute
 
     argv = list(request.argv)
     if not argv:
@@ -449,7 +449,7 @@ async def run_on_host(hub: Any, session: Any, request: CommandLine, client: str)
     if as_json:
         answer["json"] = result.model_dump(mode="json", by_alias=True)
     else:
-        from .commands.render import relative_to
+        from ..commands.render import relative_to
 
         with relative_to(cwd):
             answer["text"] = render(result)

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from . import paths
+from .. import paths
 
 
 #: SIGTERM/SIGHUP received while `run` starts, before its app handles them
@@ -69,7 +69,7 @@ def daemon_argv(spare: bool = False, debugpy: bool = False) -> list[str]:
     directory first on sys.path, so an `argparse.py` or `signal.py` lying there
     would run inside the daemon. `debugpy`: it starts debugpy's adapter first
     thing (backends/early_adapter.py)."""
-    return [sys.executable, "-P", "-m", "tui_debugger.daemon", *(["--spare"] if spare else []),
+    return [sys.executable, "-P", "-m", "tui_debugger.host.daemon", *(["--spare"] if spare else []),
             *(["--debugpy"] if debugpy else [])]
 
 
