@@ -92,7 +92,7 @@ def test_without_a_session_the_whole_command_line_answers(no_leftover_daemons, t
 def test_the_quick_words_are_the_registrys():
     """cli.SESSION_WORDS, written out so the client imports no registry, is the
     first words of every CLI form of the commands that act on one live session."""
-    from tui_debugger.cli import main as cli
+    from tui_debugger.cli import route as cli
     from tui_debugger.commands import registry
 
     words = {form[0] for cmd in registry.all_commands()
@@ -146,7 +146,7 @@ def _same_run(text: str) -> str:
 @pytest.mark.timeout(180)
 def test_start_is_parsed_and_run_by_its_host(no_leftover_daemons, tmp_path):
     """`start` hands its whole command line to the host it started first thing
-    (cli._quick_start): its own process imports nothing heavy, and it prints
+    (cli/quick.py, start): its own process imports nothing heavy, and it prints
     what the whole command line prints, for a session, its --json, a usage
     error, arguments the launch refuses and a launch that fails."""
     import shutil

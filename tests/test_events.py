@@ -55,7 +55,7 @@ def test_an_event_crosses_the_socket_as_the_model_it_was(event):
 
 
 def test_the_quick_clients_plain_json_is_the_protocol():
-    # What cli/main.py writes with json.dumps (it imports no pydantic).
+    # What cli/quick.py writes with json.dumps (it imports no pydantic).
     hello = wire.parse_request(json.loads(json.dumps(
         {"type": "hello", "origin": "cli", "client": "cli", "subscribe": False,
          "register": False})))

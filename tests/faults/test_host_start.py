@@ -124,7 +124,7 @@ def broken_host_python(tmp_path, monkeypatch):
 
 def test_start_whose_host_dies_says_so_with_its_log(broken_host_python, mcp_env,
                                                     no_leftover_daemons):
-    # `start` hands its command line to the host it starts first (cli._quick_start)
+    # `start` hands its command line to the host it starts first (cli/quick.py, start)
     started = tui_debugger("start", str(PROGRAMS / "py_sleep.py"), cwd=broken_host_python,
                            timeout=30)
     assert started.returncode != 0

@@ -1,6 +1,6 @@
 """The command line's parser, generated from the command registry, and what a
-parse prints: shared by the executable's whole command line (commandline.py)
-and a session's host, which parses there the command lines cli.py's quick
+parse prints: shared by the executable's whole command line (full.py)
+and a session's host, which parses there the command lines the quick
 client hands it (`run_on_host`). It starts no host and imports no front end,
 so the host can import it without importing the command line that starts hosts."""
 
@@ -19,6 +19,7 @@ from .. import __version__
 from ..commands import registry
 from ..commands.registry import CliSpec, Command, View
 from ..commands.render import render
+from . import route
 
 if TYPE_CHECKING:
     from ..host.wire import CommandLine
@@ -379,7 +380,7 @@ _HOST_PARSERS: dict[str, argparse.ArgumentParser] = {}
 
 def start_on_host(argv: list[str], columns: int | None
                   ) -> tuple[dict[str, Any] | None, dict[str, Any] | None, bool]:
-    """`tui-debugger start ...`'s whole argv, handed by cli.py's quick `start`
+    """`tui-debugger start ...`'s whole argv, handed by the quick `start`
     to the host it started (daemon.run_daemon), parsed there as commandline.py
     parses it: (the launch's arguments, None, --json) to run, or (None, what
     the client prints, --json) when the parse answers it (a usage error,
@@ -403,7 +404,7 @@ def start_on_host(argv: list[str], columns: int | None
 
 
 async def run_on_host(hub: Any, session: Any, request: CommandLine, client: str) -> dict[str, Any]:
-    """A command line that cli.py's quick client sent to the session's host:
+    """A command line that the quick client sent to the session's host:
     parsed, run and rendered here, where the registry and the models are
     already imported, into what the client prints. {"fallback": true} hands it
     back to the client's whole command line (help, a command that is not one
@@ -430,11 +431,11 @@ async def run_on_host(hub: Any, session: Any, request: CommandLine, client: str)
     finally:
         _CAPTURE.reset(token)
     command_id = getattr(ns, "command_id", None)
-    if command_id is None or ns.entry in ENTRY_POINTS:
-        return {"fallback": True}
-    cmd = registry.get(command_id)
-    if (not cmd.needs_session or cmd.creates_session or ns.session != request.session
-            or (cmd.id == "output" and getattr(ns, "follow", False))):
+    cmd = registry.get(command_id) if command_id is not None else None
+    if cmd is None or not route.host_runs(
+            entry_point=ns.entry in ENTRY_POINTS, needs_session=cmd.needs_session,
+            creates_session=cmd.creates_session, same_session=ns.session == request.session,
+            follows=cmd.id == "output" and bool(getattr(ns, "follow", False))):
         return {"fallback": True}
     as_json = bool(getattr(ns, "json", False))
     cwd = request.cwd

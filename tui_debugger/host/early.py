@@ -102,6 +102,21 @@ def _send_spec(proc: subprocess.Popen[bytes], spec: dict[str, Any]) -> None:
         proc.stdin.close()
 
 
+def end_process(proc: subprocess.Popen[bytes]) -> None:
+    """End a host that never got ready: SIGTERM (it ends what it started), then
+    SIGKILL if it has not gone within 5 s. Blocking: PendingHost.abandon runs it
+    in a thread, the quick `start` (cli/quick.py) as it is."""
+    try:
+        proc.terminate()
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=2)
+    except OSError:
+        pass
+
+
 def not_started_text(name: str, timeout: float, log: Path | str) -> str:
     """What a starter says of a host that did not answer within `timeout`."""
     return f"The session {name} did not start within {timeout:.0f} s. Log: {log}"

@@ -15,7 +15,6 @@ import asyncio
 import contextlib
 import json
 import os
-import signal
 import subprocess
 import threading
 from typing import Any
@@ -24,7 +23,8 @@ from backends.errors import DebuggerError, ErrorCode
 from backends.procinfo import start_time
 
 from .. import paths
-from .early import SpareHost, _send_spec, _spawn, exited_text, not_started_text, take_early
+from .early import (SpareHost, _send_spec, _spawn, end_process, exited_text, not_started_text,
+                    take_early)
 
 
 def no_first_stop_wait(command: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -135,18 +135,8 @@ class PendingHost:
 
     async def abandon(self) -> None:
         """A host that never got ready: SIGTERM (it ends what it started), then
-        SIGKILL if it does not go."""
-        proc = self.proc
-        with contextlib.suppress(OSError):
-            proc.send_signal(signal.SIGTERM)
-        for _ in range(100):
-            if proc.poll() is not None:
-                return
-            await asyncio.sleep(0.05)
-        with contextlib.suppress(OSError):
-            proc.kill()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.wait(timeout=2)
+        SIGKILL if it does not go (early.end_process)."""
+        await asyncio.to_thread(end_process, self.proc)
 
 
 def _serving(line: bytes) -> str | None:
