@@ -1,4 +1,4 @@
-"""The stdio transport of `tui-debugger mcp` (mcp_transport.serve_stdio), as a
+"""The stdio transport of `tui-debugger mcp` (mcp/stdio.py, serve_stdio), as a
 real process spoken to in raw JSON-RPC lines: requests in one burst and in
 pieces, answers each once and whole, a client that reads late or leaves, a
 line too long to hold, files for stdin and stdout, and the wire kept private

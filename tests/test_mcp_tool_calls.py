@@ -1,4 +1,4 @@
-"""tools/call answered beside the SDK's dispatch (mcp_transport._ToolCalls):
+"""tools/call answered beside the SDK's dispatch (mcp/stdio.py, _ToolCalls):
 taken only once the SDK has settled the connection and only when the SDK
 would take the call as it stands, answered as the SDK answers, in both
 protocol eras, cancelled unanswered, and everything else left to the SDK."""
@@ -16,7 +16,7 @@ from mcp.server.lowlevel import Server
 from mcp_types import CallToolResult, TextContent, jsonrpc_message_adapter
 
 from tests.test_mcp_stdio_transport import INITIALIZE, INITIALIZED, RawServer, request, tool
-from tui_debugger.mcp import transport as mcp_transport
+from tui_debugger.mcp import stdio as mcp_transport
 from tui_debugger.mcp.server import TOOLS_TOOL
 
 MODERN = "2026-07-28"

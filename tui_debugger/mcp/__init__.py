@@ -1,5 +1,5 @@
 """The MCP front end (`tui-debugger mcp`): `server` declares the tools from the
-command registry, `transport` speaks stdio and HTTP. Runs in the MCP server's
+command registry, `stdio` and `http` are its transports. Runs in the MCP server's
 own process, a client of the session's host. Imports nothing here, so
 `import mcp` elsewhere always means the SDK.
 """

@@ -27,7 +27,7 @@ process for it, as `tui-debugger start` does, and joins it, so a person can
 open it with `tui-debugger ui`; everything the agent does shows up there as
 origin `mcp`. The sessions it started end when it exits.
 
-How it is reached (stdio, HTTP with a token) is mcp_transport.py's.
+How it is reached (stdio, HTTP with a token) is stdio.py and http.py's.
 """
 
 from __future__ import annotations
@@ -56,7 +56,8 @@ from backends.errors import DebuggerError, ErrorCode, InternalError, InvalidInpu
 from .. import __version__, paths
 from ..commands import registry
 from ..commands.registry import Command, Result, View
-from .transport import HTTP_REQUEST_TIMEOUT_S, serve_http, serve_stdio  # noqa: F401
+from .http import HTTP_REQUEST_TIMEOUT_S, serve_http  # noqa: F401
+from .stdio import serve_stdio  # noqa: F401
 from ..client.router import Router
 
 SERVER_NAME = "tui-debugger"
@@ -329,9 +330,9 @@ def _script_result(result: Result) -> CallToolResult:
 
 
 def _script_error(exc: DebuggerError) -> CallToolResult:
-    from ..script import is_outcome_error
+    from backends.errors import EndedBeforeHit, NoHitInTime
 
-    if is_outcome_error(exc):
+    if isinstance(exc, (NoHitInTime, EndedBeforeHit)):
         # seeds/002's two errors, exactly: {"error": message} and the same text.
         return CallToolResult(
             content=[TextContent(type="text", text=exc.message)],
@@ -406,7 +407,7 @@ class McpFrontEnd:
 
     def answers_directly(self, tool: Any) -> bool:
         """Whether a tools/call of `tool` may be answered beside the SDK's
-        dispatch (mcp_transport._ToolCalls): any tool but debug_tools, whose
+        dispatch (stdio._ToolCalls): any tool but debug_tools, whose
         answer may change the list and so needs the SDK's notification."""
         return isinstance(tool, str) and tool != TOOLS_TOOL
 
@@ -433,7 +434,7 @@ class McpFrontEnd:
                      ) -> CallToolResult | tuple[dict[str, Any], str]:
         """As `call`, an agent's plain answer left as (structured, text), which
         the stdio transport writes without making a CallToolResult of it
-        (mcp_transport._ToolCalls)."""
+        (stdio._ToolCalls)."""
         if tool == TOOLS_TOOL:
             return self.open((arguments or {}).get("open"))
         # A closed tool answers when called by name all the same.
