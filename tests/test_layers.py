@@ -137,3 +137,109 @@ def test_backends_import_no_front_end_library():
             offenders += [f"{path.relative_to(ROOT)} imports {n}" for n in names
                           if n.split(".")[0] in ("textual", "rich", "mcp")]
     assert not offenders, "backends/ must not depend on front-end libraries:\n" + "\n".join(offenders)
+
+
+# ============================================================================ the map's rules
+
+#: Each module's layer (docs/architecture.md opens with this map): a module
+#: belongs to the first row whose prefix names it. A package's own __init__ of
+#: the folders below imports nothing (checked below), so importing a module in
+#: it is an edge to that module alone.
+LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    ("backends", ("backends",)),
+    ("entry", ("tui_debugger.__main__", "tui_debugger.cli.main", "tui_debugger.cli.full",
+               "tui_debugger.cli.quick")),
+    ("host", ("tui_debugger.host.daemon", "tui_debugger.host.hub", "tui_debugger.host.server")),
+    ("parse", ("tui_debugger.cli.parse",)),
+    ("reach", ("tui_debugger.host.start", "tui_debugger.host.early", "tui_debugger.host.wire",
+               "tui_debugger.cli.route")),
+    ("client", ("tui_debugger.client",)),
+    ("front ends", ("tui_debugger.tui", "tui_debugger.mcp", "tui_debugger.web", "tui_debugger.cli")),
+    ("execute", ("tui_debugger.execute",)),
+    ("commands", ("tui_debugger.commands",)),
+    ("session", ("tui_debugger.session", "tui_debugger.persist", "tui_debugger.script",
+                 "tui_debugger.stops", "tui_debugger.tree")),
+    ("ground", ("tui_debugger",)),
+]
+
+#: What each layer may import (besides itself). Front ends reach a session only
+#: through client/ and host/start (never the host's own modules or the session);
+#: a host runs commands and parses the quick client's lines with the parser the
+#: command line has (cli/parse) but starts no front end; the session knows no
+#: command; nothing but the entry imports a front end.
+MAY_IMPORT: dict[str, set[str]] = {
+    "backends": set(),
+    "ground": {"backends"},
+    "session": {"backends", "ground"},
+    "commands": {"backends", "ground", "session"},
+    "execute": {"backends", "ground", "session", "commands"},
+    "reach": {"backends", "ground"},
+    "parse": {"backends", "ground", "commands", "execute", "reach"},
+    "host": {"backends", "ground", "session", "commands", "execute", "reach", "parse"},
+    "client": {"backends", "ground", "commands", "execute", "reach"},
+    "front ends": {"backends", "ground", "commands", "reach", "client", "parse"},
+    "entry": {"backends", "ground", "session", "commands", "execute", "reach", "parse", "host",
+              "client", "front ends"},
+}
+
+#: Folders whose __init__ is only a docstring.
+EMPTY_PACKAGES = ("tui_debugger.host", "tui_debugger.client", "tui_debugger.cli",
+                  "tui_debugger.mcp", "tui_debugger.web")
+
+
+def layer_of(module: str) -> str:
+    for layer, prefixes in LAYERS:
+        if any(module == p or module.startswith(p + ".") for p in prefixes):
+            return layer
+    raise AssertionError(f"{module} is in no layer of the map: add it to LAYERS")
+
+
+def layer_breaches(graph: dict[str, set[str]]) -> list[str]:
+    found = []
+    for module, targets in sorted(graph.items()):
+        here = layer_of(module)
+        for target in sorted(targets):
+            if target in EMPTY_PACKAGES:
+                continue
+            there = layer_of(target)
+            if there != here and there not in MAY_IMPORT[here]:
+                found.append(f"{module} ({here}) imports {target} ({there})")
+    return found
+
+
+def test_every_module_keeps_to_its_layer():
+    breaches = layer_breaches(import_graph())
+    assert not breaches, ("imports across the map's rules (docs/architecture.md, the map):\n"
+                          + "\n".join(breaches))
+
+
+def test_the_layer_rules_catch_a_breach():
+    # A session module that imports a command, a front end that reaches into the
+    # host's hub, a host that starts the TUI: each is named.
+    graph = {"tui_debugger.session.control": {"tui_debugger.commands.registry"},
+             "tui_debugger.tui.app": {"tui_debugger.host.hub", "tui_debugger.client.router"},
+             "tui_debugger.host.daemon": {"tui_debugger.tui.app", "tui_debugger.cli.parse",
+                                          "tui_debugger.cli"}}
+    assert layer_breaches(graph) == [
+        "tui_debugger.host.daemon (host) imports tui_debugger.tui.app (front ends)",
+        "tui_debugger.session.control (session) imports tui_debugger.commands.registry (commands)",
+        "tui_debugger.tui.app (front ends) imports tui_debugger.host.hub (host)",
+    ]
+
+
+def test_the_folders_packages_import_nothing():
+    # So that a host importing cli/parse does not run the door, and a client
+    # importing host/wire does not import the host.
+    for package in EMPTY_PACKAGES:
+        path = ROOT / Path(*package.split(".")) / "__init__.py"
+        tree = ast.parse(path.read_text())
+        imports = [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
+                   and not (isinstance(n, ast.ImportFrom) and n.module == "__future__")]
+        assert not imports, f"{path.relative_to(ROOT)} imports: keep it a docstring"
+
+
+def test_no_module_is_over_800_lines():
+    long = sorted(f"{p.relative_to(ROOT)}: {n} lines" for pkg in PACKAGES
+                  for p in (ROOT / pkg).rglob("*.py")
+                  if (n := len(p.read_text().splitlines())) > 800)
+    assert not long, "split these by job (docs/architecture.md, the map):\n" + "\n".join(long)

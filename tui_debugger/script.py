@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from backends import adapters
-from backends.errors import DebuggerError, EndedBeforeHit, InvalidInput, NoHitInTime
+from backends.errors import DebuggerError, InvalidInput
 from backends.models import BreakpointSpec, EvalResult, LaunchRequest
 from backends.stop_and_go import EXITED_MESSAGE, TIMEOUT_MESSAGE, hits_or_outcome, stop_and_go
 
@@ -45,7 +45,7 @@ from .session import Session
 from .stops import SessionStops
 
 __all__ = ["EXITED_MESSAGE", "TIMEOUT_MESSAGE", "classify", "evaluate_typed", "is_hit",
-           "is_outcome_error", "run_debug_script", "value_kind"]
+           "run_debug_script", "value_kind"]
 
 #: The longest debug-script run: a day (a bigger number is a mistake, not a wish).
 MAX_TIMEOUT_MS = 24 * 3600 * 1000
@@ -60,11 +60,6 @@ _NATIVE_ITEMS = 100
 
 #: The longest debug-script command read (a command line, not a file).
 MAX_COMMAND_CHARS = 16_384
-
-def is_outcome_error(exc: BaseException) -> bool:
-    """One of the seed's two errors, answered as exactly {"error": message}."""
-    return isinstance(exc, (NoHitInTime, EndedBeforeHit))
-
 
 @dataclass
 class ScriptTarget:
