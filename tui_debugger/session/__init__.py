@@ -21,6 +21,7 @@ as mixins over the state its constructor declares here:
   breakpoints.py  the breakpoint registry and exception filters
   watches.py      watchpoints
   __init__.py     construction, launch / attach / restart, the end
+  needs.py        what each mixin uses of the others, as Protocols (typing only)
 """
 
 from __future__ import annotations

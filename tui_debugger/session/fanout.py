@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from .. import events
 from ..models import ActivityEntry, ClientInfo, Origin, SessionState
@@ -18,7 +18,13 @@ from ..output import OutputLine
 from .subscription import Subscription
 
 
-class FanOut:
+if TYPE_CHECKING:  # what FanOut uses of Session (needs.py)
+    from .needs import FanOutNeeds as _Needs
+else:
+    _Needs = object
+
+
+class FanOut(_Needs):
     """Part of Session (see session/__init__.py): subscribers, listeners, the
     activity log, the clients, and the changes that are always told."""
 
