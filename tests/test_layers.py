@@ -1,7 +1,8 @@
 """The package layout's rules, read from the source: the backends know nothing
 of the front end, and no two modules import each other, directly or round a
 loop (an import inside a function counts: it is the same dependency, hidden;
-so does one under `if TYPE_CHECKING:`, the tie a type annotation makes)."""
+so does one under `if TYPE_CHECKING:`, the tie a type annotation makes); and
+no part of Session imports the session package that is made of them."""
 
 from __future__ import annotations
 
@@ -23,10 +24,28 @@ def all_modules() -> dict[str, Path]:
     return {module_name(p): p for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py")}
 
 
-def imports_of(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
-    """The project modules `name` imports, anywhere in its body."""
+def imported(name: str, path: Path) -> list[tuple[str, list[str]]]:
+    """Each import in `name`'s body, anywhere in it: the absolute module it
+    names, and the names it takes from that module (none for `import m`)."""
     is_package = path.name == "__init__.py"
     package = name if is_package else name.rpartition(".")[0]
+    found: list[tuple[str, list[str]]] = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, []) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            found.append((module, [alias.name for alias in node.names]))
+    return found
+
+
+def imports_of(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    """The project modules `name` imports, anywhere in its body."""
     found: set[str] = set()
 
     def target(module: str) -> None:
@@ -38,26 +57,22 @@ def imports_of(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
             if candidate in modules and candidate != name and not name.startswith(candidate + "."):
                 found.add(candidate)
 
-    def visit(node: ast.AST) -> None:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.Import):
-                for alias in child.names:
-                    target(alias.name)
-            elif isinstance(child, ast.ImportFrom):
-                if child.level:
-                    base = package.split(".")
-                    base = base[: len(base) - (child.level - 1)]
-                    module = ".".join(base + ([child.module] if child.module else []))
-                else:
-                    module = child.module or ""
-                target(module)
-                for alias in child.names:  # `from . import views` imports a module
-                    if f"{module}.{alias.name}" in modules:
-                        target(f"{module}.{alias.name}")
-            visit(child)
-
-    visit(ast.parse(path.read_text(), str(path)))
+    for module, names in imported(name, path):
+        target(module)
+        for alias in names:  # `from . import views` imports a module
+            if f"{module}.{alias}" in modules:
+                target(f"{module}.{alias}")
     return found
+
+
+def takes_the_package(package: str, module: str, names: list[str], modules: dict[str, Path]) -> bool:
+    """An import that takes `package` itself (its __init__'s names), not only
+    a module in it: `from . import Session`, `from .. import session`,
+    `import tui_debugger.session`."""
+    if module == package:
+        return not names or any(f"{module}.{n}" not in modules for n in names)
+    parent, _, last = package.rpartition(".")
+    return module == parent and last in names
 
 
 def import_graph() -> dict[str, set[str]]:
@@ -123,6 +138,30 @@ def test_the_cycle_finder_finds_a_cycle_and_the_graph_has_edges():
     assert "tui_debugger.session" in graph["tui_debugger.commands.context"]
     # An import under `if TYPE_CHECKING:` is an edge too.
     assert "tui_debugger.session" in graph["tui_debugger.commands.registry"]
+
+
+def test_session_parts_never_import_their_package():
+    # Session (session/__init__.py) is made of the mixins beside it: one that
+    # imported the package to name Session would import what imports it. Each
+    # says what it uses of the others in session/needs.py (Protocols) instead.
+    modules = all_modules()
+    offenders = sorted(
+        f"{name} imports tui_debugger.session" for name, path in modules.items()
+        if name.startswith("tui_debugger.session.")
+        for module, names in imported(name, path)
+        if takes_the_package("tui_debugger.session", module, names, modules))
+    assert not offenders, "a part of Session imports its package:\n" + "\n".join(offenders)
+
+
+def test_the_package_rule_tells_a_module_from_the_package():
+    modules = all_modules()
+    package = "tui_debugger.session"
+    assert takes_the_package(package, package, ["Session"], modules)
+    assert takes_the_package(package, package, [], modules)  # import tui_debugger.session
+    assert takes_the_package(package, "tui_debugger", ["session"], modules)
+    assert not takes_the_package(package, package, ["guards"], modules)  # a module in it
+    assert not takes_the_package(package, "tui_debugger.session.guards", ["guarded"], modules)
+    assert not takes_the_package(package, "tui_debugger", ["events"], modules)
 
 
 def test_backends_import_no_front_end_library():

@@ -13,6 +13,7 @@ as mixins over the state its constructor declares here:
 
   fanout.py       subscribers, listeners, activity, clients; set_state,
                   add_output and a run's end, the changes that are always told
+  subscription.py a subscriber's bounded queue of events
   guards.py       the state guard decorator and the refusals
   stops.py        backend events by type, reading a stop, held hits, threads
   control.py      continue, steps, pause; waiting for a stop
@@ -20,6 +21,7 @@ as mixins over the state its constructor declares here:
   breakpoints.py  the breakpoint registry and exception filters
   watches.py      watchpoints
   __init__.py     construction, launch / attach / restart, the end
+  needs.py        what each mixin uses of the others, as Protocols (typing only)
 """
 
 from __future__ import annotations
@@ -50,10 +52,11 @@ from ..models import ActivityEntry, ClientInfo, Origin, SessionState, StopInfo, 
 from ..output import OutputBuffer
 from .breakpoints import BreakpointRegistry
 from .control import RunControl
-from .fanout import FanOut, Subscription
+from .fanout import FanOut
 from .guards import Guards, guarded
 from .inspection import Inspection
 from .stops import Stops
+from .subscription import Subscription
 from .watches import Watchpoints
 
 __all__ = ["Session", "SessionState", "Subscription"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from backends.errors import DebuggerError, InvalidInput, NotSupported
 from backends.models import Breakpoint, BreakpointChangedEvent, BreakpointSpec, ExceptionFilter
@@ -15,7 +15,13 @@ from .. import events
 from ..models import Origin, SessionState
 
 
-class BreakpointRegistry:
+if TYPE_CHECKING:  # what BreakpointRegistry uses of Session (needs.py)
+    from .needs import BreakpointRegistryNeeds as _Needs
+else:
+    _Needs = object
+
+
+class BreakpointRegistry(_Needs):
     """Part of Session (see session/__init__.py): breakpoints and exception filters."""
 
     async def _configure(self) -> None:

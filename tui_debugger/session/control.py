@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from backends.base import Backend
 from backends.errors import DebuggerError, InvalidInput
@@ -15,7 +15,13 @@ from .. import events
 from ..models import Origin, SessionState, StopInfo
 
 
-class RunControl:
+if TYPE_CHECKING:  # what RunControl uses of Session (needs.py)
+    from .needs import RunControlNeeds as _Needs
+else:
+    _Needs = object
+
+
+class RunControl(_Needs):
     """Part of Session (see session/__init__.py): resuming, pausing, waiting."""
 
     @property

@@ -10,57 +10,26 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from typing import TYPE_CHECKING, AsyncIterator, Callable
+from typing import TYPE_CHECKING, Callable
 
 from .. import events
-from ..events import SessionEvent
 from ..models import ActivityEntry, ClientInfo, Origin, SessionState
 from ..output import OutputLine
-
-if TYPE_CHECKING:
-    from . import Session
+from .subscription import Subscription
 
 
-class Subscription:
-    """An async iterator of SessionEvents with a bounded queue; a subscriber that
-    falls far behind loses the oldest events rather than stalling the session."""
-
-    def __init__(self, session: "Session", maxsize: int = 10_000):
-        self._session = session
-        self._queue: asyncio.Queue[SessionEvent | None] = asyncio.Queue(maxsize)
-        self.lost = 0
-
-    def push(self, event: SessionEvent | None) -> None:
-        while True:
-            try:
-                self._queue.put_nowait(event)
-                return
-            except asyncio.QueueFull:
-                with contextlib.suppress(asyncio.QueueEmpty):
-                    self._queue.get_nowait()
-                    self.lost += 1
-
-    def close(self) -> None:
-        self._session._subscribers.discard(self)
-        self.push(None)
-
-    def __aiter__(self) -> AsyncIterator[SessionEvent]:
-        return self._iterate()
-
-    async def _iterate(self) -> AsyncIterator[SessionEvent]:
-        while True:
-            event = await self._queue.get()
-            if event is None:
-                return
-            yield event
+if TYPE_CHECKING:  # what FanOut uses of Session (needs.py)
+    from .needs import FanOutNeeds as _Needs
+else:
+    _Needs = object
 
 
-class FanOut:
+class FanOut(_Needs):
     """Part of Session (see session/__init__.py): subscribers, listeners, the
     activity log, the clients, and the changes that are always told."""
 
     def subscribe(self) -> Subscription:
-        sub = Subscription(self)
+        sub = Subscription(self._subscribers)
         self._subscribers.add(sub)
         return sub
 

@@ -12,8 +12,10 @@ from backends.errors import InvalidInput, ResourceBusy
 
 from ..models import SessionState
 
-if TYPE_CHECKING:
-    from . import Session
+if TYPE_CHECKING:  # what Guards uses of Session (needs.py)
+    from .needs import Guarded, GuardsNeeds as _Needs
+else:
+    _Needs = object
 
 RESTARTING = ("the session is restarting; wait for the new program (`await`, debug_wait), "
               "then try again.")
@@ -28,7 +30,7 @@ def guarded(*states: SessionState, doing: str, settle: bool = True, live: bool =
 
     def wrap(method):
         @functools.wraps(method)
-        async def guarded_method(self: "Session", *args: Any, **kwargs: Any) -> Any:
+        async def guarded_method(self: Guarded, *args: Any, **kwargs: Any) -> Any:
             if settle:
                 await self.settle()
             if live:
@@ -41,7 +43,7 @@ def guarded(*states: SessionState, doing: str, settle: bool = True, live: bool =
     return wrap
 
 
-class Guards:
+class Guards(_Needs):
     """Part of Session (see session/__init__.py): the checks before a call."""
 
     def _require_state(self, allowed: set[SessionState], what: str) -> None:

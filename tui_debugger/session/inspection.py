@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from backends.errors import DebuggerError, InvalidInput, NotSupported
 from backends.models import Completion, EvalResult, Frame, Instruction, Scope, Variable
@@ -16,7 +16,13 @@ from ..models import Origin, SessionState
 from .guards import guarded
 
 
-class Inspection:
+if TYPE_CHECKING:  # what Inspection uses of Session (needs.py)
+    from .needs import InspectionNeeds as _Needs
+else:
+    _Needs = object
+
+
+class Inspection(_Needs):
     """Part of Session (see session/__init__.py): what a stop lets one read."""
 
     def note_value(self, path: str, value: str, frame: str | None = None) -> bool:

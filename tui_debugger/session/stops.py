@@ -10,7 +10,7 @@ import contextlib
 import os
 import time
 from collections import deque
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from backends.errors import DebuggerError
 from backends.models import (
@@ -32,7 +32,13 @@ from ..models import SessionState, StopInfo
 from .inspection import AskedAhead, first_with_source, locals_scope, start_shared
 
 
-class Stops:
+if TYPE_CHECKING:  # what Stops uses of Session (needs.py)
+    from .needs import StopsNeeds as _Needs
+else:
+    _Needs = object
+
+
+class Stops(_Needs):
     """Part of Session (see session/__init__.py): backend events, stops, threads."""
 
     def _sink(self):

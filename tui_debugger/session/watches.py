@@ -4,6 +4,7 @@ to say what changed from what."""
 from __future__ import annotations
 
 import contextlib
+from typing import TYPE_CHECKING
 
 from backends.errors import DebuggerError, InvalidInput
 from backends.models import DataBreakpointSpec
@@ -12,7 +13,13 @@ from .. import events
 from ..models import Origin, SessionState, Watch, WatchChange
 
 
-class Watchpoints:
+if TYPE_CHECKING:  # what Watchpoints uses of Session (needs.py)
+    from .needs import WatchpointsNeeds as _Needs
+else:
+    _Needs = object
+
+
+class Watchpoints(_Needs):
     """Part of Session (see session/__init__.py): watchpoints."""
 
     async def add_watch(self, expression: str, access: str, origin: Origin,
