@@ -30,7 +30,6 @@ import os
 import re
 import signal
 import subprocess
-from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..adapters import find_node
@@ -38,13 +37,9 @@ from ..base import Backend, Configure, EventSink
 from ..errors import CommandFailed, DebuggerError, DependencyMissing, InvalidInput, Timeout
 from ..models import (
     AttachRequest,
-    BreakpointChangedEvent,
-    BreakpointSpec,
-    BreakpointState,
     Capabilities,
     ChildProcessEvent,
     ContinuedEvent,
-    ExceptionFilter,
     ExitedEvent,
     STDIN_PIPE,
     LaunchRequest,
@@ -54,12 +49,11 @@ from ..models import (
     Thread,
 )
 from ..process import ChildProcess, spawn
+from .breakpoints import EXCEPTION_FILTERS, BreakpointsMixin, _Breakpoint
 from .children import _ChildAnnouncements
-from .conditions import build_condition
 from .connection import CdpConnection, discover_websocket_url
 from .inspection import HUGE_ARRAY, InspectionMixin, _Handle, exception_message
-from .scripts import JS_SUFFIXES, GeneratedFileIndex, ScriptRegistry
-from .sourcemap import SourceMap, path_to_file_url
+from .scripts import GeneratedFileIndex, ScriptRegistry
 from .values import console_text
 
 # Callers import these from here; some now live in the module of their job.
@@ -89,40 +83,7 @@ _INSPECTOR_CHATTER = (
 _WAITING_FOR_DISCONNECT = "Waiting for the debugger to disconnect..."
 _LISTENING = re.compile(r"Debugger listening on (ws://\S+)")
 
-EXCEPTION_FILTERS = [
-    ExceptionFilter(id="uncaught", label="Uncaught exceptions", default=True),
-    ExceptionFilter(id="all", label="All exceptions (caught too)", default=False),
-]
-
-
-@dataclass
-class _Target:
-    """One V8 breakpoint standing for (part of) a user's breakpoint."""
-
-    cdp_id: str
-    url: str
-    source_map: SourceMap | None  # set in generated code through this map
-
-
-@dataclass
-class _Breakpoint:
-    id: int
-    path: str
-    spec: BreakpointSpec
-    condition: str | None
-    targets: list[_Target] = field(default_factory=list)
-    verified: bool = False
-    line: int | None = None
-    message: str | None = None
-
-    def state(self) -> BreakpointState:
-        return BreakpointState(
-            verified=self.verified, line=self.line, backend_id=self.id,
-            message=None if self.verified else self.message,
-        )
-
-
-class CdpBackend(InspectionMixin, Backend):
+class CdpBackend(BreakpointsMixin, InspectionMixin, Backend):
     name = "node"
 
     def __init__(self, emit: EventSink) -> None:
@@ -601,43 +562,6 @@ class CdpBackend(InspectionMixin, Backend):
             except Exception as exc:  # noqa: BLE001 - one bad event must not stop the rest
                 self.emit(OutputEvent(category="console", text=f"[node backend] {method}: {exc}\n"))
 
-    async def _on_script_parsed(self, params: dict[str, Any]) -> None:
-        info = self._scripts.add(
-            params["scriptId"], params.get("url", ""), params.get("sourceMapURL")
-        )
-        if info.source_map_error:
-            self.emit(OutputEvent(
-                category="console",
-                text=f"Source map of {info.url} not loaded: {info.source_map_error}\n",
-            ))
-        if info.source_map is None:
-            return
-        async with self._bp_lock:
-            for source in info.source_map.sources:
-                for bp in self._bps_by_path.get(source, []):
-                    if not any(t.url == info.url for t in bp.targets):
-                        await self._bind_mapped(bp, info.url, info.source_map)
-                        if bp.verified:
-                            self._emit_breakpoint(bp)
-
-    async def _on_breakpoint_resolved(self, params: dict[str, Any]) -> None:
-        async with self._bp_lock:
-            cdp_id = params.get("breakpointId", "")
-            bp = self._bp_by_cdp_id.get(cdp_id)
-            if bp is None or bp.verified:
-                return
-            target = next((t for t in bp.targets if t.cdp_id == cdp_id), None)
-            if target is None:
-                return
-            line = self._user_line(bp, target, params.get("location") or {})
-            if line is None:
-                return
-            bp.verified, bp.line, bp.message = True, line, None
-            self._emit_breakpoint(bp)
-
-    def _emit_breakpoint(self, bp: _Breakpoint) -> None:
-        self.emit(BreakpointChangedEvent(backend_id=bp.id, state=bp.state(), reason="changed"))
-
     async def _on_paused(self, params: dict[str, Any]) -> None:
         reason = params.get("reason", "other")
         data = params.get("data") or {}
@@ -758,139 +682,6 @@ class CdpBackend(InspectionMixin, Backend):
         if self._conn is None or self._conn.is_closed:
             raise CommandFailed("No live Node session; launch or attach first.")
         return self._conn
-
-    # ================================================================= breakpoints
-
-    async def set_source_breakpoints(
-        self, path: str, specs: list[BreakpointSpec]
-    ) -> list[BreakpointState]:
-        path = os.path.abspath(path)
-        conn = self._require_conn()
-        async with self._bp_lock:
-            for old in self._bps_by_path.pop(path, []):
-                for target in old.targets:
-                    self._bp_by_cdp_id.pop(target.cdp_id, None)
-                    with contextlib.suppress(DebuggerError):
-                        await conn.request("Debugger.removeBreakpoint",
-                                           {"breakpointId": target.cdp_id})
-            states: list[BreakpointState] = []
-            current: list[_Breakpoint] = []
-            for spec in specs:
-                if not spec.enabled:
-                    states.append(BreakpointState(verified=False, message="disabled"))
-                    continue
-                if spec.line is None or spec.line < 1:
-                    states.append(BreakpointState(
-                        verified=False, message="A source breakpoint needs a line number (1 or more).",
-                    ))
-                    continue
-                bp_id = next(self._bp_ids)
-                try:
-                    condition = build_condition(spec, f"{path}:{spec.line}")
-                except InvalidInput as exc:
-                    states.append(BreakpointState(verified=False, message=exc.message,
-                                                  backend_id=bp_id))
-                    continue
-                bp = _Breakpoint(bp_id, path, spec, condition)
-                await self._bind(bp)
-                current.append(bp)
-                states.append(bp.state())
-            if current:
-                self._bps_by_path[path] = current
-        return states
-
-    async def _bind(self, bp: _Breakpoint) -> None:
-        """Set V8 breakpoints for one user breakpoint: in every loaded or
-        compiled-on-disk script whose source map names the file, else by the
-        file's own URL (bound by V8 when, or if, it loads)."""
-        mapped: dict[str, SourceMap] = {}
-        for info in self._scripts.scripts_for_source(bp.path):
-            assert info.source_map is not None
-            mapped.setdefault(info.url, info.source_map)
-        if not mapped and not bp.path.endswith(JS_SUFFIXES):
-            for generated in await asyncio.to_thread(self._generated.lookup, bp.path):
-                if generated.source_map.has_source(bp.path):
-                    mapped.setdefault(generated.url, generated.source_map)
-        for url, source_map in mapped.items():
-            await self._bind_mapped(bp, url, source_map)
-        if not bp.targets or not mapped:
-            await self._bind_direct(bp)
-        if not bp.verified and bp.message is None:
-            bp.message = (
-                "Pending: binds when the script loads."
-                if mapped or bp.path.endswith(JS_SUFFIXES)
-                else "Pending: no loaded script or source map covers this file yet; "
-                "it binds when one loads."
-            )
-
-    async def _bind_direct(self, bp: _Breakpoint) -> None:
-        # Node names a module by its real path (symlinks resolved) unless it
-        # runs with --preserve-symlinks; a loaded script's own URL wins.
-        remote = self._to_remote(bp.path)
-        url = path_to_file_url(remote if remote else os.path.realpath(bp.path))
-        for info in (self._scripts.get(s) for s in self._scripts.by_path.get(bp.path, [])):
-            if info is not None:
-                url = info.url  # the exact spelling Node gave this module
-                break
-        await self._set_by_url(bp, url, bp.spec.line - 1 if bp.spec.line else 0, None, None)
-
-    async def _bind_mapped(self, bp: _Breakpoint, url: str, source_map: SourceMap) -> None:
-        assert bp.spec.line is not None
-        found = source_map.first_generated_position(bp.path, bp.spec.line - 1)
-        if found is None:
-            bp.message = bp.message or (
-                f"Line {bp.spec.line} produced no code in {os.path.basename(url)}."
-            )
-            return
-        _, (line, column) = found
-        await self._set_by_url(bp, url, line, column, source_map)
-
-    async def _set_by_url(
-        self, bp: _Breakpoint, url: str, line: int, column: int | None,
-        source_map: SourceMap | None,
-    ) -> None:
-        params: dict[str, Any] = {"url": url, "lineNumber": line}
-        if column is not None:
-            params["columnNumber"] = column
-        if bp.condition:
-            params["condition"] = bp.condition
-        try:
-            result = await self._require_conn().request("Debugger.setBreakpointByUrl", params)
-        except CommandFailed as exc:
-            bp.message = f"The inspector refused this breakpoint: {exc.message}"
-            return
-        target = _Target(result["breakpointId"], url, source_map)
-        bp.targets.append(target)
-        self._bp_by_cdp_id[target.cdp_id] = bp
-        for location in result.get("locations") or []:
-            user_line = self._user_line(bp, target, location)
-            if user_line is not None and not bp.verified:
-                bp.verified, bp.line, bp.message = True, user_line, None
-
-    @staticmethod
-    def _user_line(bp: _Breakpoint, target: _Target, location: dict[str, Any]) -> int | None:
-        """The line, in the file the user named, where V8 placed a breakpoint."""
-        line0 = int(location.get("lineNumber", 0))
-        column0 = int(location.get("columnNumber", 0))
-        if target.source_map is not None:
-            original = target.source_map.original_position(line0, column0)
-            if original is None or original.source != bp.path:
-                return bp.spec.line
-            return original.line + 1
-        return line0 + 1
-
-    async def set_exception_filters(self, filter_ids: list[str]) -> None:
-        known = {f.id for f in EXCEPTION_FILTERS}
-        unknown = [f for f in filter_ids if f not in known]
-        if unknown:
-            raise InvalidInput(
-                f"Unknown exception filter {', '.join(unknown)}. Valid: {', '.join(sorted(known))}.",
-                valid=sorted(known),
-            )
-        state = "all" if "all" in filter_ids else "uncaught" if "uncaught" in filter_ids else "none"
-        self._pause_on_exceptions = state
-        if self._conn is not None and not self._conn.is_closed:
-            await self._conn.request("Debugger.setPauseOnExceptions", {"state": state})
 
     # ================================================================= run control
 
