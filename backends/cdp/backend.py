@@ -39,20 +39,18 @@ from ..models import (
     AttachRequest,
     Capabilities,
     ChildProcessEvent,
-    ContinuedEvent,
     ExitedEvent,
     STDIN_PIPE,
     LaunchRequest,
     OutputEvent,
-    StoppedEvent,
     TerminatedEvent,
-    Thread,
 )
 from ..process import ChildProcess, spawn
 from .breakpoints import EXCEPTION_FILTERS, BreakpointsMixin, _Breakpoint
 from .children import _ChildAnnouncements
 from .connection import CdpConnection, discover_websocket_url
 from .inspection import HUGE_ARRAY, InspectionMixin, _Handle, exception_message
+from .stops import THREAD_ID, StopsMixin
 from .scripts import GeneratedFileIndex, ScriptRegistry
 from .values import console_text
 
@@ -62,7 +60,6 @@ __all__ = [
     "NODE_INSTALL_HINT", "PUBLISH_UID", "THREAD_ID", "CdpBackend", "exception_message",
 ]
 
-THREAD_ID = 1
 INSPECTOR_START_TIMEOUT = 10.0
 EXIT_WAIT = 5.0
 NODE_INSTALL_HINT = "Install Node.js: sudo apt-get install nodejs (or from nodejs.org)."
@@ -83,7 +80,7 @@ _INSPECTOR_CHATTER = (
 _WAITING_FOR_DISCONNECT = "Waiting for the debugger to disconnect..."
 _LISTENING = re.compile(r"Debugger listening on (ws://\S+)")
 
-class CdpBackend(BreakpointsMixin, InspectionMixin, Backend):
+class CdpBackend(BreakpointsMixin, StopsMixin, InspectionMixin, Backend):
     name = "node"
 
     def __init__(self, emit: EventSink) -> None:
@@ -562,89 +559,6 @@ class CdpBackend(BreakpointsMixin, InspectionMixin, Backend):
             except Exception as exc:  # noqa: BLE001 - one bad event must not stop the rest
                 self.emit(OutputEvent(category="console", text=f"[node backend] {method}: {exc}\n"))
 
-    async def _on_paused(self, params: dict[str, Any]) -> None:
-        reason = params.get("reason", "other")
-        data = params.get("data") or {}
-        reasons = {reason}
-        if reason == "ambiguous":
-            reasons = {r.get("reason", "") for r in data.get("reasons") or []}
-        hit_ids = []
-        for cdp_id in params.get("hitBreakpoints") or []:
-            bp = self._bp_by_cdp_id.get(cdp_id)
-            if bp is not None and bp.id not in hit_ids:
-                hit_ids.append(bp.id)
-        self._set_pause(params)
-        if "Break on start" in reasons and not hit_ids:
-            if self._stop_on_entry:
-                self._stop_on_entry = False
-                self._show_stop(StoppedEvent(
-                    reason="entry", thread_id=THREAD_ID, description="Paused on entry",
-                ))
-            elif self._last_action == "pause":
-                self._show_asked_pause()
-            else:
-                await self._resume_quietly()
-            return
-        if "instrumentation" in reasons and not hit_ids:
-            if self._last_action == "pause":
-                self._show_asked_pause()
-            else:
-                await self._resume_quietly()
-            return
-        action, self._last_action = self._last_action, None
-        if reasons & {"exception", "promiseRejection"}:
-            text = _exception_text(data)
-            uncaught = data.get("uncaught")
-            description = (
-                "Paused on uncaught exception" if uncaught
-                else "Paused on exception" if uncaught is None
-                else "Paused on caught exception"
-            )
-            event = StoppedEvent(
-                reason="exception", thread_id=THREAD_ID, description=description, text=text,
-            )
-        elif hit_ids:
-            event = StoppedEvent(
-                reason="breakpoint", thread_id=THREAD_ID, hit_breakpoint_ids=list(hit_ids),
-                description="Paused on breakpoint",
-            )
-        elif action == "step":
-            event = StoppedEvent(reason="step", thread_id=THREAD_ID)
-        elif action == "pause":
-            event = StoppedEvent(reason="pause", thread_id=THREAD_ID, description="Paused")
-        elif reasons & {"other", "debugCommand"}:
-            event = StoppedEvent(
-                reason="breakpoint", thread_id=THREAD_ID,
-                description="Paused on a debugger statement",
-            )
-        else:
-            event = StoppedEvent(
-                reason="pause", thread_id=THREAD_ID, description=f"Paused ({reason})",
-            )
-        self._show_stop(event)
-
-    def _show_asked_pause(self) -> None:
-        # A pause asked for just after the start lands on a pause of our own
-        # (break on start, a script's instrumentation): that pause is the one
-        # asked for, not one to resume from.
-        self._last_action = None
-        self._show_stop(StoppedEvent(reason="pause", thread_id=THREAD_ID, description="Paused"))
-
-    def _show_stop(self, event: StoppedEvent) -> None:
-        self._visible_stop = True
-        self.emit(event)
-
-    async def _resume_quietly(self) -> None:
-        self._clear_pause()
-        await self._require_conn().request("Debugger.resume")
-
-    def _on_resumed(self, params: dict[str, Any]) -> None:
-        if self._paused is not None:
-            was_visible = self._visible_stop
-            self._clear_pause()
-            if was_visible:
-                self.emit(ContinuedEvent(thread_id=THREAD_ID))
-
     def _on_console(self, params: dict[str, Any]) -> None:
         # A launched program's console already reaches its stdout and stderr,
         # which are captured; events would repeat it, and arrive later. So does a
@@ -683,57 +597,8 @@ class CdpBackend(BreakpointsMixin, InspectionMixin, Backend):
             raise CommandFailed("No live Node session; launch or attach first.")
         return self._conn
 
-    # ================================================================= run control
-
-    async def continue_(self, thread_id: int | None) -> None:
-        if self._paused is None:
-            return
-        await self._resume("Debugger.resume", None)
-
-    async def step_over(self, thread_id: int) -> None:
-        await self._resume("Debugger.stepOver", "step")
-
-    async def step_in(self, thread_id: int) -> None:
-        await self._resume("Debugger.stepInto", "step")
-
-    async def step_out(self, thread_id: int) -> None:
-        await self._resume("Debugger.stepOut", "step")
-
-    async def _resume(self, method: str, action: str | None) -> None:
-        conn = self._require_conn()
-        self._require_paused()
-        # Marked running before the request: the next stop may arrive right
-        # behind the reply and must not be cleared by it.
-        self._last_action = action
-        self._clear_pause()
-        self.emit(ContinuedEvent(thread_id=THREAD_ID))
-        await conn.request(method)
-
-    async def pause(self, thread_id: int | None) -> None:
-        conn = self._require_conn()
-        if self._paused is not None:
-            if not self._visible_stop:
-                self._show_asked_pause()  # paused quietly (start-up): say so
-            return
-        self._last_action = "pause"
-        await conn.request("Debugger.pause")
-
-    # ================================================================= threads
-
-    async def threads(self) -> list[Thread]:
-        return [Thread(id=THREAD_ID, name="main", stopped=self._paused is not None)]
-
 
 # ===================================================================== helpers
-
-
-def _exception_text(data: dict[str, Any]) -> str | None:
-    description = data.get("description")
-    if description:
-        return str(description).split("\n", 1)[0]
-    if "value" in data:
-        return str(data["value"])
-    return data.get("className")
 
 
 def _as_inspect_brk(arg: str) -> str:
