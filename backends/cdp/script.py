@@ -35,7 +35,10 @@ from typing import Any
 from ..errors import DebuggerError, InvalidInput
 from ..models import BreakpointSpec, StoppedEvent
 from ..stop_and_go import EXITED_MESSAGE, TIMEOUT_MESSAGE, Seen, hits_or_outcome, stop_and_go
-from .backend import THREAD_ID, CdpBackend, _as_inspect_brk, exception_message
+from .backend import CdpBackend
+from .inspection import exception_message
+from .launching import _as_inspect_brk
+from .stops import THREAD_ID
 from .values import format_remote
 
 __all__ = ["EXITED_MESSAGE", "TIMEOUT_MESSAGE", "evaluate_typed", "inspector_port",
