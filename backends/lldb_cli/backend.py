@@ -35,13 +35,8 @@ from ..base import Backend, Configure, EventSink
 from ..errors import CommandFailed, DebuggerError, InvalidInput, Timeout
 from ..models import (
     AttachRequest,
-    BreakpointChangedEvent,
-    BreakpointSpec,
-    BreakpointState,
     Capabilities,
     ContinuedEvent,
-    DataBreakpointSpec,
-    DataBreakpointState,
     EvalResult,
     ExitedEvent,
     Frame,
@@ -58,6 +53,7 @@ from ..models import (
 )
 from ..process import ChildProcess, kill_tree, pid_alive
 from ..program_pipes import ProgramPipes
+from .breakpoints import BreakpointsMixin, parse_hit_condition
 from .lldb_process import HELPER, HELPER_PATH, NOT_STARTED, RUNNING, LldbProcessMixin, _encode
 from .protocol import LldbChannel, Markers, lldb_quote, lldb_text, sanitize
 
@@ -76,18 +72,7 @@ UNWOUND = "The process has been returned to the state before expression evaluati
 EXIT_STATUS_RE = re.compile(r"exited with status = (-?\d+)")
 
 
-def parse_hit_condition(text: str | None) -> int | None:
-    """DAP's hit condition as lldb-dap reads it: stop on the Nth hit, i.e. an
-    ignore count of N-1. `>=N` and `==N` are accepted as the same thing."""
-    if text is None or not text.strip():
-        return 0
-    body = text.strip().lstrip("=>").strip()
-    if not body.isdigit() or int(body) < 1:
-        return None
-    return int(body) - 1
-
-
-class LldbCliBackend(LldbProcessMixin, Backend):
+class LldbCliBackend(BreakpointsMixin, LldbProcessMixin, Backend):
     name = "lldb-cli"
     #: Backend's; declared again because this class sets it (else a type checker
     #: reads it as int, and the class no longer is the LldbHost its mixins ask for)
@@ -373,88 +358,6 @@ class LldbCliBackend(LldbProcessMixin, Backend):
         except Exception:  # noqa: BLE001 - dispose never raises
             pass
 
-    # ================================================================ breakpoints
-
-    async def set_source_breakpoints(
-        self, path: str, specs: list[BreakpointSpec]
-    ) -> list[BreakpointState]:
-        path = os.path.abspath(path)
-
-        async def apply() -> list[BreakpointState]:
-            old = self._source_breakpoints.pop(path, [])
-            if old:
-                await self._helper("delete_breakpoints", _encode(old))
-                for bp_id in old:
-                    self._breakpoint_seen.pop(bp_id, None)
-            states, ids = await self._create_breakpoints(
-                [dict(path=path, line=spec.line) for spec in specs], specs
-            )
-            self._source_breakpoints[path] = ids
-            return states
-
-        return await self._while_stopped(apply)
-
-    async def set_function_breakpoints(self, specs: list[BreakpointSpec]) -> list[BreakpointState]:
-        async def apply() -> list[BreakpointState]:
-            old, self._function_breakpoints = self._function_breakpoints, []
-            if old:
-                await self._helper("delete_breakpoints", _encode(old))
-                for bp_id in old:
-                    self._breakpoint_seen.pop(bp_id, None)
-            states, ids = await self._create_breakpoints(
-                [dict(function=spec.function) for spec in specs], specs
-            )
-            self._function_breakpoints = ids
-            return states
-
-        return await self._while_stopped(apply)
-
-    async def _create_breakpoints(
-        self, places: list[dict[str, Any]], specs: list[BreakpointSpec]
-    ) -> tuple[list[BreakpointState], list[int]]:
-        states: list[BreakpointState | None] = []
-        to_send: list[dict[str, Any]] = []
-        for place, spec in zip(places, specs):
-            if not spec.enabled:
-                states.append(BreakpointState(verified=False, message="disabled"))
-                continue
-            if spec.function is None and (spec.line is None or spec.line < 1):
-                states.append(BreakpointState(verified=False, message="a line number is needed"))
-                continue
-            ignore = parse_hit_condition(spec.hit_condition)
-            if ignore is None:
-                states.append(BreakpointState(
-                    verified=False,
-                    message=f"hit condition {spec.hit_condition!r} is not a number; "
-                    "lldb stops on the Nth hit, so give N",
-                ))
-                continue
-            to_send.append(dict(place, condition=spec.condition, ignore_count=ignore,
-                                log_message=spec.log_message))
-            states.append(None)
-        created = (await self._helper("set_breakpoints", _encode(to_send)))["breakpoints"] \
-            if to_send else []
-        answers = iter(created)
-        ids: list[int] = []
-        out: list[BreakpointState] = []
-        for state in states:
-            if state is not None:
-                out.append(state)
-                continue
-            answer = next(answers)
-            bp_id = answer.get("id")
-            if bp_id is not None:
-                ids.append(int(bp_id))
-                self._breakpoint_seen[int(bp_id)] = (bool(answer["verified"]), answer.get("line"))
-            out.append(BreakpointState(
-                verified=bool(answer["verified"]),
-                line=answer.get("line"),
-                backend_id=bp_id,
-                message=None if answer["verified"] else
-                "no code at this place yet (pending until a library with it loads)",
-            ))
-        return out, ids
-
     # ================================================================ run control
 
     async def continue_(self, thread_id: int | None) -> None:
@@ -651,21 +554,6 @@ class LldbCliBackend(LldbProcessMixin, Backend):
         answer = await self._helper(
             "resolve_address", _encode({"expression": text, "frame_id": frame_id}))
         return str(answer["address"])
-
-    async def set_data_breakpoints(
-        self, specs: list[DataBreakpointSpec]
-    ) -> list[DataBreakpointState]:
-        async def apply() -> list[DataBreakpointState]:
-            answer = await self._helper("set_watchpoints", _encode(
-                [{"expression": s.expression, "access": s.access, "frame_id": s.frame_id,
-                  "address": s.address, "size": s.size} for s in specs]))
-            return [DataBreakpointState(
-                verified=bool(raw.get("verified")), message=raw.get("message"),
-                address=raw.get("address"), size=raw.get("size"), type=raw.get("type"),
-                backend_id=raw.get("id"),
-            ) for raw in answer["watchpoints"]]
-
-        return await self._while_stopped(apply)
 
     async def read_memory(self, address: str, count: int) -> bytes:
         self._require_stopped()
@@ -881,20 +769,6 @@ class LldbCliBackend(LldbProcessMixin, Backend):
         self._threads_seen = [
             Thread(id=t["id"], name=t["name"], stopped=True) for t in info.get("threads", [])
         ]
-
-    def _note_breakpoints(self, info: dict[str, Any]) -> None:
-        """Breakpoints resolve (or lose locations) as libraries load; say so."""
-        for raw in info.get("breakpoints", []):
-            bp_id = int(raw["id"])
-            if bp_id not in self._breakpoint_seen:
-                continue
-            now = (bool(raw["verified"]), raw.get("line"))
-            if now != self._breakpoint_seen[bp_id]:
-                self._breakpoint_seen[bp_id] = now
-                self.emit(BreakpointChangedEvent(
-                    backend_id=bp_id,
-                    state=BreakpointState(verified=now[0], line=now[1], backend_id=bp_id),
-                ))
 
     def _emit_terminated(self, reason: str) -> None:
         if not self._terminated:
