@@ -26,8 +26,9 @@ from ..errors import BackendDied, DebuggerError, DependencyMissing, InvalidInput
 from ..models import (STDIN_PIPE, AttachRequest, ContinuedEvent, EvalResult, LaunchRequest,
                       OutputEvent, Variable)
 from ..process import spawn
-from .backend import AdapterProfile, DapBackend
+from .backend import DapBackend
 from .client import DapClient
+from .profile import AdapterProfile
 
 log = logging.getLogger("backends.dap")
 
