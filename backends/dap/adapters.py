@@ -747,7 +747,7 @@ class LldbDapBackend(DapBackend):
     async def _evaluate_expression(self, expression: str, frame_id: int | None, context: str,
                                    timeout: float):
         from ..errors import CommandFailed
-        from .backend import user_error
+        from .values import user_error
 
         text = expression.strip()
         if (context == "hover" or frame_id is None or VARIABLE_PATH.fullmatch(text)
