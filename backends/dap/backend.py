@@ -34,13 +34,8 @@ from ..errors import (
 from ..models import (
     AttachRequest,
     BackendEvent,
-    BreakpointChangedEvent,
-    BreakpointSpec,
-    BreakpointState,
     Capabilities,
     ContinuedEvent,
-    DataBreakpointSpec,
-    DataBreakpointState,
     ExceptionFilter,
     ExitedEvent,
     LaunchRequest,
@@ -53,7 +48,8 @@ from ..models import (
 from ..process import kill_tree
 from .client import DapClient, Message
 from .profile import AdapterProfile
-from .values import ValuesMixin, _hex, _location, user_error
+from .breakpoints import BreakpointsMixin
+from .values import ValuesMixin, _location, user_error
 
 __all__ = ["AdapterProfile", "DapBackend", "RUNNING_MESSAGE", "DOUBT_S", "PLACE_WAIT_S",
            "PLACE_UNREAD", "TRACEBACK_LINES", "user_error"]
@@ -75,7 +71,7 @@ PLACE_UNREAD = "place unread"
 TRACEBACK_LINES = 40
 
 
-class DapBackend(ValuesMixin, Backend):
+class DapBackend(BreakpointsMixin, ValuesMixin, Backend):
     """A Backend over a DAP adapter. Subclasses name their profile."""
 
     name = "dap"
@@ -649,16 +645,6 @@ class DapBackend(ValuesMixin, Backend):
     async def event_terminated(self, body: Message) -> BackendEvent | None:
         return TerminatedEvent(reason="the program ended")
 
-    async def event_breakpoint(self, body: Message) -> BackendEvent | None:
-        raw = body.get("breakpoint") or {}
-        if raw.get("id") is None:
-            return None
-        return BreakpointChangedEvent(
-            backend_id=raw["id"],
-            state=_breakpoint_state(raw, self.breakpoint_message),
-            reason=str(body.get("reason") or "changed"),
-        )
-
     async def event_thread(self, body: Message) -> BackendEvent | None:
         reason = body.get("reason")
         if reason in ("started", "exited") and isinstance(body.get("threadId"), int):
@@ -713,106 +699,6 @@ class DapBackend(ValuesMixin, Backend):
             # A RecursionError's is thousands of lines; the innermost ones say where.
             trace = "\n".join([f"… {len(lines) - TRACEBACK_LINES} lines before", *lines[-TRACEBACK_LINES:]])
         return self.profile.exception_text(info, stopped), trace or None
-
-    # ================================================================ breakpoints
-
-    def breakpoint_message(self, text: str) -> str:
-        """The adapter's note on a breakpoint (why it is not bound), as the
-        person or agent should read it: the adapter's own words by default; an
-        adapter whose advice names its own configuration says ours instead."""
-        return text
-
-    async def set_source_breakpoints(
-        self, path: str, specs: list[BreakpointSpec]
-    ) -> list[BreakpointState]:
-        states: list[BreakpointState | None] = []
-        sent: list[dict[str, Any]] = []
-        for spec in specs:
-            if spec.line is None or spec.line < 1:
-                raise InvalidInput(
-                    f"A breakpoint in {path} needs a line number of 1 or more.", path=path
-                )
-            refusal = self._unsupported_feature(spec)
-            if not spec.enabled or refusal:
-                states.append(BreakpointState(verified=False, line=spec.line,
-                                              message=refusal or "disabled"))
-                continue
-            states.append(None)
-            sent.append(_source_breakpoint(spec))
-        body = await self._request(
-            "setBreakpoints",
-            {
-                "source": {"path": path, "name": os.path.basename(path)},
-                "breakpoints": sent,
-                "lines": [b["line"] for b in sent],
-                "sourceModified": False,
-            },
-        )
-        merged = _merge_states(states, body.get("breakpoints") or [], self.breakpoint_message)
-        # Plain breakpoints (no condition, hit count or log message), by line: a
-        # thread paused on one of those lines was held before it could hit it.
-        self._plain_breakpoints[path] = {
-            state.line or spec.line: state.backend_id
-            for spec, state in zip(specs, merged)
-            if state.verified and state.backend_id is not None and spec.enabled
-            and not (spec.condition or spec.hit_condition or spec.log_message)}
-        return merged
-
-    async def set_function_breakpoints(self, specs: list[BreakpointSpec]) -> list[BreakpointState]:
-        if not specs and not self.capabilities.function_breakpoints:
-            return []
-        if not self.capabilities.function_breakpoints:
-            raise NotSupported(
-                f"The {self.profile.name} adapter has no function breakpoints; "
-                "set a breakpoint at FILE:LINE instead."
-            )
-        states: list[BreakpointState | None] = []
-        sent: list[dict[str, Any]] = []
-        for spec in specs:
-            if not spec.function:
-                raise InvalidInput("A function breakpoint needs a function name.")
-            refusal = self._unsupported_feature(spec)
-            if not spec.enabled or refusal:
-                states.append(BreakpointState(verified=False, message=refusal or "disabled"))
-                continue
-            states.append(None)
-            entry: dict[str, Any] = {"name": spec.function}
-            if spec.condition:
-                entry["condition"] = spec.condition
-            if spec.hit_condition:
-                entry["hitCondition"] = spec.hit_condition
-            sent.append(entry)
-        body = await self._request("setFunctionBreakpoints", {"breakpoints": sent})
-        return _merge_states(states, body.get("breakpoints") or [], self.breakpoint_message)
-
-    def _unsupported_feature(self, spec: BreakpointSpec) -> str | None:
-        caps = self.capabilities
-        if spec.condition and not caps.conditional_breakpoints:
-            return f"the {self.profile.name} adapter has no conditional breakpoints"
-        if spec.hit_condition and not caps.hit_conditional_breakpoints:
-            return f"the {self.profile.name} adapter has no hit-count breakpoints"
-        if spec.log_message and not caps.log_points:
-            return f"the {self.profile.name} adapter has no logpoints"
-        return None
-
-    async def set_exception_filters(self, filter_ids: list[str]) -> None:
-        known = {f.id for f in self.capabilities.exception_filters}
-        unknown = [f for f in filter_ids if f not in known]
-        if unknown and not known:
-            raise NotSupported(
-                f"The {self.profile.name} adapter has no exception filters; "
-                "set a breakpoint where the error is raised instead."
-            )
-        if unknown:
-            raise InvalidInput(
-                f"Unknown exception filter {', '.join(unknown)}. The {self.profile.name} "
-                f"adapter offers: {', '.join(sorted(known)) or 'none'}.",
-                valid=sorted(known),
-            )
-        if not known:
-            return
-        self._exception_filters_sent = True
-        await self._request("setExceptionBreakpoints", {"filters": list(filter_ids)})
 
     # ================================================================ run control
 
@@ -942,64 +828,6 @@ class DapBackend(ValuesMixin, Backend):
         await self._resume("next" if over else "stepIn",
                            {"threadId": thread_id, "granularity": "instruction"}, thread_id)
 
-    async def set_data_breakpoints(
-        self, specs: list[DataBreakpointSpec]
-    ) -> list[DataBreakpointState]:
-        if not self.capabilities.data_breakpoints:
-            return await super().set_data_breakpoints(specs)
-        self._require_stopped()
-        states: list[DataBreakpointState | None] = []
-        sent: list[dict[str, Any]] = []
-        sent_details: list[tuple[str, str, Any]] = []
-        for spec in specs:
-            info = await self._data_breakpoint_info(spec)
-            data_id = info.get("dataId")
-            if not data_id:
-                states.append(DataBreakpointState(
-                    verified=False,
-                    message=str(info.get("description") or "the adapter cannot watch that"),
-                ))
-                continue
-            access = list(info.get("accessTypes") or [])
-            if access and spec.access not in access:
-                states.append(DataBreakpointState(
-                    verified=False,
-                    message=f"{spec.expression} can be watched for {', '.join(access)} "
-                            f"only, not {spec.access}",
-                ))
-                continue
-            address, _, size = str(data_id).partition("/")
-            if spec.address:
-                address, size = spec.address, str(spec.size or size)
-            states.append(None)
-            sent.append({"dataId": data_id, "accessType": spec.access})
-            sent_details.append((address, size, info.get("type")))
-        body = await self._request("setDataBreakpoints", {"breakpoints": sent})
-        answers = iter(body.get("breakpoints") or [])
-        details = iter(sent_details)
-        merged: list[DataBreakpointState] = []
-        for state in states:
-            if state is not None:
-                merged.append(state)
-                continue
-            raw = next(answers, {}) or {}
-            address, size, type_name = next(details, (None, None, None))
-            merged.append(DataBreakpointState(
-                verified=bool(raw.get("verified", False)),
-                message=raw.get("message") or None,
-                address=_hex(address) if address else None,
-                size=int(size) if str(size or "").isdigit() else None,
-                type=type_name,
-                backend_id=raw.get("id"),
-            ))
-        return merged
-
-    async def _data_breakpoint_info(self, spec: DataBreakpointSpec) -> Message:
-        arguments: dict[str, Any] = {"name": spec.expression}
-        if spec.frame_id is not None:
-            arguments["frameId"] = spec.frame_id
-        return await self._request("dataBreakpointInfo", arguments)
-
     @property
     def stop_ids_carry_over(self) -> bool:  # type: ignore[override]
         """Backend.stop_ids_carry_over: the adapter's, where a stop's reads may go
@@ -1057,45 +885,3 @@ _INSPECTION = {"stackTrace", "scopes", "variables", "evaluate", "setVariable", "
                "completions", "exceptionInfo"}
 _NEEDS_STOP = {"stackTrace", "scopes", "variables", "evaluate", "next", "stepIn", "stepOut",
                "continue", "disassemble", "readMemory", "dataBreakpointInfo"}
-
-
-def _source_breakpoint(spec: BreakpointSpec) -> dict[str, Any]:
-    entry: dict[str, Any] = {"line": spec.line}
-    if spec.condition:
-        entry["condition"] = spec.condition
-    if spec.hit_condition:
-        entry["hitCondition"] = spec.hit_condition
-    if spec.log_message:
-        entry["logMessage"] = spec.log_message
-    return entry
-
-
-def _breakpoint_state(raw: Message, said: Callable[[str], str]) -> BreakpointState:
-    line = raw.get("line")
-    message = raw.get("message")
-    return BreakpointState(
-        verified=bool(raw.get("verified", False)),
-        line=line if isinstance(line, int) else None,
-        # One line (an adapter's may run over several), in our words where they differ.
-        message=said(" ".join(message.split())) if isinstance(message, str) and message.strip()
-        else None,
-        backend_id=raw.get("id"),
-    )
-
-
-def _merge_states(
-    states: list[BreakpointState | None], answered: list[Message], said: Callable[[str], str]
-) -> list[BreakpointState]:
-    """Put the adapter's answers (one per sent spec, in order) where the specs were."""
-    answers = iter(answered)
-    merged = []
-    for state in states:
-        if state is not None:
-            merged.append(state)
-            continue
-        raw = next(answers, None)
-        merged.append(
-            _breakpoint_state(raw, said) if raw is not None
-            else BreakpointState(verified=False, message="the adapter did not answer for it")
-        )
-    return merged
