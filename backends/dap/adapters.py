@@ -28,24 +28,12 @@ from ..models import (STDIN_PIPE, AttachRequest, ContinuedEvent, EvalResult, Lau
 from ..process import spawn
 from .backend import DapBackend
 from .client import DapClient
-from .profile import AdapterProfile
+from .profile import AdapterProfile, stdin_path
 
 log = logging.getLogger("backends.dap")
 
 #: the debuggee's stdin file, read by _nodelay/sitecustomize.py
 STDIN_ENV = "TUI_DEBUGGER_STDIN"
-
-
-def stdin_path(request: LaunchRequest) -> str:
-    """The file the program reads as stdin: the one the user chose, or the null
-    device (end of file at once)."""
-    if request.stdin is None or request.stdin == STDIN_PIPE:
-        # No input, or a pipe this adapter cannot give (Backend.send_input says so).
-        return os.devnull
-    path = os.path.abspath(os.path.join(request.cwd or os.getcwd(), request.stdin))
-    if not os.path.exists(path) or os.path.isdir(path):
-        raise InvalidInput(f"There is no file {path} to give the program as its stdin.")
-    return path
 
 
 # =============================================================================== debugpy

@@ -1,7 +1,8 @@
 """How to start and speak to one debug adapter: `AdapterProfile`, the hooks a
 profile per adapter overrides (how to start it, how to word launch and attach
-arguments, its quirks). The defaults are plain DAP; the backend that drives
-the adapter is DapBackend (backend.py)."""
+arguments, its quirks), and the file a launched program reads as its stdin.
+The defaults are plain DAP; the backend that drives the adapter is DapBackend
+(backend.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import os
 from typing import Any, Callable, Protocol
 
 from ..errors import InvalidInput
-from ..models import AttachRequest, LaunchRequest
+from ..models import STDIN_PIPE, AttachRequest, LaunchRequest
 from .client import DapClient, Message
 
 
@@ -151,3 +152,15 @@ class AdapterProfile:
         if exception_id and description and not description.startswith(exception_id):
             return f"{exception_id}: {description}"
         return description or exception_id or stopped.get("text") or None
+
+
+def stdin_path(request: LaunchRequest) -> str:
+    """The file the program reads as stdin: the one the user chose, or the null
+    device (end of file at once)."""
+    if request.stdin is None or request.stdin == STDIN_PIPE:
+        # No input, or a pipe this adapter cannot give (Backend.send_input says so).
+        return os.devnull
+    path = os.path.abspath(os.path.join(request.cwd or os.getcwd(), request.stdin))
+    if not os.path.exists(path) or os.path.isdir(path):
+        raise InvalidInput(f"There is no file {path} to give the program as its stdin.")
+    return path
