@@ -284,7 +284,7 @@ ADAPTERS: dict[str, AdapterEntry] = {
     ),
     "lldb-dap": AdapterEntry(
         "lldb-dap", "C, C++, Rust, Swift, through lldb-dap (DAP)",
-        "backends.dap.adapters:LldbDapBackend", _discover_lldb_dap,
+        "backends.dap.lldb_dap:LldbDapBackend", _discover_lldb_dap,
         aliases=("lldb", "lldb-vscode", "dap"), languages=("c", "cpp", "rust", "swift"),
         lldb=True, entry_function="main", native_binaries=True, kills_silently=True,
     ),
