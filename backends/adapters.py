@@ -295,7 +295,7 @@ ADAPTERS: dict[str, AdapterEntry] = {
         lldb=True, entry_function="main", native_binaries=True, kills_silently=True,
     ),
     "dlv": AdapterEntry(
-        "dlv", "Go, through delve (dlv dap)", "backends.dap.adapters:DelveBackend",
+        "dlv", "Go, through delve (dlv dap)", "backends.dap.delve:DelveBackend",
         _discover_dlv, aliases=("go", "delve"), languages=("go",),
         entry_function="main.main", kills_silently=True,
     ),
