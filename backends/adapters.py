@@ -278,7 +278,7 @@ def _discover_simctl() -> AdapterInfo:
 
 ADAPTERS: dict[str, AdapterEntry] = {
     "debugpy": AdapterEntry(
-        "debugpy", "Python, through debugpy (DAP)", "backends.dap.adapters:DebugpyBackend",
+        "debugpy", "Python, through debugpy (DAP)", "backends.dap.debugpy_adapter:DebugpyBackend",
         _discover_debugpy, aliases=("python", "py"), languages=("python",),
         values="python", chooses_python=True,
     ),
