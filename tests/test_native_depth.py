@@ -7,7 +7,9 @@ from __future__ import annotations
 import pytest
 
 from backends.adapters import find_dlv, find_lldb, find_lldb_dap
-from backends.dap.adapters import DebugpyBackend, DelveBackend, LldbDapBackend
+from backends.dap.debugpy_adapter import DebugpyBackend
+from backends.dap.delve import DelveBackend
+from backends.dap.lldb_dap import LldbDapBackend
 from backends.errors import DebuggerError, NotSupported
 from backends.lldb_cli.backend import LldbCliBackend
 from backends.models import BreakpointSpec, DataBreakpointSpec, LaunchRequest
