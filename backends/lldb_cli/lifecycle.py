@@ -38,7 +38,7 @@ class LifecycleMixin:
         if not os.path.isdir(cwd):
             raise InvalidInput(f"The working directory {cwd} does not exist.")
         if request.stdin is not None:
-            from ..dap.adapters import stdin_path
+            from ..dap.profile import stdin_path
 
             lldb_text(stdin_path(request), "stdin file name")
         if request.core_file:
@@ -54,7 +54,7 @@ class LifecycleMixin:
             )
             self._stop_on_entry = request.stop_on_entry
             if request.stdin is not None:
-                from ..dap.adapters import stdin_path
+                from ..dap.profile import stdin_path
 
                 await self._channel.run(
                     [f"settings set target.input-path "
