@@ -14,7 +14,8 @@ from textual.widgets import TabbedContent
 
 from backends.errors import DebuggerError
 
-from .messages import CompleteName, Evaluate, ExpandResult, Inspect, LoadChildren, ShowMemory, WatchesChanged
+from .messages import (CompleteName, Evaluate, ExpandResult, Inspect, LoadChildren, ShowMemory,
+                       ShowStr, WatchesChanged)
 from .pane_data import PAGE
 from .widgets.console_pane import ConsolePane
 from .widgets.console_results import ConsoleResults
@@ -60,6 +61,15 @@ class Inspection:
             self.screen.show(result)
         else:
             self.push_screen(MemoryScreen(result))
+
+    def on_show_str(self, message: ShowStr) -> None:
+        message.stop()
+        self._show_str(message.scope, message.path)
+
+    @work(group="show-str")
+    async def _show_str(self, scope: str, path: str) -> None:
+        value = await self._str_of(path, self.selected_frame)
+        self.variables.set_str((scope, path), value)
 
     def on_evaluate(self, message: Evaluate) -> None:
         message.stop()

@@ -17,7 +17,7 @@ from .format import display_path
 from .widgets.breakpoints_pane import BreakpointsPane
 from .widgets.console_pane import ConsoleInput
 from .widgets.disassembly_view import DisassemblyView
-from .widgets.help_screen import HelpScreen, binding_rows
+from .widgets.help_screen import PUDB_KEYS, PYTEST_HOWTO, HelpScreen, binding_rows
 from .widgets.open_file_dialog import OpenFileDialog, program_files, project_files
 from .widgets.output_pane import OutputPane, ProgramInput
 from .widgets.source_prompt import SourcePrompt
@@ -78,7 +78,7 @@ class PaneActions:
             ("Output pane", binding_rows(OutputPane.BINDINGS, self.keymap)),
             ("Program input (under Output)", [("Enter", "send the line to the program")]
              + binding_rows(ProgramInput.BINDINGS, self.keymap)),
-            ("Variables pane", [("Enter", "open a value, or change a plain one")]
+            ("Variables pane", [("Enter, Space", "open or close a value")]
              + binding_rows(VariablesPane.BINDINGS, self.keymap)),
             ("Console", binding_rows(ConsoleInput.BINDINGS, self.keymap)
              + [("Enter", "evaluate in the selected frame")]),
@@ -86,6 +86,8 @@ class PaneActions:
                        ("click row twice", "select a frame / thread, edit a breakpoint"),
                        ("click ▶ in Variables", "expand a value"),
                        ("click footer key", "run that command")]),
+            ("Coming from pudb: its keys, and ours", PUDB_KEYS),
+            ("Debugging a pytest test (tui-debugger …; docs/projects.md)", PYTEST_HOWTO),
         ]
         self.push_screen(HelpScreen(sections))
 

@@ -30,6 +30,8 @@ from ..messages import EditBreakpoint, Inspect, RunCommand, ToggleBreakpoint
 HIGHLIGHT_BLOCK = 200  # lines lexed together: enough context for multi-line strings
 HIGHLIGHT_CACHE_BLOCKS = 64
 MAX_LINE_CHARS = 2_000  # a minified line is cut rather than measured and laid out whole
+#: The source's bottom border says how to get room (at 80x24 every pane is small).
+ROOM_HINT = "F8 maximize · ? keys"
 
 
 @dataclass(frozen=True)
@@ -146,6 +148,7 @@ class SourceView(ScrollView, can_focus=True):
         #: (line, column) of the last click in the code: what Inspect looks at there
         self.clicked_at: tuple[int, int] | None = None
         self._inspected: tuple[int, int] | None = None  # (line, index) of the last Inspect
+        self.border_subtitle = ROOM_HINT
 
     # ------------------------------------------------------------------ inputs from the app
 
@@ -325,7 +328,7 @@ class SourceView(ScrollView, can_focus=True):
 
     def _show_find_status(self) -> None:
         if not self.find_text:
-            self.border_subtitle = ""
+            self.border_subtitle = ROOM_HINT
         elif not self._match_order:
             self.border_subtitle = f"/{self.find_text}: no match"
         else:
