@@ -249,8 +249,20 @@ class PaneData:
         if isinstance(variables, str):
             self.variables.placeholder = variables
             self.variables.show([], {})
+            self._show_inline_values({})
         else:
             self.variables.show(*variables)
+            scopes, pages = variables[0], variables[1]
+            first = pages.get((scopes[0], None)) if scopes else None
+            self._show_inline_values({v.name: v.value for v in first.variables} if first else {})
+
+    def _show_inline_values(self, values: dict[str, str]) -> None:
+        """The selected frame's first scope (its locals) inline in the source."""
+        where = self.source.location
+        if where is None:
+            self.source.show_inline_values(None, 0, {})
+        else:
+            self.source.show_inline_values(where[0], where[1], values)
 
     async def _refresh_watches(self) -> None:
         values = await self._fetch_watches()

@@ -36,9 +36,9 @@ PYTEST_TEMPORARY = "@py_"
 #: which names are shown (`*` cycles): every name but pytest's temporaries,
 #: public names only, or every name
 NAME_FILTERS = ("default", "public", "all")
-FILTER_NOTES = {"default": "every name but pytest's @py_ temporaries",
+FILTER_NOTES = {"default": "every name but pytest's @py_ temporaries and the console's imports",
                 "public": "public names only (no _private, no __dunder__)",
-                "all": "every name, pytest's @py_ temporaries too"}
+                "all": "every name, pytest's @py_ temporaries and the console's imports too"}
 #: how a value is shown (`r` `s` `t`)
 DISPLAYS = ("repr", "str", "type")
 
@@ -104,6 +104,8 @@ class VariablesPane(CursorTree[VarNode]):
         self.shown_as: dict[Key, str] = {}
         #: str() of the values shown as str, by key (the app evaluates them)
         self.str_values: dict[Key, str] = {}
+        #: names the console's imports bound (`import os`): the console's, not the program's
+        self.console_names: set[str] = set()
         self._last: tuple[list[str], dict[Key, VariablesResult]] | None = None
 
     # ------------------------------------------------------------------ from the app
@@ -200,7 +202,7 @@ class VariablesPane(CursorTree[VarNode]):
         """Whether a variable of this name is listed under the names filter."""
         if self.name_filter == "all":
             return True
-        if name.startswith(PYTEST_TEMPORARY):
+        if name.startswith(PYTEST_TEMPORARY) or name in self.console_names:
             return False
         return self.name_filter != "public" or not name.startswith("_")
 
