@@ -197,3 +197,47 @@ async def test_80x24_help_with_pudbs_keys_and_pytest_and_nothing_cut():
         await pilot.press("escape")
         await pilot.press("shift+f5")
         await wait_until(pilot, lambda: app.state == "terminated", timeout=30, what="the end")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("size", [(80, 24), (160, 45)], ids=["80x24", "160x45"])
+def test_the_executable_in_tmux_pudbs_shell_and_the_small_screen(tmp_path, size):
+    """The installed executable: the side panes' titles whole, F8 said, values
+    inline, Enter in Variables not an editor, and `!` a full Python shell in the
+    frame (a block of lines, the last value printed) until Ctrl+D."""
+    from tests.support import require_executable
+    from tests.support.tmux import finish, row_of, start
+    from tests.support.tui import ROOT
+
+    exe = require_executable("tui-debugger")
+    tmux, marker = start(tmp_path, [exe, "run", "--break", f"examples/inventory.py:{LOOP_END}",
+                                    "examples/inventory.py"], ROOT, size=size)
+    send = lambda *keys: tmux.run("send-keys", "-t", "tui", *keys)  # noqa: E731
+    try:
+        screen = tmux.wait_for(lambda s: "STOPPED" in s and "added = 2" in s
+                               and f"inventory.py:{LOOP_END}" in s.split("where")[-1],
+                               "the stop, its locals and its stack", timeout=40)
+        assert "Stack  Threads  Breakpoints" in screen and "F8 maximize" in screen
+        assert "added = 2" in row_of(screen, example_line("if added:"))  # inline
+        send("F3")
+        send("Down")  # Locals
+        send("Down")  # added
+        send("Enter")  # on `added`: nothing to edit
+        send("e")
+        tmux.wait_for(lambda s: "Set added" in s, "e: the value's editor")
+        send("Escape")
+        tmux.wait_for(lambda s: "Set added" not in s, "the editor closed")
+        send("F2")
+        send("!")
+        tmux.wait_for(lambda s: "Python shell in examples/inventory.py" in s and ">>>" in s,
+                      "the shell", timeout=30)
+        for line in ("def twice(n):", "    return 2 * n", ""):
+            send("-l", line)
+            send("Enter")
+        send("-l", "import math; twice(added) + math.floor(0.5)")
+        send("Enter")
+        tmux.wait_for(lambda s: "\n4\n" in s, "the block's function called: 4")
+        send("C-d")
+        tmux.wait_for(lambda s: "STOPPED" in s and "F8 maximize" in s, "back in the debugger")
+    finally:
+        finish(tmux, marker)

@@ -52,6 +52,42 @@ class PaneActions:
     def action_jump_to_cursor(self) -> None:
         self.source.action_jump_to_cursor()
 
+    def action_python_shell(self) -> None:
+        """pudb's `!`: a full Python shell in the selected frame, in the terminal."""
+        if not self._python_session():
+            self.notify("The Python shell is for Python programs; the Console (F7) evaluates "
+                        "in this one.", severity="warning")
+            return
+        if self.state != "stopped" or self.link is None:
+            self.notify("Stop the program first (F6): the shell runs in a stopped frame.",
+                        severity="warning")
+            return
+        import signal
+        import subprocess
+        import sys
+
+        from textual.app import SuspendNotSupported
+
+        loc = self.stop_info.location if self.stop_info is not None else None
+        where = (f"{display_path(loc.path, self.cwd)}:{loc.line}" if loc and loc.path
+                 else "the selected frame")
+        command = [sys.executable, "-m", "tui_debugger.tui.shell", "--session", self.link.name,
+                   "--frame", str(self.selected_frame), "--where", where]
+        # Ctrl+C in the shell reaches this process too (one terminal): ignored meanwhile.
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            with self.suspend():
+                # The app waits, as for an editor: the terminal is the shell's.
+                subprocess.run(command, cwd=self.cwd)
+        except SuspendNotSupported:
+            self.notify("The full shell needs a terminal of its own (the browser view has none): "
+                        "the Console (F7) evaluates here.", severity="warning")
+            return
+        finally:
+            signal.signal(signal.SIGINT, previous)
+        # Its assignments and imports: Locals and the watches read again.
+        self.run_worker(self._refresh_values, group="refresh-values", exclusive=True)
+
     def action_frame_offset(self, offset: int) -> None:
         self._run("frame", {"offset": offset})
 
