@@ -241,3 +241,41 @@ def test_the_executable_in_tmux_pudbs_shell_and_the_small_screen(tmp_path, size)
         tmux.wait_for(lambda s: "STOPPED" in s and "F8 maximize" in s, "back in the debugger")
     finally:
         finish(tmux, marker)
+
+
+JSON_CALLS = '''import json
+
+
+def main():
+    data = {"a": 1}
+    first = json.dumps(data)  # @first
+    second = json.dumps(data)  # @second
+    return first + second
+
+
+main()
+'''
+
+
+async def test_just_my_code_switched_live_without_a_restart(tmp_path):
+    program = tmp_path / "calls.py"
+    program.write_text(JSON_CALLS)
+    first = JSON_CALLS.splitlines().index('    first = json.dumps(data)  # @first') + 1
+    app = create_app("launch", {"program": str(program), "cwd": str(tmp_path),
+                                "breakpoints": [f"{program}:{first}"]})
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: app.state == "stopped" and app.source.location_line == first,
+                         timeout=30, what="the stop at the first call")
+        pid = app.stop_info.location  # the same run throughout: no restart
+        await pilot.press("f11")  # just my code (the default): json is not stepped into
+        await wait_until(pilot, lambda: app.state == "stopped"
+                         and app.source.location_line == first + 1, what="the step over json")
+        app.action_toggle_just_my_code()
+        await wait_until(pilot, lambda: any(n.title == "Just my code off" for n in app._notifications),
+                         what="the switch")
+        await pilot.press("f11")
+        await wait_until(pilot, lambda: app.state == "stopped" and app.stop_info is not None
+                         and "json" in (app.stop_info.location.path or ""), what="a step into json")
+        assert pid is not None and "restarted" not in screen_text(app)
+        await pilot.press("shift+f5")
+        await wait_until(pilot, lambda: app.state == "terminated", timeout=30, what="the end")

@@ -88,6 +88,38 @@ class PaneActions:
         # Its assignments and imports: Locals and the watches read again.
         self.run_worker(self._refresh_values, group="refresh-values", exclusive=True)
 
+    def action_toggle_just_my_code(self) -> None:
+        """Just my code on or off in the running debugpy, without a restart."""
+        if not self._python_session():
+            self.notify("Just my code is debugpy's (Python programs).", severity="warning")
+            return
+        if self.state != "stopped" or self.link is None:
+            self.notify("Stop the program first (F6): the switch is made in the stopped program.",
+                        severity="warning")
+            return
+        self.run_worker(self._toggle_just_my_code, group="just-my-code", exclusive=True)
+
+    async def _toggle_just_my_code(self) -> None:
+        from backends.errors import DebuggerError
+
+        # pydevd's own switch, the one its launch option `justMyCode` sets: it
+        # takes effect at once, for the next step and stop.
+        debugger = "__import__('sys').modules['pydevd'].get_global_debugger()"
+        frame = {"frame_index": self.selected_frame}
+        try:
+            now = await self.link.call("evaluate", {"expression":
+                                                    f"{debugger}.get_use_libraries_filter()", **frame})
+            turn_on = now.value.strip() != "True"
+            await self.link.call("evaluate", {
+                "expression": f"{debugger}.set_use_libraries_filter({turn_on})", **frame})
+        except DebuggerError as exc:
+            self.notify(f"Could not switch just my code: {exc.message} It is set at launch too: "
+                        "`run --no-just-my-code`, then restart.", severity="error")
+            return
+        self.notify("Steps and stops skip libraries (your code only)." if turn_on else
+                    "Steps go into libraries too, and their exceptions stop.",
+                    title=f"Just my code {'on' if turn_on else 'off'}")
+
     def action_frame_offset(self, offset: int) -> None:
         self._run("frame", {"offset": offset})
 
