@@ -34,7 +34,7 @@ PUDB_KEYS: list[tuple[str, str, str]] = [
     ("/", "search", "/ in Source"),
     (", / .", "next / previous match", "n / N while finding"),
     ("V S B C", "Variables, Stack, Breakpoints, code", "F3, Alt+U, Alt+P, F2 (Alt+ a letter)"),
-    ("!", "a full Python shell in the frame", "! in Source or Variables"),
+    ("!", "a full Python shell in the frame", "! (Ctrl+D returns)"),
     ("Ctrl+X", "the internal shell", "F7, Alt+C (Console tab)"),
     ("Ctrl+N / Ctrl+P", "shell history", "↑ / ↓ in the Console"),
     ("Tab", "completion in the shell", "Tab in the Console"),
