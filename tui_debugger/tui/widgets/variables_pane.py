@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
 from textual.widgets import Tree
@@ -292,19 +293,21 @@ class VariablesPane(CursorTree[VarNode]):
             label.append(" ")
             label.append(var.name, type_style)  # a group, not a value: no "= …"
             return label
-        changed = (self.get_component_rich_style("variables--changed", partial=True)
-                   if var.changed else None)
-        label.append("*" if changed else " ", changed or "")
-        label.append(var.name, name_style + changed if changed else name_style)
+        # (a Style is false when it sets nothing, as in a pane without styles: test
+        # the flag, not the style)
+        changed = self.get_component_rich_style("variables--changed", partial=True)
+        mark = changed if var.changed else Style.null()
+        label.append("*" if var.changed else " ", mark)
+        label.append(var.name, name_style + mark)
         if how == "type":
             label.append(": ")
-            label.append(var.type or "?", type_style + changed if changed else type_style)
+            label.append(var.type or "?", type_style + mark)
             return label
         value = var.value
         if how == "str":
             value = self.str_values.get(key, "…")
         label.append(" = ")
-        label.append(one_line(value, MAX_LABEL_CHARS), changed or "")
+        label.append(one_line(value, MAX_LABEL_CHARS), mark)
         if how == "str":
             label.append("  str", type_style)
         elif var.type:
