@@ -40,7 +40,7 @@ PUDB_KEYS: list[tuple[str, str, str]] = [
     ("Tab", "completion in the shell", "Tab in the Console"),
     ("_ / =", "minimize / maximize a pane", "F8"),
     ("Ctrl+C", "break into the running program", "Ctrl+C, F6"),
-    ("Ctrl+P", "preferences", "Ctrl+P (palette), config file (docs/config.md)"),
+    ("Ctrl+P", "preferences", "Ctrl+P (palette), config file (docs/configuration.md)"),
     ("? / F1", "help", "?"),
     ("q", "quit", "q (asks), Ctrl+Q"),
     ("Enter / Space", "Variables: expand / collapse", "Enter, Space"),
