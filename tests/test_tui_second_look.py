@@ -157,6 +157,13 @@ async def test_inline_values_and_a_console_line_of_statements():
         tree = app.variables
         await wait_until(pilot, lambda: find_node(tree, "extra") is not None, what="the assignment")
         assert find_node(tree, "os") is None, tree_labels(tree)
+
+        # `!` where there is no terminal to hand over (headless here, as the
+        # browser view): it says so and where to evaluate instead.
+        await pilot.press("alt+s")
+        await pilot.press("exclamation_mark")
+        await wait_until(pilot, lambda: any("needs a terminal of its own" in n.message
+                                            for n in app._notifications), what="the shell's note")
         await pilot.press("shift+f5")
         await wait_until(pilot, lambda: app.state == "terminated", timeout=30, what="the end")
 
