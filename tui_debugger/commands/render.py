@@ -109,13 +109,16 @@ def killed(exit_code: int | None, reason: str | None, adapter: str | None = None
 
 
 def ending(exit_code: int | None, reason: str | None, adapter: str | None = None) -> str:
-    """How the program ended, in words: 'killed by SIGKILL: stopped by cli',
+    """How the program ended, in words: 'stopped by cli' (the session ended it:
+    which signal did is the session's business, not news), 'killed by SIGSEGV',
     'exit code 1'."""
     sig = signal_of(exit_code, reason)
+    if sig is not None and reason and reason.startswith("stopped by"):
+        return reason
     if sig is not None:
         return f"killed by {sig}" + (f": {reason}" if reason else "")
     if exit_code is None and killed(exit_code, reason, adapter):
-        return f"killed: {reason}"  # delve reports no status for the process it kills
+        return reason or "killed"  # delve reports no status for the process it kills
     text = f"exit code {exit_code}" if exit_code is not None else "ended"
     return text + (f" ({reason})" if reason else "")
 

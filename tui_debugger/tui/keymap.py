@@ -51,6 +51,9 @@ TUI_ACTIONS = [
     ("go_to_line", "ctrl+g", "go_to_line", "Go to line in the source"),
     ("open_file", "ctrl+o", "open_file", "Open a file in the source"),
     ("maximize", "f8", "toggle_maximize", "Maximize pane"),
+    # pudb's `!`: the terminal goes to a full Python shell until Ctrl+D.
+    ("python_shell", "exclamation_mark", "python_shell",
+     "Python shell in the selected frame (the whole terminal; Ctrl+D returns)"),
     ("disassembly", "ctrl+d", "toggle_disassembly", "Disassembly / source"),
     ("frame_up", "ctrl+up", "frame_offset(1)", "Frame up (caller)"),
     ("frame_down", "ctrl+down", "frame_offset(-1)", "Frame down"),
@@ -104,6 +107,7 @@ def user_keymap() -> dict[str, str]:
 
 
 _NAMES = {"question_mark": "?", "slash": "/", "period": ".", "space": "Space",
+          "exclamation_mark": "!", "asterisk": "*",
           "delete": "Del", "escape": "Esc", "enter": "Enter", "pageup": "PgUp",
           "pagedown": "PgDn", "up": "↑", "down": "↓"}
 
