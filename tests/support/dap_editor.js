@@ -77,9 +77,14 @@ async function main() {
     variables: vars.body.variables, nested: nested && nested.name, children,
     evaluated: evaluated.body, set: set.body });
 
+  seen.breakpoint = []; // those told on joining: the next is the agent's
   await nextLine(); // the CLI and the agent look; the agent adds a breakpoint
   const told = await next("breakpoint");
   say("told", { breakpoint: told.body });
+
+  await nextLine();
+  const cleared = await dc.setBreakpointsRequest({ source: { path: file }, breakpoints: [] });
+  say("cleared", { breakpoints: cleared.body.breakpoints });
 
   await nextLine();
   await dc.disconnectRequest({});

@@ -90,6 +90,8 @@ class DapAdapter:
         self.lines_start_at_1 = True
         self.selected_thread: int | None = None
         self.capabilities: dict[str, Any] = {}
+        #: the session whose capabilities initialize answered
+        self._told_caps_of: str | None = None
         self.closed = asyncio.Event()
         #: the editor said goodbye (disconnect): what it started is as it asked
         self.said_goodbye = False
@@ -189,6 +191,7 @@ class DapAdapter:
                 base.update(await self._session_capabilities(await join(
                     name, self.origin, subscribe=False, register=False, view=DAP_VIEW),
                     close=True))
+                self._told_caps_of = name
         self.capabilities = base
         return base
 
@@ -262,11 +265,14 @@ class DapAdapter:
 
     async def _link(self, name: str) -> None:
         self.handle = await join(name, self.origin, view=DAP_VIEW)
-        caps = await self._session_capabilities(self.handle)
-        changed = {k: v for k, v in caps.items() if self.capabilities.get(k) != v}
-        self.capabilities.update(caps)
-        if changed:
-            await self.event("capabilities", {"capabilities": changed})
+        if name != self._told_caps_of:
+            # Another session than initialize's (or none was known then): DAP's
+            # capabilities event tells the editor what this one's debugger can do.
+            caps = await self._session_capabilities(self.handle)
+            changed = {k: v for k, v in caps.items() if self.capabilities.get(k) != v}
+            self.capabilities.update(caps)
+            if changed:
+                await self.event("capabilities", {"capabilities": changed})
         await self.breakpoints.learn((await self.call("breakpoint_list")).breakpoints)
         self._pump = asyncio.ensure_future(self._events())
 

@@ -1,0 +1,180 @@
+"""`tui-debugger dap`: an editor's DAP client joins the session the CLI and an
+agent share. The client is VS Code's own DAP test client
+(@vscode/debugadapter-testsupport, installed into tests/.cache), driving the
+adapter as a real process over stdio (tests/support/dap_editor.js)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support import one_at_a_time, require, unavailable
+from tests.support.mcp import PY_BASIC, ROOT, call, in_process_client, line_of
+
+TESTSUPPORT_VERSION = "1.68.0"
+TESTSUPPORT_DIR = ROOT / "tests" / ".cache" / "dap-testsupport"
+EDITOR = ROOT / "tests" / "support" / "dap_editor.js"
+REL_BASIC = "tests/programs/py_basic.py"
+
+
+def cli(*args: str, check: bool = True) -> subprocess.CompletedProcess:
+    done = subprocess.run([sys.executable, "-m", "tui_debugger", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60, env=dict(os.environ))
+    if check:
+        assert done.returncode == 0, (args, done.stdout, done.stderr)
+    return done
+
+
+def cli_json(*args: str) -> dict:
+    return json.loads(cli(*args, "--json").stdout)
+
+
+def owner(bp: dict) -> str:
+    return bp.get("setBy", bp.get("set_by"))
+
+
+@pytest.fixture(scope="session")
+def testsupport() -> Path:
+    """VS Code's DAP test client, installed once into tests/.cache (gitignored)."""
+    modules = TESTSUPPORT_DIR / "node_modules"
+    with one_at_a_time("dap-testsupport"):
+        if not (modules / "@vscode" / "debugadapter-testsupport" / "package.json").exists():
+            npm = shutil.which("npm")
+            require(npm is not None and shutil.which("node") is not None, "node and npm")
+            TESTSUPPORT_DIR.mkdir(parents=True, exist_ok=True)
+            try:
+                done = subprocess.run(
+                    [npm, "install", "--no-save", "--no-audit", "--no-fund", "--prefix",
+                     str(TESTSUPPORT_DIR),
+                     f"@vscode/debugadapter-testsupport@{TESTSUPPORT_VERSION}"],
+                    capture_output=True, text=True, timeout=300)
+            except subprocess.TimeoutExpired:
+                unavailable("npm did not install @vscode/debugadapter-testsupport within "
+                            "300 s: check npm's registry access (npm ping)")
+            if done.returncode != 0:
+                unavailable(f"npm could not install @vscode/debugadapter-testsupport:\n"
+                            f"{done.stderr[-2000:]}")
+    return modules
+
+
+class Editor:
+    """The test client's process: each step it reports, and a nudge to go on."""
+
+    def __init__(self, proc: asyncio.subprocess.Process):
+        self.proc = proc
+        self.noise: list[str] = []
+
+    async def step(self, name: str, timeout: float = 60) -> dict:
+        assert self.proc.stdout is not None
+        while True:
+            raw = await asyncio.wait_for(self.proc.stdout.readline(), timeout)
+            if not raw:
+                raise AssertionError(f"the editor ended before {name!r}:\n" + "".join(self.noise))
+            line = raw.decode()
+            if not line.startswith('{"step"'):
+                self.noise.append(line)  # the adapter's stderr, which the client echoes
+                continue
+            report = json.loads(line)
+            assert report["step"] == name, (report, "".join(self.noise))
+            return report
+
+    async def go(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(b"go\n")
+        await self.proc.stdin.drain()
+
+
+def adapter_command() -> str:
+    found = shutil.which("tui-debugger")
+    assert found, "tui-debugger is not on PATH (scripts/test puts its venv's bin first)"
+    return found
+
+
+@pytest.mark.slow
+async def test_vscode_test_client_shares_the_cli_session(mcp_env, testsupport,
+                                                         no_leftover_processes):
+    call_total = line_of(PY_BASIC, "@call-total")
+    count_line = line_of(PY_BASIC, "@count")
+    path = str(PY_BASIC)
+    cli("start", "--break", f"{REL_BASIC}:{call_total}", REL_BASIC)
+    proc = await asyncio.create_subprocess_exec(
+        "node", str(EDITOR), str(testsupport), adapter_command(), path, str(count_line),
+        cwd=ROOT, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT, env=dict(os.environ))
+    editor = Editor(proc)
+    try:
+        # It sees the CLI's stop, and the debugger's own abilities.
+        attached = await editor.step("attached")
+        assert attached["stop"]["reason"] == "breakpoint"
+        assert attached["at"]["line"] == call_total and attached["at"]["path"] == path
+        caps = attached["capabilities"]
+        assert caps["supportsSetVariable"] and caps["supportsConditionalBreakpoints"]
+        assert "uncaught" in {f["filter"] for f in caps["exceptionBreakpointFilters"]}
+        (mine,) = attached["breakpoints"]
+        assert mine["verified"] and mine["line"] == count_line
+
+        # The CLI's step is a stopped event in the editor.
+        cli("next")
+        await editor.go()
+        stepped = await editor.step("cli-step")
+        assert stepped["stop"]["reason"] == "step"
+        assert stepped["at"]["line"] == call_total + 1
+
+        # The editor's own step, variables, evaluate and set reach the others.
+        await editor.go()
+        own = await editor.step("own-step")
+        assert own["at"]["line"] == count_line and own["stop"]["reason"] == "breakpoint"
+        assert own["scopes"][0] == "Locals"
+        names = {v["name"]: v for v in own["variables"]}
+        assert names["count"]["value"] == "0"
+        assert names["point"]["variablesReference"] > 0
+        assert own["children"], "a value's children"
+        assert own["evaluated"]["result"] == "100"
+        assert own["set"]["value"] == "41"
+
+        status = cli_json("status")
+        assert status["stop"]["location"]["line"] == count_line
+        assert "vscode" in {c["origin"] for c in status["clients"]}
+        listed = cli_json("break", "list")["breakpoints"]
+        assert {(b["line"], owner(b)) for b in listed} == {(call_total, "cli"),
+                                                             (count_line, "vscode")}
+        assert "count (int) = 41" in cli("locals", "--names", "count").stdout
+        activity = cli("activity").stdout
+        assert "vscode next" in " ".join(activity.split()), activity
+
+        async with in_process_client() as agent:
+            seen = await call(agent, "debug_variables", {"names": ["count"]})
+            assert seen["variables"][0]["value"] == "41"
+            bps = (await call(agent, "debug_breakpoint_list"))["breakpoints"]
+            assert any(owner(b) == "vscode" and b["spec"]["line"] == count_line for b in bps)
+            # The agent's breakpoint shows up in the editor.
+            await call(agent, "debug_breakpoint_add", {"file": path, "line": count_line + 1})
+            await editor.go()
+            told = (await editor.step("told"))["breakpoint"]
+            assert told["reason"] == "new" and told["breakpoint"]["line"] == count_line + 1
+
+            # The editor's list for the file replaces its own breakpoints only.
+            await editor.go()
+            cleared = await editor.step("cleared")
+            assert cleared["breakpoints"] == []
+            left = {(b["line"], owner(b)) for b in cli_json("break", "list")["breakpoints"]}
+            assert left == {(call_total, "cli"), (count_line + 1, "mcp")}
+
+        # Leaving leaves the session as it was.
+        await editor.go()
+        await editor.step("left")
+        assert await asyncio.wait_for(proc.wait(), 30) == 0
+        status = cli_json("status")
+        assert status["state"] == "stopped"
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+        cli("stop", check=False)
