@@ -178,3 +178,91 @@ async def test_vscode_test_client_shares_the_cli_session(mcp_env, testsupport,
             proc.kill()
             await proc.wait()
         cli("stop", check=False)
+
+
+LAUNCHER = ROOT / "tests" / "support" / "dap_launch.js"
+
+
+async def launch_from_editor(testsupport: Path, *extra: str) -> tuple[Editor, dict]:
+    scale_line = line_of(PY_BASIC, "@scale")
+    proc = await asyncio.create_subprocess_exec(
+        "node", str(LAUNCHER), str(testsupport), adapter_command(), str(PY_BASIC),
+        str(scale_line), *extra, cwd=ROOT, stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, env=dict(os.environ))
+    editor = Editor(proc)
+    launched = await editor.step("launched", timeout=90)
+    assert launched["stop"]["reason"] == "breakpoint", launched
+    assert launched["at"]["line"] == scale_line and launched["at"]["name"] == "scale"
+    return editor, launched
+
+
+async def leave(editor: Editor) -> None:
+    await editor.go()
+    await editor.step("left")
+    assert await asyncio.wait_for(editor.proc.wait(), 30) == 0
+
+
+def wait_no_sessions(timeout: float = 20) -> None:
+    import time
+
+    from tui_debugger import paths
+
+    deadline = time.monotonic() + timeout
+    while paths.live_sessions():
+        assert time.monotonic() < deadline, "the launched session outlived its editor"
+        time.sleep(0.1)
+
+
+@pytest.mark.slow
+async def test_an_editor_launches_a_session_the_cli_joins(mcp_env, testsupport,
+                                                          no_leftover_processes):
+    editor, launched = await launch_from_editor(testsupport)
+    try:
+        # Its breakpoint was set before the program ran (stopped at the entry
+        # till configurationDone), and the session is everyone's.
+        (bp,) = launched["breakpoints"]
+        assert bp["verified"]
+        status = cli_json("status")
+        assert status["state"] == "stopped" and status["stop"]["function"] == "scale"
+        assert "neovim" in {c["origin"] for c in status["clients"]}
+        assert "neovim" in {owner(b) for b in cli_json("break", "list")["breakpoints"]}
+        # Leaving ends the program it launched (DAP's default for a launch).
+        await leave(editor)
+        wait_no_sessions()
+    finally:
+        if editor.proc.returncode is None:
+            editor.proc.kill()
+            await editor.proc.wait()
+        cli("stop", check=False)
+
+
+@pytest.mark.slow
+async def test_listen_serves_editors_that_carry_the_token(mcp_env, testsupport,
+                                                          no_leftover_processes):
+    import re
+
+    server = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tui_debugger", "dap", "--listen", "0", cwd=ROOT,
+        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE, env=dict(os.environ))
+    editor = None
+    try:
+        assert server.stderr is not None
+        banner = (await asyncio.wait_for(server.stderr.readline(), 30)).decode()
+        found = re.search(r"on 127\.0\.0\.1:(\d+)\. .*\"token\": \"([^\"]+)\"", banner)
+        assert found, banner
+        port, token = found.groups()
+        token_file = Path(os.environ["TUI_DEBUGGER_RUNTIME_DIR"]) / f"dap-{port}.token"
+        assert token_file.read_text().strip() == token
+        assert token_file.stat().st_mode & 0o077 == 0
+        editor, launched = await launch_from_editor(testsupport, port, token)
+        assert launched["refused"] and "token" in launched["refused"]
+        assert cli_json("status")["stop"]["function"] == "scale"
+        await leave(editor)
+        wait_no_sessions()
+    finally:
+        if editor is not None and editor.proc.returncode is None:
+            editor.proc.kill()
+            await editor.proc.wait()
+        server.terminate()
+        await asyncio.wait_for(server.wait(), 20)
+        cli("stop", check=False)
