@@ -17,21 +17,34 @@ registry is told as new, changed or removed exactly once.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from backends.errors import DebuggerError
 from backends.models import Breakpoint
 
 if TYPE_CHECKING:
     from .. import events
-    from .adapter import DapAdapter
+
+
+class Editor(Protocol):
+    """What the book uses of its adapter (adapter.DapAdapter)."""
+
+    origin: str
+    lines_start_at_1: bool
+    handle: Any
+
+    async def call(self, command: str, args: dict[str, Any] | None = None) -> Any: ...
+
+    async def event(self, name: str, body: dict[str, Any] | None = None) -> None: ...
+
+    def _line(self, line: int | None) -> int: ...
 
 #: set_by of the session's own breakpoints (run to a line, stop at main)
 SESSION = "session"
 
 
 class BreakpointBook:
-    def __init__(self, adapter: "DapAdapter") -> None:
+    def __init__(self, adapter: Editor) -> None:
         self.adapter = adapter
         #: what the editor was last told of each breakpoint, by id
         self.told: dict[int, dict[str, Any]] = {}
