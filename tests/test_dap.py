@@ -138,6 +138,7 @@ async def test_vscode_test_client_shares_the_cli_session(mcp_env, testsupport,
         assert own["children"], "a value's children"
         assert own["evaluated"]["result"] == "100"
         assert own["set"]["value"] == "41"
+        assert "count" in {t["label"] for t in own["completed"]}
 
         status = cli_json("status")
         assert status["stop"]["location"]["line"] == count_line

@@ -72,10 +72,11 @@ async function main() {
   const nested = vars.body.variables.find((v) => v.variablesReference > 0);
   const children = nested ? (await dc.variablesRequest({ variablesReference: nested.variablesReference })).body.variables : [];
   const evaluated = await dc.evaluateRequest({ expression: "count + 100", frameId: at.frameId, context: "repl" });
+  const completed = await dc.completionsRequest({ text: "cou", column: 4, frameId: at.frameId });
   const set = await dc.setVariableRequest({ variablesReference: locals.variablesReference, name: "count", value: "41" });
   say("own-step", { stop: own.body, at, scopes: scopes.body.scopes.map((s) => s.name),
     variables: vars.body.variables, nested: nested && nested.name, children,
-    evaluated: evaluated.body, set: set.body });
+    evaluated: evaluated.body, set: set.body, completed: completed.body.targets });
 
   seen.breakpoint = []; // those told on joining: the next is the agent's
   await nextLine(); // the CLI and the agent look; the agent adds a breakpoint

@@ -56,9 +56,6 @@ CAPABILITIES = {
     "log_points": "supportsLogPoints",
     "function_breakpoints": "supportsFunctionBreakpoints",
     "set_variable": "supportsSetVariable",
-    "completions": "supportsCompletionsRequest",
-    "goto": "supportsGotoTargetsRequest",
-    "step_back": "supportsStepBack",
 }
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
@@ -88,6 +85,7 @@ class DapAdapter:
         self.configured = False
         self.stop_on_entry = False
         self.lines_start_at_1 = True
+        self.columns_start_at_1 = True
         self.selected_thread: int | None = None
         self.capabilities: dict[str, Any] = {}
         #: the session whose capabilities initialize answered
@@ -174,6 +172,7 @@ class DapAdapter:
     async def request_initialize(self, args: dict[str, Any]) -> dict[str, Any]:
         self.origin = origin_of(args.get("clientID"))
         self.lines_start_at_1 = args.get("linesStartAt1", True) is not False
+        self.columns_start_at_1 = args.get("columnsStartAt1", True) is not False
         base = {
             "supportsConfigurationDoneRequest": True,
             "supportsEvaluateForHovers": True,
@@ -181,6 +180,8 @@ class DapAdapter:
             "supportTerminateDebuggee": True,
             "supportsTerminateRequest": True,
             "supportsSteppingGranularity": True,
+            # the debugger's own completions, else the frame's names (the complete command)
+            "supportsCompletionsRequest": True,
         }
         if self.token is None:
             # Stdio: the editor started this process, and the session it joins can be
@@ -557,6 +558,23 @@ class DapAdapter:
         var = result.variable
         return {"value": var.value, "type": var.type,
                 "variablesReference": self._child_ref(ref, var.path) if var.has_children else 0}
+
+    async def request_completions(self, args: dict[str, Any]) -> dict[str, Any]:
+        text = args.get("text")
+        if not isinstance(text, str):
+            raise InvalidInput("completions needs the text typed.")
+        shift = 1 if self.columns_start_at_1 else 0
+        call: dict[str, Any] = {"text": text}
+        if isinstance(args.get("column"), int):
+            call["column"] = max(0, args["column"] - shift)
+        if args.get("frameId") is not None:
+            frame = self._frame(args["frameId"])
+            await self._select(frame)
+            call["frameIndex"] = frame.index
+        result = await self.call("complete", call)
+        return {"targets": [{"label": item.label, "text": item.text, "start": item.start + shift,
+                             "length": item.length}
+                            for item in result.items]}
 
     async def request_exceptionInfo(self, args: dict[str, Any]) -> dict[str, Any]:
         stop = (await self.call("status")).stop
