@@ -267,3 +267,55 @@ async def test_listen_serves_editors_that_carry_the_token(mcp_env, testsupport,
         server.terminate()
         await asyncio.wait_for(server.wait(), 20)
         cli("stop", check=False)
+
+
+FOLLOWER = ROOT / "tests" / "support" / "dap_follow.js"
+
+
+def native_demo() -> tuple[str, str, int]:
+    from tests.support.native_build import c_program
+
+    require(shutil.which("lldb-dap-19") is not None or shutil.which("lldb-dap") is not None,
+            "lldb-dap (Debian: lldb-19)")
+    source = ROOT / "tests" / "programs" / "native_demo.c"
+    return str(c_program("native_demo")), str(source), line_of(source, "LINE:loop_body")
+
+
+def node_session() -> tuple[str, str, int]:
+    require(shutil.which("node") is not None, "node")
+    source = ROOT / "tests" / "programs" / "node" / "session.js"
+    return str(source), str(source), line_of(source, "@mark loop-call")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("program", [native_demo, node_session], ids=["lldb-dap", "node"])
+async def test_an_editor_follows_native_and_node_sessions(program, mcp_env, testsupport,
+                                                          no_leftover_processes):
+    binary, source, line = program()
+    cli("start", "--break", f"{source}:{line}", binary)
+    proc = await asyncio.create_subprocess_exec(
+        "node", str(FOLLOWER), str(testsupport), adapter_command(), cwd=ROOT,
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT, env=dict(os.environ))
+    editor = Editor(proc)
+    try:
+        attached = await editor.step("attached", timeout=90)
+        assert attached["stop"]["reason"] == "breakpoint", attached
+        assert attached["at"]["line"] == line and attached["at"]["path"] == source
+        assert attached["at"]["variables"], attached
+        await editor.go()
+        stepped = await editor.step("stepped", timeout=90)
+        assert stepped["stop"]["reason"] == "step" and stepped["at"]["line"] != line, stepped
+        # The editor's step is the session's: the CLI sees the same line.
+        status = cli_json("status")
+        assert status["stop"]["location"]["line"] == stepped["at"]["line"]
+        assert "vscode" in " ".join(cli("activity").stdout.split())
+        await editor.go()
+        await editor.step("left")
+        assert await asyncio.wait_for(proc.wait(), 30) == 0
+        assert cli_json("status")["state"] == "stopped"
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+        cli("stop", check=False)

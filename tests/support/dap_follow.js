@@ -1,0 +1,49 @@
+// An editor that attaches to the live session through `tui-debugger dap` and
+// steps once, played by VS Code's own DAP test client; for sessions of any
+// backend (lldb-dap, node). One JSON line per step on stdout; it waits for a
+// line on stdin before it steps and before it disconnects.
+//
+//   node dap_follow.js MODULE_DIR TUI_DEBUGGER
+"use strict";
+const path = require("path");
+const readline = require("readline");
+const [moduleDir, adapter] = process.argv.slice(2);
+const { DebugClient } = require(path.join(moduleDir, "@vscode/debugadapter-testsupport"));
+const say = (step, body) => process.stdout.write(JSON.stringify({ step, ...body }) + "\n");
+const input = readline.createInterface({ input: process.stdin });
+const nextLine = () => new Promise((r) => input.once("line", r));
+
+async function look(dc, threadId) {
+  const stack = await dc.stackTraceRequest({ threadId, levels: 20 });
+  const top = stack.body.stackFrames[0];
+  const scopes = (await dc.scopesRequest({ frameId: top.id })).body.scopes;
+  const vars = (await dc.variablesRequest({ variablesReference: scopes[0].variablesReference })).body.variables;
+  return { line: top.line, path: top.source && top.source.path, name: top.name,
+    scopes: scopes.map((s) => s.name), variables: vars.map((v) => [v.name, v.value, v.variablesReference > 0]) };
+}
+
+async function main() {
+  const dc = new DebugClient(adapter, "dap", "tui-debugger", { env: process.env }, true);
+  dc.defaultTimeout = 60000;
+  const initialized = dc.waitForEvent("initialized", 60000);
+  await dc.start();
+  await dc.initializeRequest({ adapterID: "tui-debugger", clientID: "vscode", linesStartAt1: true,
+    columnsStartAt1: true, pathFormat: "path" });
+  const first = dc.waitForEvent("stopped", 60000);
+  await dc.attachRequest({});
+  await initialized;
+  await dc.configurationDoneRequest();
+  const stop = (await first).body;
+  say("attached", { stop, at: await look(dc, stop.threadId) });
+  await nextLine();
+  const after = dc.waitForEvent("stopped", 60000);
+  await dc.nextRequest({ threadId: stop.threadId });
+  const stepped = (await after).body;
+  say("stepped", { stop: stepped, at: await look(dc, stepped.threadId) });
+  await nextLine();
+  await dc.disconnectRequest({});
+  say("left", {});
+  process.exit(0);
+}
+
+main().catch((err) => { say("error", { message: String(err && err.stack || err) }); process.exit(1); });
