@@ -319,3 +319,31 @@ async def test_an_editor_follows_native_and_node_sessions(program, mcp_env, test
             proc.kill()
             await proc.wait()
         cli("stop", check=False)
+
+
+def test_bad_requests_get_answers_that_say_what_to_do(mcp_env, no_leftover_processes):
+    """Garbage, a request before attach, attach with nothing to join, an
+    unknown request: each is answered (or skipped) with what to do, and the
+    adapter goes on serving."""
+    from backends.dap.framing import Decoder, encode
+
+    requests = [
+        {"seq": 1, "type": "request", "command": "initialize", "arguments": {"clientID": "Test Client!"}},
+        {"seq": 2, "type": "request", "command": "stackTrace", "arguments": {"threadId": 1}},
+        {"seq": 3, "type": "request", "command": "attach", "arguments": {}},
+        {"seq": 4, "type": "request", "command": "attach", "arguments": {"session": "nope"}},
+        {"seq": 5, "type": "request", "command": "stepBack", "arguments": {}},
+        {"seq": 6, "type": "request", "command": "disconnect", "arguments": {}},
+    ]
+    data = b"Content-Length: 5\r\n\r\n[1,2]" + b"".join(encode(r) for r in requests)
+    done = subprocess.run([sys.executable, "-m", "tui_debugger", "dap"], input=data, cwd=ROOT,
+                          capture_output=True, timeout=60, env=dict(os.environ))
+    assert done.returncode == 0, done.stderr
+    answers = {m["request_seq"]: m for m in Decoder().feed(done.stdout) if m["type"] == "response"}
+    assert answers[1]["success"] and answers[1]["body"]["supportsConfigurationDoneRequest"]
+    assert not answers[2]["success"] and "attach" in answers[2]["message"]
+    assert not answers[3]["success"] and "No live session" in answers[3]["message"]
+    assert not answers[4]["success"] and "'nope'" in answers[4]["message"]
+    assert not answers[5]["success"] and "stepBack" in answers[5]["message"]
+    assert answers[6]["success"]
+    assert b"not a JSON object" in done.stderr.lower() or b"json object" in done.stderr.lower()

@@ -12,7 +12,7 @@ it, is told to the editor as DAP's (`stopped`, `continued`, `output`,
 
 Requests are answered one at a time, in order (a step answers as soon as it is
 under way, as the TUI's do), except the ones that must not wait behind
-another: pause, disconnect, terminate.
+another: pause, terminate. A disconnect waits for the requests before it.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ DEFAULT_ORIGIN = "dap"
 _ORIGIN = re.compile(r"[a-z0-9][a-z0-9_.-]{0,23}")
 
 #: the DAP requests answered beside the queue (see the module's docstring)
-OUT_OF_LINE = {"pause", "disconnect", "terminate"}
+OUT_OF_LINE = {"pause", "terminate"}
 
 #: children listed for one variables request at most (the editor pages for more)
 MAX_CHILDREN = 1000

@@ -30,6 +30,19 @@ TOKEN_FILE = "dap-{port}.token"
 ENV_TOKEN = "TUI_DEBUGGER_DAP_TOKEN"
 
 
+def _decode(decoder: Decoder, chunk: bytes) -> list[dict[str, Any]]:
+    """The messages `chunk` completes; a bad frame is dropped (and said on
+    stderr), and what followed it is decoded all the same."""
+    messages: list[dict[str, Any]] = []
+    while True:
+        try:
+            return messages + decoder.feed(chunk)
+        except FramingError as exc:
+            messages += exc.messages
+            print(f"tui-debugger dap: {exc}", file=sys.stderr, flush=True)
+            chunk = b""
+
+
 async def _serve_stream(adapter: DapAdapter, reader: asyncio.StreamReader) -> None:
     """Decode the editor's messages into the adapter until it closes the stream."""
     runner = asyncio.ensure_future(adapter.run())
@@ -39,12 +52,7 @@ async def _serve_stream(adapter: DapAdapter, reader: asyncio.StreamReader) -> No
             chunk = await reader.read(65536)
             if not chunk:
                 break
-            try:
-                messages = decoder.feed(chunk)
-            except FramingError as exc:
-                messages = exc.messages  # the bad frame is dropped; the rest goes on
-                print(f"tui-debugger dap: {exc}", file=sys.stderr, flush=True)
-            for message in messages:
+            for message in _decode(decoder, chunk):
                 adapter.receive(message)
     finally:
         adapter.editor_gone()
