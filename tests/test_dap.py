@@ -347,3 +347,31 @@ def test_bad_requests_get_answers_that_say_what_to_do(mcp_env, no_leftover_proce
     assert not answers[5]["success"] and "stepBack" in answers[5]["message"]
     assert answers[6]["success"]
     assert b"not a JSON object" in done.stderr.lower() or b"json object" in done.stderr.lower()
+
+
+@pytest.mark.slow
+async def test_emacs_dap_mode_steps_the_cli_session(mcp_env, no_leftover_processes):
+    """A real editor from Debian's packages (emacs-nox, elpa-dap-mode), in
+    batch: it attaches, shows the CLI's stop, steps, and the CLI sees its step."""
+    emacs = shutil.which("emacs")
+    require(emacs is not None, "Emacs (Debian: emacs-nox)")
+    require(bool(list(Path("/usr/share/emacs/site-lisp/elpa").glob("dap-mode-*"))),
+            "Emacs dap-mode (Debian: elpa-dap-mode)")
+    call_total = line_of(PY_BASIC, "@call-total")
+    cli("start", "--break", f"{REL_BASIC}:{call_total}", REL_BASIC)
+    try:
+        done = await asyncio.to_thread(
+            subprocess.run, [emacs, "--batch", "-l", str(ROOT / "tests/support/dap_emacs.el"),
+                             adapter_command()],
+            cwd=ROOT, capture_output=True, text=True, timeout=120, env=dict(os.environ))
+        shown = [line for line in done.stdout.splitlines() if line.startswith("EMACS-")]
+        assert done.returncode == 0 and shown == [
+            f"EMACS-FRAME {call_total}", f"EMACS-FRAME {call_total + 1}", "EMACS-LEFT"], (
+            done.stdout, done.stderr[-3000:])
+        status = cli_json("status")
+        assert status["state"] == "stopped"
+        assert status["stop"]["location"]["line"] == call_total + 1
+        # dap-mode introduces itself as VS Code does.
+        assert "vscode next" in " ".join(cli("activity").stdout.split())
+    finally:
+        cli("stop", check=False)
