@@ -375,3 +375,38 @@ async def test_emacs_dap_mode_steps_the_cli_session(mcp_env, no_leftover_process
         assert "vscode next" in " ".join(cli("activity").stdout.split())
     finally:
         cli("stop", check=False)
+
+
+CHILDREN_EDITOR = ROOT / "tests" / "support" / "dap_children.js"
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(180)  # a parent and a child session, two adapters
+async def test_child_processes_are_child_debug_sessions(mcp_env, testsupport, tmp_path,
+                                                        no_leftover_processes):
+    for source in (ROOT / "tests" / "programs" / "children").glob("*child*.py"):
+        shutil.copy(source, tmp_path / source.name)
+    child_line = line_of(tmp_path / "child.py", "@child")
+    done = subprocess.run([sys.executable, "-m", "tui_debugger", "start", "--break",
+                           f"child.py:{child_line}", "run_child.py"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120, env=dict(os.environ))
+    assert done.returncode == 0, done.stderr
+    proc = await asyncio.create_subprocess_exec(
+        "node", str(CHILDREN_EDITOR), str(testsupport), adapter_command(), cwd=tmp_path,
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT, env=dict(os.environ))
+    editor = Editor(proc)
+    try:
+        child = await editor.step("child", timeout=120)
+        assert child["request"]["request"] == "attach"
+        name = child["request"]["configuration"]["session"]
+        assert name != "run_child" and name.startswith("run_child")
+        assert child["stop"]["reason"] == "breakpoint"
+        assert child["at"] == {"line": child_line, "path": str(tmp_path / "child.py")}
+        assert await asyncio.wait_for(proc.wait(), 30) == 0
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+        subprocess.run([sys.executable, "-m", "tui_debugger", "stop"], cwd=tmp_path,
+                       capture_output=True, timeout=60, env=dict(os.environ))

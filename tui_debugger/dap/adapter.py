@@ -93,6 +93,10 @@ class DapAdapter:
         self.closed = asyncio.Event()
         #: the editor said goodbye (disconnect): what it started is as it asked
         self.said_goodbye = False
+        #: the editor starts child debug sessions when asked (startDebugging)
+        self.starts_children = False
+        #: the child processes' sessions it was asked to start, by name
+        self._children_offered: set[str] = set()
 
     # ------------------------------------------------------------------ wire
 
@@ -173,6 +177,7 @@ class DapAdapter:
         self.origin = origin_of(args.get("clientID"))
         self.lines_start_at_1 = args.get("linesStartAt1", True) is not False
         self.columns_start_at_1 = args.get("columnsStartAt1", True) is not False
+        self.starts_children = args.get("supportsStartDebuggingRequest") is True
         base = {
             "supportsConfigurationDoneRequest": True,
             "supportsEvaluateForHovers": True,
@@ -286,6 +291,32 @@ class DapAdapter:
             # Stopped before this editor came (or at the entry it asked for): say so,
             # as the stop it would have heard.
             await self._stopped(events.Stopped(stop=status.stop))
+        await self._offer_children()
+
+    async def _offer_children(self) -> None:
+        """Each child process's session of the joined one, live now, offered to
+        the editor as a child debug session; the later ones come as Process events."""
+        from .. import paths
+
+        if self.handle is None:
+            return
+        for entry in paths.live_sessions():
+            if entry.parent == self.handle.name:
+                await self._offer_child(entry.name, entry.program_pid)
+
+    async def _offer_child(self, name: str, pid: int | None) -> None:
+        """DAP's startDebugging: the editor starts another adapter (or
+        connection) that attaches to the child's session, as debugpy's own
+        subprocess support has VS Code do."""
+        if not self.starts_children or name in self._children_offered:
+            return
+        self._children_offered.add(name)
+        configuration: dict[str, Any] = {"request": "attach", "session": name,
+                                         "name": f"{name}" + (f" (pid {pid})" if pid else "")}
+        if self.token is not None:
+            configuration["token"] = self.token  # the editor gave it; the child's attach needs it
+        await self.send({"type": "request", "command": "startDebugging",
+                         "arguments": {"request": "attach", "configuration": configuration}})
 
     async def request_disconnect(self, args: dict[str, Any]) -> None:
         # DAP's default: a launched program ends with its editor, an attached one runs on.
@@ -396,11 +427,16 @@ class DapAdapter:
     async def _breakpoints(self, event: events.Breakpoints) -> None:
         await self.breakpoints.changed(event)
 
+    async def _process(self, event: events.Process) -> None:
+        if (event.event == "started" and self.configured and self.handle is not None
+                and event.parent == self.handle.name):
+            await self._offer_child(event.session, event.pid)
+
     EVENTS: dict[type, Callable[["DapAdapter", Any], Awaitable[None]]] = {
         events.Stopped: _stopped, events.Continued: _continued, events.Output: _output,
         events.Threads: _threads, events.Selection: _selection, events.Exited: _exited,
         events.Terminated: _terminated, events.Values: _values,
-        events.Breakpoints: _breakpoints,
+        events.Breakpoints: _breakpoints, events.Process: _process,
     }
 
     # ------------------------------------------------------------------ run control
