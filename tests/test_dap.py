@@ -410,3 +410,35 @@ async def test_child_processes_are_child_debug_sessions(mcp_env, testsupport, tm
             await proc.wait()
         subprocess.run([sys.executable, "-m", "tui_debugger", "stop"], cwd=tmp_path,
                        capture_output=True, timeout=60, env=dict(os.environ))
+
+
+@pytest.mark.slow
+async def test_an_editors_data_breakpoint_is_a_session_watchpoint(mcp_env, testsupport,
+                                                                   no_leftover_processes):
+    binary, source, line = native_demo()
+    cli("start", "--break", f"{source}:{line}", binary)
+    cli("break", "remove", "--all")  # the next stop is the watchpoint's
+    proc = await asyncio.create_subprocess_exec(
+        "node", str(FOLLOWER), str(testsupport), adapter_command(), "accumulator", cwd=ROOT,
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT, env=dict(os.environ))
+    editor = Editor(proc)
+    try:
+        await editor.step("attached", timeout=90)
+        await editor.go()
+        watched = await editor.step("stepped", timeout=90)
+        (set_,) = watched["data"]["set"]
+        assert set_["verified"], watched
+        assert watched["data"]["info"]["dataId"].endswith(":accumulator")
+        assert watched["stop"]["reason"] == "data breakpoint", watched
+        assert watched["at"]["name"] == "main"
+        listed = cli_json("watch")["watches"]
+        assert [(w["expression"], owner(w)) for w in listed] == [("accumulator", "vscode")]
+        await editor.go()
+        await editor.step("left")
+        assert await asyncio.wait_for(proc.wait(), 30) == 0
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+        cli("stop", check=False)

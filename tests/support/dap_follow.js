@@ -3,11 +3,12 @@
 // backend (lldb-dap, node). One JSON line per step on stdout; it waits for a
 // line on stdin before it steps and before it disconnects.
 //
-//   node dap_follow.js MODULE_DIR TUI_DEBUGGER
+//   node dap_follow.js MODULE_DIR TUI_DEBUGGER [WATCH]
+// With WATCH (a local's name), the step is a data breakpoint on it and a continue.
 "use strict";
 const path = require("path");
 const readline = require("readline");
-const [moduleDir, adapter] = process.argv.slice(2);
+const [moduleDir, adapter, watch] = process.argv.slice(2);
 const { DebugClient } = require(path.join(moduleDir, "@vscode/debugadapter-testsupport"));
 const say = (step, body) => process.stdout.write(JSON.stringify({ step, ...body }) + "\n");
 const input = readline.createInterface({ input: process.stdin });
@@ -37,9 +38,19 @@ async function main() {
   say("attached", { stop, at: await look(dc, stop.threadId) });
   await nextLine();
   const after = dc.waitForEvent("stopped", 60000);
-  await dc.nextRequest({ threadId: stop.threadId });
+  let data = null;
+  if (watch) {
+    const top = (await dc.stackTraceRequest({ threadId: stop.threadId, levels: 1 })).body.stackFrames[0];
+    const scopes = (await dc.scopesRequest({ frameId: top.id })).body.scopes;
+    const info = (await dc.dataBreakpointInfoRequest({ variablesReference: scopes[0].variablesReference, name: watch })).body;
+    const set = (await dc.setDataBreakpointsRequest({ breakpoints: [{ dataId: info.dataId, accessType: "write" }] })).body;
+    data = { info, set: set.breakpoints };
+    await dc.continueRequest({ threadId: stop.threadId });
+  } else {
+    await dc.nextRequest({ threadId: stop.threadId });
+  }
   const stepped = (await after).body;
-  say("stepped", { stop: stepped, at: await look(dc, stepped.threadId) });
+  say("stepped", { stop: stepped, at: await look(dc, stepped.threadId), data });
   await nextLine();
   await dc.disconnectRequest({});
   say("left", {});

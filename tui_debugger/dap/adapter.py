@@ -56,6 +56,7 @@ CAPABILITIES = {
     "log_points": "supportsLogPoints",
     "function_breakpoints": "supportsFunctionBreakpoints",
     "set_variable": "supportsSetVariable",
+    "data_breakpoints": "supportsDataBreakpoints",
 }
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
@@ -208,7 +209,6 @@ class DapAdapter:
             status = await handle.call("status", {})
             flags = set(status.capabilities)
             out: dict[str, Any] = {dap: name in flags for name, dap in CAPABILITIES.items()}
-            out["supportsDataBreakpoints"] = False
             try:
                 listed = await handle.call("exception_breakpoints", {})
                 out["exceptionBreakpointFilters"] = [
@@ -637,6 +637,60 @@ class DapAdapter:
     async def request_setFunctionBreakpoints(self, args: dict[str, Any]) -> dict[str, Any]:
         return {"breakpoints": await self.breakpoints.set_functions(
             args.get("breakpoints") or [])}
+
+    async def request_dataBreakpointInfo(self, args: dict[str, Any]) -> dict[str, Any]:
+        """What a data breakpoint on a variable would watch: the variable's path
+        as an expression, read in its frame (the dataId says both)."""
+        name = args.get("name")
+        if not isinstance(name, str) or not name:
+            raise InvalidInput("dataBreakpointInfo needs the variable's name.")
+        index = 0
+        if args.get("variablesReference"):
+            ref = self.handles.values(args["variablesReference"])
+            if ref is None:
+                raise InvalidInput("No such variables reference at this stop: ask scopes again.")
+            expression = join_path(ref.expression or ref.path, name)
+            index = ref.frame.index
+        else:
+            expression = name
+            if args.get("frameId") is not None:
+                index = self._frame(args["frameId"]).index
+        if not self.capabilities.get("supportsDataBreakpoints"):
+            return {"dataId": None, "description": "This debugger has no data breakpoints."}
+        return {"dataId": f"{index}:{expression}", "description": expression,
+                "accessTypes": ["write", "read", "readWrite"], "canPersist": False}
+
+    async def request_setDataBreakpoints(self, args: dict[str, Any]) -> dict[str, Any]:
+        """The editor's watchpoints, all of them: this editor's others are removed."""
+        wanted = [b for b in args.get("breakpoints") or []
+                  if isinstance(b, dict) and isinstance(b.get("dataId"), str)]
+        listed = (await self.call("watch", {})).watches
+        mine = {(w.expression, w.access): w for w in listed if w.set_by == self.origin}
+        keys = []
+        for item in wanted:
+            index, _, expression = item["dataId"].partition(":")
+            access = item.get("accessType") or "write"
+            keys.append((expression, access, int(index) if index.isdigit() else 0))
+        stale = [w.id for key, w in mine.items() if key not in {k[:2] for k in keys}]
+        if stale:
+            await self.call("watch", {"remove": stale})
+        answers = []
+        for expression, access, index in keys:
+            if (expression, access) in mine:
+                w = mine[(expression, access)]
+                answers.append({"id": w.id, "verified": w.verified})
+                continue
+            try:
+                result = await self.call("watch", {"expression": expression, "access": access,
+                                                   "frameIndex": index})
+            except DebuggerError as exc:
+                answers.append({"verified": False, "message": exc.message})
+                continue
+            w = next((w for w in reversed(result.watches) if w.expression == expression
+                      and w.access == access and w.set_by == self.origin), None)
+            answers.append({"id": w.id, "verified": w.verified, **(
+                {"message": w.message} if w.message else {})} if w else {"verified": False})
+        return {"breakpoints": answers}
 
     async def request_setExceptionBreakpoints(self, args: dict[str, Any]) -> dict[str, Any]:
         filters = [f for f in args.get("filters") or [] if isinstance(f, str)]
