@@ -16,24 +16,12 @@ from pathlib import Path
 import pytest
 
 from tests.support import one_at_a_time, require, unavailable
-from tests.support.mcp import PY_BASIC, ROOT, call, in_process_client, line_of
+from tests.support.mcp import PY_BASIC, ROOT, call, cli, cli_json, in_process_client, line_of
 
 TESTSUPPORT_VERSION = "1.68.0"
 TESTSUPPORT_DIR = ROOT / "tests" / ".cache" / "dap-testsupport"
 EDITOR = ROOT / "tests" / "support" / "dap_editor.js"
 REL_BASIC = "tests/programs/py_basic.py"
-
-
-def cli(*args: str, check: bool = True) -> subprocess.CompletedProcess:
-    done = subprocess.run([sys.executable, "-m", "tui_debugger", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60, env=dict(os.environ))
-    if check:
-        assert done.returncode == 0, (args, done.stdout, done.stderr)
-    return done
-
-
-def cli_json(*args: str) -> dict:
-    return json.loads(cli(*args, "--json").stdout)
 
 
 def owner(bp: dict) -> str:
@@ -89,6 +77,16 @@ class Editor:
         assert self.proc.stdin is not None
         self.proc.stdin.write(b"go\n")
         await self.proc.stdin.drain()
+
+
+async def editor_ended(proc: asyncio.subprocess.Process | None, *cli_args: str,
+                       cwd: Path = ROOT) -> None:
+    """A test's way out: the editor's process killed if it is still there,
+    then `tui-debugger stop` (with `cli_args`, where it was started)."""
+    if proc is not None and proc.returncode is None:
+        proc.kill()
+        await proc.wait()
+    cli("stop", *cli_args, check=False, cwd=cwd)
 
 
 def adapter_command() -> str:
@@ -165,6 +163,9 @@ async def test_vscode_test_client_shares_the_cli_session(mcp_env, testsupport,
             await editor.go()
             cleared = await editor.step("cleared")
             assert cleared["breakpoints"] == []
+            own_line, agents_line = cleared["conditioned"]
+            assert own_line["id"] == cleared["first"] and own_line["verified"]  # updated in place
+            assert agents_line["id"] == told["breakpoint"]["id"]  # the agent's, shown
             left = {(b["line"], owner(b)) for b in cli_json("break", "list")["breakpoints"]}
             assert left == {(call_total, "cli"), (count_line + 1, "mcp")}
 
@@ -175,10 +176,7 @@ async def test_vscode_test_client_shares_the_cli_session(mcp_env, testsupport,
         status = cli_json("status")
         assert status["state"] == "stopped"
     finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
-        cli("stop", check=False)
+        await editor_ended(proc)
 
 
 LAUNCHER = ROOT / "tests" / "support" / "dap_launch.js"
@@ -231,10 +229,7 @@ async def test_an_editor_launches_a_session_the_cli_joins(mcp_env, testsupport,
         await leave(editor)
         wait_no_sessions()
     finally:
-        if editor.proc.returncode is None:
-            editor.proc.kill()
-            await editor.proc.wait()
-        cli("stop", check=False)
+        await editor_ended(editor.proc)
 
 
 @pytest.mark.slow
@@ -261,12 +256,9 @@ async def test_listen_serves_editors_that_carry_the_token(mcp_env, testsupport,
         await leave(editor)
         wait_no_sessions()
     finally:
-        if editor is not None and editor.proc.returncode is None:
-            editor.proc.kill()
-            await editor.proc.wait()
         server.terminate()
         await asyncio.wait_for(server.wait(), 20)
-        cli("stop", check=False)
+        await editor_ended(editor.proc if editor else None)
 
 
 FOLLOWER = ROOT / "tests" / "support" / "dap_follow.js"
@@ -315,10 +307,7 @@ async def test_an_editor_follows_native_and_node_sessions(program, mcp_env, test
         assert await asyncio.wait_for(proc.wait(), 30) == 0
         assert cli_json("status")["state"] == "stopped"
     finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
-        cli("stop", check=False)
+        await editor_ended(proc)
 
 
 def test_bad_requests_get_answers_that_say_what_to_do(mcp_env, no_leftover_processes):
@@ -405,11 +394,7 @@ async def test_child_processes_are_child_debug_sessions(mcp_env, testsupport, tm
         assert child["at"] == {"line": child_line, "path": str(tmp_path / "child.py")}
         assert await asyncio.wait_for(proc.wait(), 30) == 0
     finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
-        subprocess.run([sys.executable, "-m", "tui_debugger", "stop"], cwd=tmp_path,
-                       capture_output=True, timeout=60, env=dict(os.environ))
+        await editor_ended(proc, cwd=tmp_path)
 
 
 @pytest.mark.slow
@@ -438,7 +423,4 @@ async def test_an_editors_data_breakpoint_is_a_session_watchpoint(mcp_env, tests
         await editor.step("left")
         assert await asyncio.wait_for(proc.wait(), 30) == 0
     finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
-        cli("stop", check=False)
+        await editor_ended(proc)

@@ -17,23 +17,11 @@ from pathlib import Path
 import pytest
 
 from tests.support import one_at_a_time, require, unavailable
-from tests.support.mcp import PY_BASIC, ROOT, call, fails, line_of, stdio_params
+from tests.support.mcp import PY_BASIC, ROOT, call, cli, cli_json, fails, line_of, stdio_params
 
 INSPECTOR_VERSION = "2.12.0"
 INSPECTOR_DIR = ROOT / "tests" / ".cache" / "mcp-inspector"
 REL_BASIC = "tests/programs/py_basic.py"
-
-
-def cli(*args: str, check: bool = True) -> subprocess.CompletedProcess:
-    done = subprocess.run([sys.executable, "-m", "tui_debugger", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60, env=dict(os.environ))
-    if check:
-        assert done.returncode == 0, (args, done.stdout, done.stderr)
-    return done
-
-
-def cli_json(*args: str) -> dict:
-    return json.loads(cli(*args, "--json").stdout)
 
 
 def wait_gone(pid: int, timeout: float = 10.0) -> bool:

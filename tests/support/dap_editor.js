@@ -84,8 +84,12 @@ async function main() {
   say("told", { breakpoint: told.body });
 
   await nextLine();
+  // Its own line with a condition now, and the agent's line as well; then none.
+  const conditioned = await dc.setBreakpointsRequest({ source: { path: file },
+    breakpoints: [{ line: Number(breakLine), condition: "n > 2" }, { line: Number(breakLine) + 1 }] });
   const cleared = await dc.setBreakpointsRequest({ source: { path: file }, breakpoints: [] });
-  say("cleared", { breakpoints: cleared.body.breakpoints });
+  say("cleared", { conditioned: conditioned.body.breakpoints, breakpoints: cleared.body.breakpoints,
+    first: bps.body.breakpoints[0].id });
 
   await nextLine();
   await dc.disconnectRequest({});

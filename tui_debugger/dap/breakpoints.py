@@ -92,48 +92,39 @@ class BreakpointBook:
 
     async def set_file(self, path: str, wanted: list[Any]) -> list[dict[str, Any]]:
         path = os.path.normpath(os.path.abspath(path))
-        self.applying += 1
-        try:
-            registry = (await self.adapter.call("breakpoint_list")).breakpoints
-            mine = {bp.spec.line: bp for bp in registry
-                    if bp.spec.path == path and bp.set_by == self.adapter.origin}
-            asked: list[tuple[int, dict[str, Any]]] = []
-            for item in wanted:
-                if isinstance(item, dict) and isinstance(item.get("line"), int):
-                    line = item["line"] if self.adapter.lines_start_at_1 else item["line"] + 1
-                    asked.append((line, item))
-            lines = {line for line, _ in asked}
-            for line, bp in mine.items():
-                if line not in lines:
-                    await self.adapter.call("breakpoint_remove", {"breakpointId": bp.id})
-            answers = []
-            for line, item in asked:
-                spec = {"condition": item.get("condition") or None,
-                        "hitCondition": item.get("hitCondition") or None,
-                        "logMessage": item.get("logMessage") or None}
-                answers.append(await self._one(mine.get(line), spec, file=path, line=line))
-            return answers
-        finally:
-            self.applying -= 1
-            await self._catch_up()
+        shift = 0 if self.adapter.lines_start_at_1 else 1
+        asked = [(item["line"] + shift, item) for item in wanted
+                 if isinstance(item, dict) and isinstance(item.get("line"), int)]
+        return await self._replace(
+            lambda bp: bp.spec.line if bp.spec.path == path else None, asked,
+            lambda line: {"file": path, "line": line}, ("condition", "hitCondition", "logMessage"))
 
     async def set_functions(self, wanted: list[Any]) -> list[dict[str, Any]]:
+        asked = [(item["name"], item) for item in wanted
+                 if isinstance(item, dict) and isinstance(item.get("name"), str)]
+        return await self._replace(lambda bp: bp.spec.function, asked,
+                                   lambda name: {"function": name},
+                                   ("condition", "hitCondition"))
+
+    async def _replace(self, key_of: Any, asked: list[tuple[Any, dict[str, Any]]],
+                       where: Any, fields: tuple[str, ...]) -> list[dict[str, Any]]:
+        """The editor's whole list of one kind (a file's lines, the functions):
+        its own breakpoints whose `key_of` is not asked for are removed, each
+        asked one kept, updated or added, answered in the order asked."""
         self.applying += 1
         try:
             registry = (await self.adapter.call("breakpoint_list")).breakpoints
-            mine = {bp.spec.function: bp for bp in registry
-                    if bp.spec.function and bp.set_by == self.adapter.origin}
-            asked = [(item["name"], item) for item in wanted
-                     if isinstance(item, dict) and isinstance(item.get("name"), str)]
-            names = {name for name, _ in asked}
-            for name, bp in mine.items():
-                if name not in names:
+            mine = {key_of(bp): bp for bp in registry
+                    if bp.set_by == self.adapter.origin and key_of(bp) is not None}
+            keys = {key for key, _ in asked}
+            for key, bp in mine.items():
+                if key not in keys:
                     await self.adapter.call("breakpoint_remove", {"breakpointId": bp.id})
             answers = []
-            for name, item in asked:
-                spec = {"condition": item.get("condition") or None,
-                        "hitCondition": item.get("hitCondition") or None}
-                answers.append(await self._one(mine.get(name), spec, function=name))
+            for key, item in asked:
+                spec = {"condition": None, "hitCondition": None, "logMessage": None}
+                spec.update({name: item.get(name) or None for name in fields})
+                answers.append(await self._one(mine.get(key), spec, **where(key)))
             return answers
         finally:
             self.applying -= 1
@@ -147,7 +138,7 @@ class BreakpointBook:
             if existing is not None:
                 same = (existing.spec.condition == spec["condition"]
                         and existing.spec.hit_condition == spec["hitCondition"]
-                        and existing.spec.log_message == spec.get("logMessage"))
+                        and existing.spec.log_message == spec["logMessage"])
                 if same:
                     bp = existing
                 else:
