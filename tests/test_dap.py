@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import one_at_a_time, require, unavailable
+from tests.support import npm_install, one_at_a_time, require
 from tests.support.mcp import PY_BASIC, ROOT, call, cli, cli_json, in_process_client, line_of
 
 TESTSUPPORT_VERSION = "1.68.0"
@@ -33,22 +33,9 @@ def testsupport() -> Path:
     """VS Code's DAP test client, installed once into tests/.cache (gitignored)."""
     modules = TESTSUPPORT_DIR / "node_modules"
     with one_at_a_time("dap-testsupport"):
-        if not (modules / "@vscode" / "debugadapter-testsupport" / "package.json").exists():
-            npm = shutil.which("npm")
-            require(npm is not None and shutil.which("node") is not None, "node and npm")
-            TESTSUPPORT_DIR.mkdir(parents=True, exist_ok=True)
-            try:
-                done = subprocess.run(
-                    [npm, "install", "--no-save", "--no-audit", "--no-fund", "--prefix",
-                     str(TESTSUPPORT_DIR),
-                     f"@vscode/debugadapter-testsupport@{TESTSUPPORT_VERSION}"],
-                    capture_output=True, text=True, timeout=300)
-            except subprocess.TimeoutExpired:
-                unavailable("npm did not install @vscode/debugadapter-testsupport within "
-                            "300 s: check npm's registry access (npm ping)")
-            if done.returncode != 0:
-                unavailable(f"npm could not install @vscode/debugadapter-testsupport:\n"
-                            f"{done.stderr[-2000:]}")
+        npm_install(TESTSUPPORT_DIR, f"@vscode/debugadapter-testsupport@{TESTSUPPORT_VERSION}",
+                    modules / "@vscode" / "debugadapter-testsupport" / "package.json",
+                    "@vscode/debugadapter-testsupport")
     return modules
 
 
@@ -89,6 +76,13 @@ async def editor_ended(proc: asyncio.subprocess.Process | None, *cli_args: str,
     cli("stop", *cli_args, check=False, cwd=cwd)
 
 
+async def start_editor(script: Path, *args: str, cwd: Path = ROOT) -> Editor:
+    """`node SCRIPT ARGS`: an editor's side, its steps read from its stdout."""
+    return Editor(await asyncio.create_subprocess_exec(
+        "node", str(script), *args, cwd=cwd, stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, env=dict(os.environ)))
+
+
 def adapter_command() -> str:
     found = shutil.which("tui-debugger")
     assert found, "tui-debugger is not on PATH (scripts/test puts its venv's bin first)"
@@ -102,11 +96,9 @@ async def test_vscode_test_client_shares_the_cli_session(mcp_env, testsupport,
     count_line = line_of(PY_BASIC, "@count")
     path = str(PY_BASIC)
     cli("start", "--break", f"{REL_BASIC}:{call_total}", REL_BASIC)
-    proc = await asyncio.create_subprocess_exec(
-        "node", str(EDITOR), str(testsupport), adapter_command(), path, str(count_line),
-        cwd=ROOT, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT, env=dict(os.environ))
-    editor = Editor(proc)
+    editor = await start_editor(EDITOR, str(testsupport), adapter_command(), path,
+                                str(count_line))
+    proc = editor.proc
     try:
         # It sees the CLI's stop, and the debugger's own abilities.
         attached = await editor.step("attached")
@@ -184,11 +176,8 @@ LAUNCHER = ROOT / "tests" / "support" / "dap_launch.js"
 
 async def launch_from_editor(testsupport: Path, *extra: str) -> tuple[Editor, dict]:
     scale_line = line_of(PY_BASIC, "@scale")
-    proc = await asyncio.create_subprocess_exec(
-        "node", str(LAUNCHER), str(testsupport), adapter_command(), str(PY_BASIC),
-        str(scale_line), *extra, cwd=ROOT, stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, env=dict(os.environ))
-    editor = Editor(proc)
+    editor = await start_editor(LAUNCHER, str(testsupport), adapter_command(), str(PY_BASIC),
+                                str(scale_line), *extra)
     launched = await editor.step("launched", timeout=90)
     assert launched["stop"]["reason"] == "breakpoint", launched
     assert launched["at"]["line"] == scale_line and launched["at"]["name"] == "scale"
@@ -285,11 +274,8 @@ async def test_an_editor_follows_native_and_node_sessions(program, mcp_env, test
                                                           no_leftover_processes):
     binary, source, line = program()
     cli("start", "--break", f"{source}:{line}", binary)
-    proc = await asyncio.create_subprocess_exec(
-        "node", str(FOLLOWER), str(testsupport), adapter_command(), cwd=ROOT,
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT, env=dict(os.environ))
-    editor = Editor(proc)
+    editor = await start_editor(FOLLOWER, str(testsupport), adapter_command())
+    proc = editor.proc
     try:
         attached = await editor.step("attached", timeout=90)
         assert attached["stop"]["reason"] == "breakpoint", attached
@@ -380,11 +366,9 @@ async def test_child_processes_are_child_debug_sessions(mcp_env, testsupport, tm
                            f"child.py:{child_line}", "run_child.py"], cwd=tmp_path,
                           capture_output=True, text=True, timeout=120, env=dict(os.environ))
     assert done.returncode == 0, done.stderr
-    proc = await asyncio.create_subprocess_exec(
-        "node", str(CHILDREN_EDITOR), str(testsupport), adapter_command(), cwd=tmp_path,
-        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT, env=dict(os.environ))
-    editor = Editor(proc)
+    editor = await start_editor(CHILDREN_EDITOR, str(testsupport), adapter_command(),
+                                cwd=tmp_path)
+    proc = editor.proc
     try:
         child = await editor.step("child", timeout=120)
         assert child["request"]["request"] == "attach"
@@ -403,11 +387,8 @@ async def test_an_editors_data_breakpoint_is_a_session_watchpoint(mcp_env, tests
     binary, source, line = native_demo()
     cli("start", "--break", f"{source}:{line}", binary)
     cli("break", "remove", "--all")  # the next stop is the watchpoint's
-    proc = await asyncio.create_subprocess_exec(
-        "node", str(FOLLOWER), str(testsupport), adapter_command(), "accumulator", cwd=ROOT,
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT, env=dict(os.environ))
-    editor = Editor(proc)
+    editor = await start_editor(FOLLOWER, str(testsupport), adapter_command(), "accumulator")
+    proc = editor.proc
     try:
         await editor.step("attached", timeout=90)
         await editor.go()
