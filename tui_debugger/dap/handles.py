@@ -27,40 +27,36 @@ class ValuesRef:
 
 
 class Handles:
+    """One numbering for frames and variables references alike (DAP keeps
+    them apart, so they may share it)."""
+
     def __init__(self) -> None:
-        self._frames: dict[int, FrameRef] = {}
-        self._frame_ids: dict[FrameRef, int] = {}
-        self._values: dict[int, ValuesRef] = {}
-        self._value_ids: dict[ValuesRef, int] = {}
+        self._refs: dict[int, FrameRef | ValuesRef] = {}
+        self._ids: dict[FrameRef | ValuesRef, int] = {}
         self._next = 1
 
     def reset(self) -> None:
         """The program runs again: every id handed out is void. Numbers are not
         reused, so a late request with an old one is refused, not misread."""
-        self._frames.clear()
-        self._frame_ids.clear()
-        self._values.clear()
-        self._value_ids.clear()
+        self._refs.clear()
+        self._ids.clear()
 
-    def _take(self) -> int:
-        n, self._next = self._next, self._next + 1
-        return n
+    def _id(self, ref: FrameRef | ValuesRef) -> int:
+        if ref not in self._ids:
+            self._ids[ref], self._refs[self._next] = self._next, ref
+            self._next += 1
+        return self._ids[ref]
 
     def frame_id(self, thread_id: int, index: int) -> int:
-        ref = FrameRef(thread_id, index)
-        if ref not in self._frame_ids:
-            n = self._take()
-            self._frame_ids[ref], self._frames[n] = n, ref
-        return self._frame_ids[ref]
+        return self._id(FrameRef(thread_id, index))
 
     def frame(self, frame_id: int) -> FrameRef | None:
-        return self._frames.get(frame_id)
+        ref = self._refs.get(frame_id)
+        return ref if isinstance(ref, FrameRef) else None
 
     def values_id(self, ref: ValuesRef) -> int:
-        if ref not in self._value_ids:
-            n = self._take()
-            self._value_ids[ref], self._values[n] = n, ref
-        return self._value_ids[ref]
+        return self._id(ref)
 
     def values(self, reference: int) -> ValuesRef | None:
-        return self._values.get(reference)
+        ref = self._refs.get(reference)
+        return ref if isinstance(ref, ValuesRef) else None
