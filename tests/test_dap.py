@@ -308,6 +308,7 @@ def test_bad_requests_get_answers_that_say_what_to_do(mcp_env, no_leftover_proce
         {"seq": 3, "type": "request", "command": "attach", "arguments": {}},
         {"seq": 4, "type": "request", "command": "attach", "arguments": {"session": "nope"}},
         {"seq": 5, "type": "request", "command": "stepBack", "arguments": {}},
+        {"seq": 7, "type": "request", "command": "variables", "arguments": {"variablesReference": 9}},
         {"seq": 6, "type": "request", "command": "disconnect", "arguments": {}},
     ]
     data = b"Content-Length: 5\r\n\r\n[1,2]" + b"".join(encode(r) for r in requests)
@@ -320,6 +321,7 @@ def test_bad_requests_get_answers_that_say_what_to_do(mcp_env, no_leftover_proce
     assert not answers[3]["success"] and "No live session" in answers[3]["message"]
     assert not answers[4]["success"] and "'nope'" in answers[4]["message"]
     assert not answers[5]["success"] and "stepBack" in answers[5]["message"]
+    assert not answers[7]["success"] and "attach" in answers[7]["message"]
     assert answers[6]["success"]
     assert b"not a JSON object" in done.stderr.lower() or b"json object" in done.stderr.lower()
 

@@ -43,6 +43,10 @@ _ORIGIN = re.compile(r"[a-z0-9][a-z0-9_.-]{0,23}")
 #: the DAP requests answered beside the queue (see the module's docstring)
 OUT_OF_LINE = {"pause", "terminate"}
 
+#: the requests answered before attach or launch joined a session
+WITHOUT_SESSION = {"initialize", "attach", "launch", "disconnect"}
+NO_SESSION = "No session yet: send attach (to join a live one) or launch first."
+
 #: Capabilities flag -> DAP capability
 CAPABILITIES = {
     "conditional_breakpoints": "supportsConditionalBreakpoints",
@@ -148,6 +152,9 @@ class DapAdapter(InspectionRequests):
         if not isinstance(args, dict):
             await self._respond(request, error=f"{command}: arguments must be an object.")
             return
+        if self.handle is None and command not in WITHOUT_SESSION:
+            await self._respond(request, error=NO_SESSION)
+            return
         try:
             body = await handler(args)
         except DebuggerError as exc:
@@ -163,7 +170,7 @@ class DapAdapter(InspectionRequests):
     async def call(self, command: str, args: dict[str, Any] | None = None) -> Any:
         """A command of the registry on the joined session, as this editor."""
         if self.handle is None:
-            raise InvalidInput("No session yet: send attach (or launch) first.")
+            raise InvalidInput(NO_SESSION)
         return await self.handle.call(command, args or {})
 
     # ------------------------------------------------------------------ life cycle

@@ -27,6 +27,16 @@ EVALUATE_CONTEXTS = {"repl": "repl", "watch": "watch", "hover": "hover",
                      "variables": "watch", "clipboard": "repl"}
 
 
+def _count(args: dict[str, Any], name: str, default: int) -> int:
+    """A paging argument: a whole number, 0 or more (DAP's 0 or absent: no limit)."""
+    value = args.get(name, default)
+    if value is None:
+        return default
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise InvalidInput(f"{name} must be a whole number, 0 or more; got {value!r}.")
+    return value
+
+
 class InspectionRequests:
     handles: Handles
     lines_start_at_1: bool
@@ -49,8 +59,8 @@ class InspectionRequests:
         thread = args.get("threadId")
         if not isinstance(thread, int):
             raise InvalidInput("stackTrace needs threadId (see the threads request).")
-        start = max(0, int(args.get("startFrame") or 0))
-        levels = int(args.get("levels") or 0)
+        start = _count(args, "startFrame", 0)
+        levels = _count(args, "levels", 0)
         stack = await self.call("stack", {"threadId": thread,
                                           "maxFrames": min(1000, start + (levels or 200))})
         frames = []
@@ -102,8 +112,8 @@ class InspectionRequests:
             raise InvalidInput(f"No variables reference {args.get('variablesReference')} at "
                                "this stop: ask scopes again.")
         await self._select(ref.frame)
-        start = max(0, int(args.get("start") or 0))
-        count = min(MAX_CHILDREN, int(args.get("count") or MAX_CHILDREN))
+        start = _count(args, "start", 0)
+        count = min(MAX_CHILDREN, _count(args, "count", 0) or MAX_CHILDREN)
         out: list[dict[str, Any]] = []
         if ref.expression is not None:
             result = await self.call("evaluate", {"expression": ref.expression,
