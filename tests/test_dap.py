@@ -402,8 +402,12 @@ async def test_an_editors_data_breakpoint_is_a_session_watchpoint(mcp_env, tests
         assert watched["at"]["name"] == "main"
         listed = cli_json("watch")["watches"]
         assert [(w["expression"], owner(w)) for w in listed] == [("accumulator", "vscode")]
-        await editor.go()
-        await editor.step("left")
+        # The CLI ends the session: the editor is told it terminated.
+        cli("stop")
+        assert proc.stdin is not None
+        proc.stdin.write(b"ended\n")
+        await proc.stdin.drain()
+        await editor.step("ended")
         assert await asyncio.wait_for(proc.wait(), 30) == 0
     finally:
         await editor_ended(proc)

@@ -5,6 +5,7 @@
 //
 //   node dap_follow.js MODULE_DIR TUI_DEBUGGER [WATCH]
 // With WATCH (a local's name), the step is a data breakpoint on it and a continue.
+// Its last line "ended" (not "go"): it waits for the session's end instead of leaving.
 "use strict";
 const path = require("path");
 const readline = require("readline");
@@ -27,6 +28,8 @@ async function main() {
   const dc = new DebugClient(adapter, "dap", "tui-debugger", { env: process.env }, true);
   dc.defaultTimeout = 60000;
   const initialized = dc.waitForEvent("initialized", 60000);
+  const ended = dc.waitForEvent("terminated", 300000);
+  ended.catch(() => null);
   await dc.start();
   await dc.initializeRequest({ adapterID: "tui-debugger", clientID: "vscode", linesStartAt1: true,
     columnsStartAt1: true, pathFormat: "path" });
@@ -51,7 +54,11 @@ async function main() {
   }
   const stepped = (await after).body;
   say("stepped", { stop: stepped, at: await look(dc, stepped.threadId), data });
-  await nextLine();
+  if ((await nextLine()) === "ended") {  // someone else ends the session: the editor is told
+    await ended;
+    say("ended", {});
+    process.exit(0);
+  }
   await dc.disconnectRequest({});
   say("left", {});
   process.exit(0);

@@ -92,6 +92,7 @@ class DapAdapter(InspectionRequests):
         self.closed = asyncio.Event()
         #: the editor said goodbye (disconnect): what it started is as it asked
         self.said_goodbye = False
+        self.told_terminated = False
         #: the editor starts child debug sessions when asked (startDebugging)
         self.starts_children = False
         #: the child processes' sessions it was asked to start, by name
@@ -369,7 +370,7 @@ class DapAdapter(InspectionRequests):
         if not self.closed.is_set():
             # The session's host went away: the editor's session is over.
             with contextlib.suppress(Exception):
-                await self.event("terminated")
+                await self._terminated(events.Terminated())
 
     async def _stopped(self, event: events.Stopped) -> None:
         if not self.configured:
@@ -418,7 +419,9 @@ class DapAdapter(InspectionRequests):
             await self.event("exited", {"exitCode": event.exit_code})
 
     async def _terminated(self, event: events.Terminated) -> None:
-        await self.event("terminated")
+        if not self.told_terminated:  # once: the session's end, then its host's
+            self.told_terminated = True
+            await self.event("terminated")
 
     async def _values(self, event: events.Values) -> None:
         # Someone changed a value: the editor reads its variables again.
