@@ -115,12 +115,14 @@ async def test_vscode_test_client_shares_the_cli_session(mcp_env, testsupport,
         await editor.go()
         stepped = await editor.step("cli-step")
         assert stepped["stop"]["reason"] == "step"
+        assert stepped["continued"]["threadId"] == stepped["stop"]["threadId"]  # the CLI resumed
         assert stepped["at"]["line"] == call_total + 1
 
         # The editor's own step, variables, evaluate and set reach the others.
         await editor.go()
         own = await editor.step("own-step")
         assert own["at"]["line"] == count_line and own["stop"]["reason"] == "breakpoint"
+        assert own["ownResumed"] == 0
         assert own["scopes"][0] == "Locals"
         names = {v["name"]: v for v in own["variables"]}
         assert names["count"]["value"] == "0"

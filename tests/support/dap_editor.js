@@ -60,12 +60,15 @@ async function main() {
 
   await nextLine(); // the CLI steps meanwhile
   const cliStep = await next("stopped");
-  say("cli-step", { stop: cliStep.body, at: await where(dc, cliStep.body.threadId) });
+  const resumed = await next("continued", 5000).then((e) => e.body, () => null);
+  say("cli-step", { stop: cliStep.body, continued: resumed, at: await where(dc, cliStep.body.threadId) });
 
   await nextLine();
+  seen.continued = [];
   await dc.nextRequest({ threadId });
   const own = await next("stopped");
   const at = await where(dc, own.body.threadId);
+  const ownResumed = seen.continued.length;  // DAP: not told for its own step
   const scopes = await dc.scopesRequest({ frameId: at.frameId });
   const locals = scopes.body.scopes[0];
   const vars = await dc.variablesRequest({ variablesReference: locals.variablesReference });
@@ -76,7 +79,7 @@ async function main() {
   const set = await dc.setVariableRequest({ variablesReference: locals.variablesReference, name: "count", value: "41" });
   say("own-step", { stop: own.body, at, scopes: scopes.body.scopes.map((s) => s.name),
     variables: vars.body.variables, nested: nested && nested.name, children,
-    evaluated: evaluated.body, set: set.body, completed: completed.body.targets });
+    evaluated: evaluated.body, set: set.body, completed: completed.body.targets, ownResumed });
 
   seen.breakpoint = []; // those told on joining: the next is the agent's
   await nextLine(); // the CLI and the agent look; the agent adds a breakpoint
