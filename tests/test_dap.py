@@ -216,6 +216,13 @@ async def test_an_editor_launches_a_session_the_cli_joins(mcp_env, testsupport,
         assert status["state"] == "stopped" and status["stop"]["function"] == "scale"
         assert "neovim" in {c["origin"] for c in status["clients"]}
         assert "neovim" in {owner(b) for b in cli_json("break", "list")["breakpoints"]}
+        # Its restart is the session's: the program runs again to its breakpoint.
+        assert editor.proc.stdin is not None
+        editor.proc.stdin.write(b"restart\n")
+        await editor.proc.stdin.drain()
+        restarted = await editor.step("restarted", timeout=90)
+        assert restarted["stop"]["reason"] == "breakpoint" and restarted["at"]["name"] == "scale"
+        assert "neovim restart" in " ".join(cli("activity").stdout.split())
         # Leaving ends the program it launched (DAP's default for a launch).
         await leave(editor)
         wait_no_sessions()

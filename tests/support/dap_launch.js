@@ -1,7 +1,8 @@
 // An editor that launches its program through `tui-debugger dap`, played by
 // VS Code's own DAP test client: over stdio, or (with PORT and TOKEN) on the
 // port of `tui-debugger dap --listen`. One JSON line per step on stdout; it
-// waits for a line on stdin before it disconnects.
+// waits for a line on stdin before it disconnects ("restart": it restarts the
+// program first, and waits for another).
 //
 //   node dap_launch.js MODULE_DIR TUI_DEBUGGER PROGRAM BREAK_LINE [PORT TOKEN]
 "use strict";
@@ -10,7 +11,8 @@ const readline = require("readline");
 const [moduleDir, adapter, program, breakLine, port, token] = process.argv.slice(2);
 const { DebugClient } = require(path.join(moduleDir, "@vscode/debugadapter-testsupport"));
 const say = (step, body) => process.stdout.write(JSON.stringify({ step, ...body }) + "\n");
-const nextLine = () => new Promise((r) => readline.createInterface({ input: process.stdin }).once("line", r));
+const input = readline.createInterface({ input: process.stdin });
+const nextLine = () => new Promise((r) => input.once("line", r));
 
 async function main() {
   const dc = new DebugClient(adapter, "dap", "tui-debugger", { env: process.env }, true);
@@ -34,7 +36,14 @@ async function main() {
   const top = stack.body.stackFrames[0];
   say("launched", { refused, breakpoints: bps.body.breakpoints, stop: stop.body,
     at: { line: top.line, path: top.source && top.source.path, name: top.name } });
-  await nextLine();
+  if ((await nextLine()) === "restart") {
+    const again = dc.waitForEvent("stopped", 60000);
+    await dc.restartRequest({});
+    const stop2 = (await again).body;
+    const top2 = (await dc.stackTraceRequest({ threadId: stop2.threadId, levels: 5 })).body.stackFrames[0];
+    say("restarted", { stop: stop2, at: { line: top2.line, name: top2.name } });
+    await nextLine();
+  }
   await dc.disconnectRequest({});
   say("left", {});
   process.exit(0);

@@ -93,6 +93,8 @@ class DapAdapter(InspectionRequests):
         #: the editor said goodbye (disconnect): what it started is as it asked
         self.said_goodbye = False
         self.told_terminated = False
+        #: a restart goes on from the program's entry: that stop is not told
+        self._past_entry = False
         #: the editor starts child debug sessions when asked (startDebugging)
         self.starts_children = False
         #: the child processes' sessions it was asked to start, by name
@@ -190,6 +192,8 @@ class DapAdapter(InspectionRequests):
             "supportsSteppingGranularity": True,
             # the debugger's own completions, else the frame's names (the complete command)
             "supportsCompletionsRequest": True,
+            # the session's restart (a launched program's; an attached one says so)
+            "supportsRestartRequest": True,
         }
         if self.token is None:
             # Stdio: the editor started this process, and the session it joins can be
@@ -330,6 +334,15 @@ class DapAdapter(InspectionRequests):
         self.closed.set()
         self.editor_gone()
 
+    async def request_restart(self, args: dict[str, Any]) -> None:
+        """The program again from the start, its breakpoints kept: the session's
+        restart, which every client of it sees."""
+        self.handles.reset()
+        # A program this editor launched stops at its entry (launch asked for it,
+        # so that breakpoints were set first): past it, unless the editor wants it.
+        self._past_entry = bool(self.started and not self.stop_on_entry)
+        await self.call("restart", {"waitMs": 0})
+
     async def request_terminate(self, args: dict[str, Any]) -> None:
         if not self.started:
             raise InvalidInput("This editor joined the session, it did not start it: "
@@ -375,6 +388,11 @@ class DapAdapter(InspectionRequests):
     async def _stopped(self, event: events.Stopped) -> None:
         if not self.configured:
             return  # told at configurationDone, once the editor is ready for it
+        if self._past_entry and event.stop.reason == "entry":
+            # A restart's stop at the entry (request_restart): not told, gone on from.
+            self._past_entry = False
+            await self.call("continue", {"waitMs": 0})
+            return
         self.handles.reset()
         stop = event.stop
         thread = stop.thread_id or self.selected_thread
