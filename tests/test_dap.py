@@ -143,6 +143,10 @@ async def test_vscode_test_client_shares_the_cli_session(mcp_env, testsupport,
         assert "vscode next" in " ".join(activity.split()), activity
 
         async with in_process_client() as agent:
+            # The capabilities the editor was told are not an agent's bytes.
+            assert "capabilities" not in (await call(agent, "debug_status")).data
+            assert "supportsSetVariable" not in json.dumps(status)
+            assert "set_variable" in status["capabilities"]
             seen = await call(agent, "debug_variables", {"names": ["count"]})
             assert seen["variables"][0]["value"] == "41"
             bps = (await call(agent, "debug_breakpoint_list"))["breakpoints"]
