@@ -78,6 +78,7 @@ def _agent_lean(structured: dict[str, Any], command_id: str) -> dict[str, Any]:
     if state != "running" and not structured.get("postMortem"):
         structured.pop("nextSteps", None)
     structured.pop("pythonShort", None)  # `python` says it, and the TUI's status bar uses it
+    structured.pop("capabilities", None)  # an editor's (dap/), which maps them to DAP's
     if command_id in ("terminate", "detach") or state == "terminated":
         # What the program was is known to the caller; what is left is how it ended.
         adapter = None if structured.get("postMortem") else structured.get("adapter")
