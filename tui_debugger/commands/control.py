@@ -12,12 +12,13 @@ import time
 
 from pydantic import Field
 
-from backends.errors import BackendDied, InvalidInput
+from backends.errors import BackendDied, DebuggerError, InvalidInput
 from backends.models import BreakpointSpec
 from backends.stop_and_go import stop_and_go
 
+from .. import tree
 from ..config import settings
-from ..models import SessionState
+from ..models import CURRENT_CLIENT, SessionState
 from ..redact import redact_hit
 from ..session import Session
 from ..stops import SessionStops
@@ -42,8 +43,13 @@ class RunArgs(Args):
                                 description="How long to wait for the next stop before answering 'running'.")
 
 
+class ContinueArgs(RunArgs):
+    all: bool = Field(False, description="Resume every process of the program, not only this one.")
+
+
 async def _run(ctx: CommandContext, how: str, args: RunArgs, label: str) -> RunResult:
     session = session_of(ctx)
+    client = CURRENT_CLIENT.get()
     default_wait = settings().continue_wait_ms if how == "continue" else settings().step_wait_ms
     wait_ms = default_wait if args.wait_ms is None else args.wait_ms
     started = time.monotonic()
@@ -55,11 +61,33 @@ async def _run(ctx: CommandContext, how: str, args: RunArgs, label: str) -> RunR
     # Waiting from the go on: a stop that comes with the adapter's answer to it
     # is read for this answer too (Session.answering_stop); with no wait (the
     # TUI's steps) the answer says "running" and reads nothing.
+    # In a program of several processes the answer is the first stop in any of
+    # them (tree.py): a continue's, any this client was not told of yet; a
+    # step's, one after it (its own, as a rule).
+    tree.answered(ctx.hub, session, client)  # the stop it leaves is told
+    newer_than = 0 if how == "continue" else tree.last_serial()
     with session.answering_stop() if wait_ms > 0 else contextlib.nullcontext():
         await stops.go(how, args.thread_id,
                        answer_timeout=max(wait_ms, ANSWER_FLOOR_MS) / 1000)
-        await stops.next_stop(wait_ms / 1000 - (time.monotonic() - started))
+        if getattr(args, "all", False) and ctx.hub is not None:
+            await _resume_the_others(ctx, session)
+        remaining = wait_ms / 1000 - (time.monotonic() - started)
+        if ctx.hub is None:
+            await stops.next_stop(remaining)
+        else:
+            member = await tree.next_stop(ctx.hub, session, client, remaining, newer_than)
+            if member is not None and member is not session:
+                ctx.session = member  # the answer's process: this client's focus now
+                return await run_result(member, label, started, ctx.origin)
     return await run_result(session, label, started, ctx.origin, stops.generation)
+
+
+async def _resume_the_others(ctx: CommandContext, session: Session) -> None:
+    """`continue --all`: every other stopped process of the tree goes on too."""
+    for member in tree.tree_of(ctx.hub, session):
+        if member is not session and member.state == SessionState.stopped:
+            with contextlib.suppress(DebuggerError):
+                await member.resume("continue", ctx.origin, answer_timeout=ANSWER_FLOOR_MS / 1000)
 
 
 #: the least time a run command waits for the adapter to accept it
@@ -115,21 +143,23 @@ async def run_result(session: Session, label: str, started: float,
 
 
 def _run_command(id: str, how: str, cli: str, mcp: str, help: str, keys: tuple[str, ...],
-                 aliases: tuple[tuple[str, ...], ...] = ()) -> None:
+                 aliases: tuple[tuple[str, ...], ...] = (),
+                 args: type[RunArgs] = RunArgs) -> None:
     async def handler(ctx: CommandContext, args: RunArgs) -> RunResult:
         return await _run(ctx, how, args, id)
 
     register(Command(
         id=id, help=help,
         description=help,
-        args=RunArgs, result=RunResult, handler=handler, mcp=mcp,
+        args=args, result=RunResult, handler=handler, mcp=mcp,
         cli=[CliSpec((cli,), aliases=aliases)], keys=keys, next_steps=after_stop,
         applies_in=STOPPED,
     ))
 
 
 _run_command("continue", "continue", "continue", "debug_continue",
-             "Continue until the next breakpoint or the end.", ("f5",), (("c",),))
+             "Continue until the next breakpoint or the end.", ("f5",), (("c",),),
+             ContinueArgs)
 _run_command("next", "next", "next", "debug_step_over",
              "Step over: run the current line, stopping at the next one.", ("f10",), (("n",),))
 _run_command("step", "step_in", "step", "debug_step_into",
@@ -214,9 +244,21 @@ async def _await(ctx: CommandContext, args: AwaitArgs) -> RunResult:
     session = session_of(ctx)
     started = time.monotonic()
     timeout = (settings().await_timeout_ms if args.timeout_ms is None else args.timeout_ms) / 1000
-    if session.state not in (SessionState.stopped, SessionState.terminated):
-        await SessionStops(session, ctx.origin).next_stop(timeout)
-    return await run_result(session, "await", started, ctx.origin)
+    if session.state == SessionState.stopped or ctx.hub is None:
+        if session.state not in (SessionState.stopped, SessionState.terminated):
+            await SessionStops(session, ctx.origin).next_stop(timeout)
+        return await run_result(session, "await", started, ctx.origin)
+    # The first stop in any process of the program this client was not told of.
+    root = tree.root_of(ctx.hub, session)
+    if session.state == SessionState.terminated and root.state == SessionState.terminated:
+        return await run_result(session, "await", started, ctx.origin)
+    member = await tree.next_stop(ctx.hub, session, CURRENT_CLIENT.get(), timeout)
+    if member is not None:
+        ctx.session = member
+        return await run_result(member, "await", started, ctx.origin)
+    # A child process that ended: the program is its root's.
+    return await run_result(root if session.state == SessionState.terminated else session,
+                            "await", started, ctx.origin)
 
 
 def _await_cli(parser: argparse.ArgumentParser) -> None:
