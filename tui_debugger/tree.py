@@ -172,8 +172,15 @@ def _on_stopped(hub, session: Session, event: events.Stopped) -> None:
     _stop_serial[session.name] = next(_serials)
     if session.parent:
         root_of(hub, session).child_stopped = True
+    if session.parent or has_children(hub, session):
         _publish(hub, session, "stopped", reason=event.stop.reason,
                  location=event.stop.location, function=event.stop.function)
+
+
+def _on_continued(hub, session: Session, event: events.Continued) -> None:
+    # The tree's clients show each process's state as it is (the Threads pane).
+    if session.parent or has_children(hub, session):
+        _publish(hub, session, "running")
 
 
 def _on_terminated(hub, session: Session, event: events.Terminated) -> None:
@@ -189,6 +196,7 @@ def _on_terminated(hub, session: Session, event: events.Terminated) -> None:
 _TREE_HANDLERS: dict[type, Any] = {
     events.Breakpoints: _on_breakpoints,
     events.Stopped: _on_stopped,
+    events.Continued: _on_continued,
     events.Terminated: _on_terminated,
 }
 

@@ -72,10 +72,13 @@ class RemoteHandle:
         return self.remote.closed
 
     async def call(self, command: str | Command, args: Any = None, cwd: str | None = None, *,
-                   for_agent: bool = False, named: bool = False) -> Any:
+                   for_agent: bool = False, named: bool = True) -> Any:
         """The command's result model; `for_agent`: what an agent reads of it
         instead (AgentAnswer), made by the host from the result it holds, so it
-        crosses the socket once and is neither validated nor dumped again here."""
+        crosses the socket once and is neither validated nor dumped again here.
+        `named`: the call is this session's (a TUI's, which shows it); else the
+        router picked it for a caller that named none, and in a program of
+        several processes the host acts on the caller's focused one."""
         cmd = lookup(command)
         validated = args if isinstance(args, cmd.args) else validate_args(cmd, args)
         raw = await self.remote.call(cmd.id, wire_args(validated), cwd=cwd or os.getcwd(),
