@@ -139,7 +139,10 @@ async def test_each_client_keeps_its_focus_and_hears_of_stops_elsewhere(
         assert any(other in note for note in told), (seen.data, first.data)
         # The CLI is another client: it was answered nothing, so its `await`
         # answers with a stop at once, whatever the agent's focus.
-        waited = tdb(children, "await", "--json", timeout=60)
+        import os
+
+        env = {**os.environ, "TUI_DEBUGGER_SESSION": first["session"]}  # the agent's program
+        waited = tdb(children, "await", "--json", timeout=60, env=env)
         assert json.loads(waited.stdout)["process"]["session"] in stopped, waited.stdout
         # Continuing this one answers with the stop it has not been answered yet.
         nxt = await call(client, "debug_continue", {})
@@ -209,4 +212,8 @@ async def test_an_agents_launch_gets_exactly_its_breakpoints_unless_it_asks_to_r
                                                    "restoreBreakpoints": True})
         assert both["breakpoints"] == 2, both.data
         assert any(":3" in r and "last run" in r for r in both["restored"]), both.data
+        await call(client, "debug_terminate", {})
+        # The saved ones were left as they were by the run that did not restore them.
+        again = await call(client, "debug_launch", {"program": str(program)})
+        assert again["breakpoints"] == 2 and len(again["restored"]) == 2, again.data
         await call(client, "debug_terminate", {})
