@@ -202,18 +202,35 @@ async def test_an_agents_launch_gets_exactly_its_breakpoints_unless_it_asks_to_r
         await call(client, "debug_breakpoint_add", {"file": str(program), "line": 3,
                                                     "condition": "b == 2"})
         await call(client, "debug_terminate", {})
-        only = await call(client, "debug_launch", {"program": str(program),
-                                                   "breakpoints": [f"{program}:2"]})
-        assert only["breakpoints"] == 1 and "restored" not in only.data, only.data
-        assert only["stop"]["location"]["line"] == 2
-        await call(client, "debug_terminate", {})
         both = await call(client, "debug_launch", {"program": str(program),
                                                    "breakpoints": [f"{program}:2"],
                                                    "restoreBreakpoints": True})
         assert both["breakpoints"] == 2, both.data
         assert any(":3" in r and "last run" in r for r in both["restored"]), both.data
         await call(client, "debug_terminate", {})
-        # The saved ones were left as they were by the run that did not restore them.
-        again = await call(client, "debug_launch", {"program": str(program)})
-        assert again["breakpoints"] == 2 and len(again["restored"]) == 2, again.data
+        only = await call(client, "debug_launch", {"program": str(program),
+                                                   "breakpoints": [f"{program}:2"]})
+        assert only["breakpoints"] == 1 and "restored" not in only.data, only.data
+        assert only["stop"]["location"]["line"] == 2
         await call(client, "debug_terminate", {})
+
+
+@pytest.mark.timeout(240)
+def test_exec_into_python_is_debugged_and_into_another_program_says_so(children,
+                                                                      no_leftover_daemons):
+    line = marker_line(children / "execs.py", "@again")
+    started = tdb(children, "start", "--break", f"execs.py:{line}", "execs.py").stdout
+    assert f"execs.py:{line}" in started and "Stopped (breakpoint #1)" in started, started
+    stepped = tdb(children, "next").stdout
+    assert "value (int) = 42" in stepped, stepped
+    tdb(children, "stop")
+    tdb(children, "start", "exec_native.py")
+    for _ in range(60):  # the exec itself
+        waited = tdb(children, "await", "--timeout", "0.5").stdout
+        if "undebugged" in waited:
+            break
+    assert "exec'd into /" in waited and "sleep" in waited, waited
+    said = tdb(children, "pause", check=False)
+    assert "not Python" in said.stderr and said.returncode == 1, (said.stdout, said.stderr)
+    tdb(children, "stop")
+    assert json.loads(tdb(children, "sessions", "--json").stdout)["sessions"] == []
