@@ -234,3 +234,35 @@ def test_exec_into_python_is_debugged_and_into_another_program_says_so(children,
     assert "not Python" in said.stderr and said.returncode == 1, (said.stdout, said.stderr)
     tdb(children, "stop")
     assert json.loads(tdb(children, "sessions", "--json").stdout)["sessions"] == []
+
+
+@pytest.mark.timeout(240)
+async def test_the_tui_announces_a_stop_elsewhere_and_alt_n_shows_it(children,
+                                                                    no_leftover_processes):
+    from tests.support.tui import wait_until
+    from tui_debugger.tui.app import create_app
+
+    file = children / "two_workers.py"
+    line = marker_line(file, "@work")
+    app = create_app("launch", {"program": str(file), "breakpoints": [f"{file}:{line}"]},
+                     cwd=str(children))
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_until(pilot, lambda: app.state == "stopped" and app.link is not None
+                         and "." in app.link.name and app.source.location_line == line, 60,
+                         "the TUI on a worker's stop")
+        first = app.link.name
+        await wait_until(pilot, lambda: any(n != first for n in app._stopped_elsewhere), 60,
+                         "the other worker's stop, told")
+        other = next(n for n in app._stopped_elsewhere if n != first)
+        await wait_until(pilot, lambda: app.status.elsewhere[0] == 1, 10, "the header's count")
+        assert "1 more stopped: Alt+N" in str(app.status.render())
+        await pilot.press("alt+n")
+        await wait_until(pilot, lambda: app.link is not None and app.link.name == other
+                         and app.state == "stopped", 30, "the other worker shown")
+        # Going on in this one shows the one still stopped: focus follows the stop.
+        await pilot.press("f5")
+        await wait_until(pilot, lambda: app.link is not None and app.link.name == first
+                         and app.state == "stopped", 30, "back on the first worker")
+        await pilot.press("f5")
+        await wait_until(pilot, lambda: app.link is not None and "." not in app.link.name
+                         or app.state == "terminated", 60, "the program going on")

@@ -450,6 +450,8 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
 
     def _on_stopped(self, stop: StopInfo, origin: str) -> None:
         self._stops_seen += 1
+        if self._stopped_elsewhere:
+            self._tell_stopped_elsewhere()  # the process on screen is not "elsewhere"
         self.stop_info = stop
         if stop.thread_id != self._threads_selected:
             self._threads_stale = True
@@ -540,6 +542,14 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
                         f"{key}: show it.", title="Processes")
         elif event.event == "ended" and name == current and event.parent:
             self.run_worker(self.switch_session(event.parent), group="switch")
+        self._tell_stopped_elsewhere()
+
+    def _tell_stopped_elsewhere(self) -> None:
+        """The status bar counts the other stopped processes, with the key."""
+        current = self.link.name if self.link is not None else None
+        count = sum(1 for n in self._stopped_elsewhere if n != current)
+        key = display_key(self.keymap.get("next_stopped_process", "alt+n").split(",")[0])
+        self.status.elsewhere = (count, key) if count else (0, "")
 
     def action_next_stopped_process(self) -> None:
         """Show the next process of the tree that is stopped (the one shown, if
@@ -555,6 +565,7 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
                 f"{os.path.basename(loc.path or '')}:{loc.line}" if loc and loc.path else "?")
         self._stopped_elsewhere.pop(waiting[0])
         self.run_worker(self.switch_session(waiting[0]), group="switch")
+        self._tell_stopped_elsewhere()
 
     def _on_selection(self, event: events.Selection) -> None:
         if event.thread_id not in (None, self._threads_selected):
