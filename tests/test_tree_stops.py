@@ -266,3 +266,33 @@ async def test_the_tui_announces_a_stop_elsewhere_and_alt_n_shows_it(children,
         await pilot.press("f5")
         await wait_until(pilot, lambda: app.link is not None and "." not in app.link.name
                          or app.state == "terminated", 60, "the program going on")
+
+
+def test_py_spy_is_found_in_the_workers_environment(tmp_path, monkeypatch):
+    """tui-debugger in an environment of its own (a venv, pipx): the py-spy a
+    Ray worker's stack is read with is looked for beside the worker's Python."""
+    import os
+    import subprocess
+    import sys
+
+    from backends.ray.discover import find_py_spy
+
+    ours = shutil.which("py-spy")
+    assert ours, "py-spy is in the test environment (requirements)"
+    cluster = tmp_path / "cluster-venv" / "bin"
+    cluster.mkdir(parents=True)
+    (cluster / "python").symlink_to(sys.executable)
+    (cluster / "py-spy").symlink_to(ours)
+    worker = subprocess.Popen([str(cluster / "python"), "-c", "import time; time.sleep(30)"])
+    try:
+        for _ in range(200):  # until it runs that Python (not still the fork of this one)
+            if b"time.sleep" in open(f"/proc/{worker.pid}/cmdline", "rb").read():
+                break
+            time.sleep(0.01)
+        monkeypatch.setenv("PATH", "/usr/bin:/bin")
+        monkeypatch.setattr(sys, "executable", str(tmp_path / "tools" / "python"))
+        assert find_py_spy(worker.pid) == str(cluster / "py-spy")
+        assert find_py_spy(os.getpid()) is None or "cluster-venv" not in find_py_spy(os.getpid())
+    finally:
+        worker.kill()
+        worker.wait()

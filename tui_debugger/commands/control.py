@@ -44,7 +44,8 @@ class RunArgs(Args):
 
 
 class ContinueArgs(RunArgs):
-    all: bool = Field(False, description="Resume every process of the program, not only this one.")
+    #: every process of the program goes on (the tool's description says it)
+    all: bool = False
 
 
 async def _run(ctx: CommandContext, how: str, args: RunArgs, label: str) -> RunResult:
@@ -72,7 +73,9 @@ async def _run(ctx: CommandContext, how: str, args: RunArgs, label: str) -> RunR
         if getattr(args, "all", False) and ctx.hub is not None:
             await _resume_the_others(ctx, session)
         remaining = wait_ms / 1000 - (time.monotonic() - started)
-        if ctx.hub is None:
+        if ctx.hub is None or (how != "continue" and not tree.has_children(ctx.hub, session)):
+            # One process (a step starts no child, as a rule): its own stop, by
+            # the shortest way (a step's latency is measured in milliseconds).
             await stops.next_stop(remaining)
         else:
             member = await tree.next_stop(ctx.hub, session, client, remaining, newer_than)
@@ -183,7 +186,8 @@ def _run_command(id: str, how: str, cli: str, mcp: str, help: str, keys: tuple[s
 
 
 _run_command("continue", "continue", "continue", "debug_continue",
-             "Continue until the next breakpoint or the end.", ("f5",), (("c",),),
+             "Continue to the next breakpoint or the end (all: every process).", ("f5",),
+             (("c",),),
              ContinueArgs)
 _run_command("next", "next", "next", "debug_step_over",
              "Step over: run the current line, stopping at the next one.", ("f10",), (("n",),))
@@ -295,8 +299,8 @@ def _await_cli(parser: argparse.ArgumentParser) -> None:
 
 register(Command(
     id="await", help="Wait for the program to stop (or end).",
-    description="Wait up to timeoutMs for the program to stop (or end); answers at once if "
-    "it is stopped.",
+    description="Wait up to timeoutMs for a stop in any process (or the end); at once if "
+    "stopped.",
     args=AwaitArgs, result=RunResult, handler=_await, read_only=True, mcp="debug_wait",
     cli=[CliSpec(("await",), aliases=(("wait",),), build=_await_cli,
                  adapt=lambda ns: {} if ns.timeout is None else {"timeout_ms": int(ns.timeout * 1000)})],

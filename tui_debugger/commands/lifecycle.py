@@ -57,9 +57,8 @@ class LaunchArgs(Args):
     python: str | None = Field(None, description="The Python that runs it (default: a venv's, "
                                "else python3).")
     just_my_code: bool | None = Field(None, description="false: stop and step in libraries too.")
-    restore_breakpoints: bool | None = Field(
-        None, description="Bring back the last run's breakpoints too (default: only when no "
-        "breakpoints are given).")
+    #: with breakpoints given, the saved ones too (docs/mcp.md; its name says it in tools/list)
+    restore_breakpoints: bool = False
 
 
 async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
@@ -208,8 +207,7 @@ async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
             await session.add_breakpoint(spec, ctx.origin)
         # An agent that lists its breakpoints gets those (the CLI and the TUI
         # keep a person's saved ones beside them, as editors do).
-        restore = args.restore_breakpoints if args.restore_breakpoints is not None else (
-            not specs or ctx.origin != "mcp")
+        restore = not specs or args.restore_breakpoints or ctx.origin != "mcp"
         report = await persist.track(session, program_path, base, restore_saved=restore)
         restored = [session.breakpoints[i] for i in (report.restored if report else [])
                     if i in session.breakpoints]
@@ -556,8 +554,8 @@ async def _restart(ctx: CommandContext, args: RestartArgs) -> SessionStatus:
 
 register(Command(
     id="restart", help="Restart the program, keeping breakpoints.",
-    description="Kill and relaunch the program with the same arguments and breakpoints; "
-    "answers with its first stop, as debug_launch does.",
+    description="Relaunch the program with the same arguments and breakpoints; answers as "
+    "debug_launch does.",
     args=RestartArgs, result=SessionStatus, handler=_restart, mcp="debug_restart",
     cli=[CliSpec(("restart",))], keys=("ctrl+shift+f5",), destructive=True,
     next_steps=lambda r: ["await", "context"],
@@ -632,8 +630,7 @@ def _as_tree(entries: list[SessionListEntry]) -> list[SessionListEntry]:
 
 register(Command(
     id="sessions", help="List live sessions.",
-    description="Live debug sessions and their children, marking this project's and the current "
-    "one; a name is a debugSessionId.",
+    description="Live sessions, each with its child processes; a name is a debugSessionId.",
     args=NoArgs, result=SessionList, handler=_sessions, read_only=True, needs_session=False,
     mcp="debug_sessions", cli=[CliSpec(("sessions",))],
 ))
