@@ -12,6 +12,9 @@ does. Printed: best and median of N runs of
                   (the worker's stop, with its locals)
   hunt            launch, three steps, an evaluate, continue to the end,
                   terminate: calls, bytes (structured content and text), seconds
+  blind hunt      as an agent that has not read the code: a breakpoint on the
+                  worker's `return`, continue until a total that is not
+                  qty * unit shows in the locals, evaluate, terminate
 
 Run:  python benchmarks/tree_launch.py [--repeat N]
 """
@@ -39,7 +42,7 @@ def line_of(marker: str) -> int:
     return next(n for n, text in enumerate(PROGRAM.splitlines(), 1) if f"# {marker}" in text)
 
 
-async def hunt(work: Path) -> tuple[float, int, int, float]:
+async def hunt(work: Path, blind: bool = False) -> tuple[float, int, int, float]:
     from mcp.client import Client
 
     from tui_debugger.mcp.server import create_server
@@ -63,6 +66,21 @@ async def hunt(work: Path) -> tuple[float, int, int, float]:
                 return result.structured_content or {}
 
             started = time.monotonic()
+            if blind:
+                answer = await tool("debug_launch", {
+                    "program": str(file), "cwd": str(work),
+                    "breakpoints": [f"{file}:{line_of('@return')}"]})
+                launch_s = time.monotonic() - started
+                for _ in range(5):
+                    shown = {v["name"]: v["value"] for v in answer["context"]["locals"]
+                             if "value" in v}
+                    if {"total", "qty", "unit"} <= set(shown) and int(shown["total"]) != int(
+                            shown["qty"]) * int(shown["unit"]):
+                        break
+                    answer = await tool("debug_continue", {})
+                await tool("debug_evaluate", {"expression": "qty * unit - total"})
+                await tool("debug_terminate", {})
+                return launch_s, calls, size, spent
             launched = await tool("debug_launch", {
                 "program": str(file), "cwd": str(work),
                 "breakpoints": [{"file": str(file), "line": line_of("@price"),
@@ -86,8 +104,8 @@ def own_run(work: Path) -> float:
 
 async def main_async(repeat: int) -> None:
     print(f"load average: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
-    own, launch, spent = [], [], []
-    calls = size = 0
+    own, launch, spent, blind = [], [], [], []
+    calls = size = blind_calls = blind_size = 0
     for _ in range(repeat):
         with tempfile.TemporaryDirectory(prefix="tree-launch-") as tmp:
             work = Path(tmp)
@@ -96,9 +114,12 @@ async def main_async(repeat: int) -> None:
             launch_s, calls, size, spent_s = await hunt(work)
             launch.append(launch_s)
             spent.append(spent_s)
-    for name, values in (("own run", own), ("launch -> stop", launch), ("hunt tool time", spent)):
+            _, blind_calls, blind_size, blind_s = await hunt(work, blind=True)
+            blind.append(blind_s)
+    for name, values in (("own run", own), ("launch -> stop", launch), ("hunt tool time", spent),
+                         ("blind hunt time", blind)):
         print(f"{name:<16}{min(values):>8.2f} s best {statistics.median(values):>8.2f} s median")
-    print(f"hunt: {calls} calls, {size} bytes")
+    print(f"hunt: {calls} calls, {size} bytes; blind hunt: {blind_calls} calls, {blind_size} bytes")
 
 
 def main() -> int:

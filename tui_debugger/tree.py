@@ -213,6 +213,15 @@ async def _forget_later(hub, child: Session) -> None:
     if hub.sessions.get(child.name) is child and child.state == SessionState.terminated:
         with contextlib.suppress(Exception):
             await hub.close_session(child.name)
+        _forget_stops(child.name)
+
+
+def _forget_stops(name: str) -> None:
+    """An ended child's stops and focus (a pool's workers come and go)."""
+    _stop_serial.pop(name, None)
+    for table in (_seen, _told, _focus):
+        for key in [k for k, v in table.items() if name in (k[1], v)]:
+            table.pop(key, None)
 
 
 async def _mirror_breakpoints(hub, source: Session) -> None:

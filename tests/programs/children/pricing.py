@@ -8,7 +8,7 @@ def price(item):
     total = qty * unit
     if qty > 2:
         total -= unit  # @discount
-    return total
+    return total  # @return
 
 
 def main():
