@@ -158,7 +158,9 @@ def test_the_cli_start_and_await_answer_with_a_workers_stop(children, no_leftove
     line = marker_line(children / "pool.py", "@worker")
     after = marker_line(children / "pool.py", "@worker-return")
     started = tdb(children, "start", "--break", f"pool.py:{line}", "pool.py", "spawn").stdout
-    assert "In process " in started and f"pool.py:{line}" in started, started
+    head = started.splitlines()[0]
+    assert head.startswith("Session pool: running; process pool.") and head.endswith(" stopped")
+    assert f"pool.py:{line}" in started, started
     assert "No stop yet" not in started and "Still starting" not in started, started
     assert "n (int) = 3" in started, started
     waited = tdb(children, "await").stdout

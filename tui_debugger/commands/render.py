@@ -225,6 +225,10 @@ def run(result: Any) -> str:
 
 def status(result: Any) -> str:
     lines = [f"Session {result.session}: {result.state}"]
+    process = getattr(result, "process", None)
+    if process is not None and result.stop is not None and process.session != result.session:
+        # a launch answered by a child process's stop
+        lines[0] += f"; process {process_line(process)} stopped"
     if result.program:
         lines.append(f"  program: {result.program}" + (f" (pid {result.pid})" if result.pid else ""))
     if result.adapter:
@@ -473,8 +477,7 @@ def with_process(result: Any, text: str) -> str:
     it is not the session the caller named), and the stops elsewhere."""
     process = getattr(result, "process", None)
     stop = getattr(result, "stop", None)
-    if process is not None and stop is not None and process.session != getattr(
-            result, "session", None):
+    if process is not None and stop is not None and not hasattr(result, "session"):
         text = f"In process {process_line(process)}:\n{text}"
     meanwhile = getattr(result, "meanwhile", None) or []
     if meanwhile:
