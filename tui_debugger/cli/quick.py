@@ -491,6 +491,6 @@ def _print_answer(answer: dict[str, Any], link: _Link, base: str) -> int:
         text = answer.get("text")
         if text:
             # An answer from one process of a program of several names it, once.
-            labelled = session is not None and session not in text
+            labelled = session is not None and not (answer.get("acted") and session in text)
             print(f"[session {session}] {text}" if labelled else text)
     return rc
