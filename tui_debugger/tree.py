@@ -292,6 +292,11 @@ def focused(hub, session: Session, client: str | None) -> Session:
     chosen = hub.sessions.get(_focus.get((client, root.name), ""))
     if chosen is not None and chosen.state == SessionState.stopped:
         return chosen
+    if chosen is None and root.backend is None:
+        # A root that runs no program (a Ray cluster's, whose tasks paused before
+        # anyone attached): no stop was this client's, so none is chosen for it;
+        # the root's answer names its processes.
+        return root
     stopped = _stopped(members)
     if stopped:
         return stopped[-1]
