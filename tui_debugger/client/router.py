@@ -241,6 +241,8 @@ class Router:
                 acted = process.get("session") if isinstance(process, dict) else None
                 if acted is None:
                     structured.setdefault("session", handle.name)
+                elif acted in text.split("\n", 1)[0]:
+                    return structured, text  # it names its process itself
                 return structured, label(text, acted or handle.name)
             return answer
         return agent_answer(cmd.id, result, cwd=cwd) if for_agent else result

@@ -322,7 +322,7 @@ register(Command(
     args=LaunchArgs, result=SessionStatus, handler=_launch, needs_session=False,
     creates_session=True, mcp="debug_launch", tui_action=False,
     next_steps=lambda r: (["stack", "memory_read", "disassemble"] if r.post_mortem
-                          else [] if r.state == "stopped"
+                          else [] if r.state == "stopped" or r.stop is not None
                           else ["breakpoint_add", "await", "continue"]),
 ))
 
