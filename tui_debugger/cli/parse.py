@@ -448,11 +448,14 @@ async def run_on_host(hub: Any, session: Any, request: CommandLine, client: str)
     try:
         args = cli_args(cmd, ns.cli_spec, ns)
         result = await execute(hub, cmd.id, args, origin="cli", session=session,
-                               client_cwd=cwd, client=client, view=CLI_VIEW)
+                               client_cwd=cwd, client=client, view=CLI_VIEW,
+                               named=request.session is not None)
     except DebuggerError as exc:
         out, err = error_text(exc, as_json)
         return {"stdout": out, "stderr": err, "rc": 1}
     answer: dict[str, Any] = {"rc": 0, "wait_exit": cmd.id in ("terminate", "detach")}
+    if getattr(result, "process", None) is not None:
+        answer["acted"] = result.process.session  # the process of the tree it acted on
     if as_json:
         answer["json"] = result.model_dump(mode="json", by_alias=True)
     else:

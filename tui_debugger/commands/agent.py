@@ -10,7 +10,9 @@ import re
 from typing import Any
 
 from . import views
-from .render import _breakpoint, _short, ending, killed, mid_line_column, others, render, stop_line
+from .render import (
+    _breakpoint, _short, ending, killed, mid_line_column, others, process_line, render, stop_line,
+)
 
 
 def lean_dump(result: Any) -> dict[str, Any]:
@@ -247,9 +249,13 @@ def short_text(result: Any) -> str:
     """One line that says what the answer is (the data is in structuredContent),
     and what other clients did meanwhile, which an agent must not miss."""
     stop = getattr(result, "stop", None)
+    process = getattr(result, "process", None)
     if isinstance(result, views.SessionStatus):
         text = f"Session {result.session}: {result.state}"
-        if stop is not None and result.state == "stopped":
+        if stop is not None and process is not None and process.session != result.session:
+            # a launch answered by a child process's stop
+            text += f"; process {process_line(process)} stopped. " + _short_stop(stop)
+        elif stop is not None and result.state == "stopped":
             text += ". " + _short_stop(stop)
         if result.exit_code is not None or (result.state == "terminated"
                                             and result.terminated_reason):
@@ -287,9 +293,13 @@ def short_text(result: Any) -> str:
         text = (render(result) or "").strip().split("\n")[0]
         if len(text) > 200:
             text = text[:199] + "…"
+    if isinstance(result, views.RunResult) and process is not None and stop is not None:
+        text = f"[{process_line(process)}] {text}"
     context = getattr(result, "context", None)
     met = getattr(result, "others", None) or getattr(context, "others", None) or []
-    return "\n".join([text, *others(met)[1:]])
+    meanwhile = getattr(result, "meanwhile", None) or []
+    return "\n".join([text, *others(met)[1:],
+                      *(["Meanwhile: " + "; ".join(meanwhile)] if meanwhile else [])])
 
 
 def agent_answer(command_id: str, result: Any, cwd: str | None = None

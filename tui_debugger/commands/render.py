@@ -198,7 +198,8 @@ def variable_lines(variables: list[Any], indent: str = "  ") -> list[str]:
 
 
 def breakpoint_line(bp: Breakpoint) -> str:
-    by = f" (set by {bp.set_by})" if bp.set_by not in ("user", "session") else ""
+    by = " (from the last run)" if bp.set_by == "restored" else \
+        f" (set by {bp.set_by})" if bp.set_by not in ("user", "session") else ""
     hits = f" hits={bp.hits}" if bp.hits else ""
     text = bp.describe()
     if bp.spec.path:
@@ -227,6 +228,10 @@ def run(result: Any) -> str:
 
 def status(result: Any) -> str:
     lines = [f"Session {result.session}: {result.state}"]
+    process = getattr(result, "process", None)
+    if process is not None and result.stop is not None and process.session != result.session:
+        # a launch answered by a child process's stop
+        lines[0] += f"; process {process_line(process)} stopped"
     if result.program:
         lines.append(f"  program: {result.program}" + (f" (pid {result.pid})" if result.pid else ""))
     if result.adapter:
@@ -453,10 +458,34 @@ def render(result: Any) -> str:
     """The short text of a result, for the CLI and beside MCP's structured answer."""
     renderer = _RENDERERS.get(type(result))
     if renderer is not None:
-        return renderer(result)
-    if isinstance(getattr(result, "message", None), str):
-        return result.message
-    return result.model_dump_json(indent=2, by_alias=True)
+        text = renderer(result)
+    elif isinstance(getattr(result, "message", None), str):
+        text = result.message
+    else:
+        return result.model_dump_json(indent=2, by_alias=True)
+    return with_process(result, text)
+
+
+def process_line(process: Any) -> str:
+    """A process of the program, in words: "calc.25154 (pid 25154, calc.py)"."""
+    said = [f"pid {process.pid}"] if process.pid else []
+    if process.program:
+        said.append(os.path.basename(process.program) if os.path.isabs(process.program)
+                    else process.program)
+    return process.session + (f" ({', '.join(said)})" if said else "")
+
+
+def with_process(result: Any, text: str) -> str:
+    """An answer in a program of several processes: which one stopped (when
+    it is not the session the caller named), and the stops elsewhere."""
+    process = getattr(result, "process", None)
+    stop = getattr(result, "stop", None)
+    if process is not None and stop is not None and not hasattr(result, "session"):
+        text = f"In process {process_line(process)}:\n{text}"
+    meanwhile = getattr(result, "meanwhile", None) or []
+    if meanwhile:
+        text += "\nMeanwhile: " + "; ".join(meanwhile)
+    return text
 
 
 def _completions(result: Any) -> str:

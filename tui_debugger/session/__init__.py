@@ -144,6 +144,9 @@ class Session(FanOut, Guards, Stops, RunControl, Inspection, BreakpointRegistry,
         self.resume_unanswered: str | None = None
         #: said when a launch waited long for its first stop
         self.first_stop_notice: str | None = None
+        #: a process of its tree (a child's session) has stopped (tree.py): the
+        #: program is not slow to stop, its stop is elsewhere
+        self.child_stopped = False
         self._bp_lock = asyncio.Lock()
         self._last_activity = time.monotonic()
         # Events from a backend this session has let go of (restart) are ignored.
@@ -199,8 +202,8 @@ class Session(FanOut, Guards, Stops, RunControl, Inspection, BreakpointRegistry,
         """Say so when a launch waits long for its first stop, rather than
         leave the person or agent looking at silence."""
         await asyncio.sleep(SLOW_FIRST_STOP_S)
-        if self.last_stop is not None or self.state not in (SessionState.starting,
-                                                            SessionState.running):
+        if self.last_stop is not None or self.child_stopped or self.state not in (
+                SessionState.starting, SessionState.running):
             return
         text = f"No stop yet after {SLOW_FIRST_STOP_S:.0f} s; the program runs."
         hint = self.backend.slow_first_stop_hint(
@@ -305,6 +308,8 @@ class Session(FanOut, Guards, Stops, RunControl, Inspection, BreakpointRegistry,
         self._invalidate_caches()
         self.stop = None
         self.last_stop = None
+        self.child_stopped = False
+        self.first_stop_notice = None
         # Ids of the killed process mean nothing in the new one.
         self.selected_thread_id = None
         self.selected_frame_index = 0

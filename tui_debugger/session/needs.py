@@ -28,6 +28,7 @@ from backends.models import (
     BreakpointChangedEvent,
     ChildProcessEvent,
     Frame,
+    LaunchRequest,
     Scope,
     StoppedEvent,
     Thread,
@@ -227,6 +228,7 @@ class BreakpointRegistryNeeds(FanOutOffers, GuardsOffers, Protocol):
     backend: Backend | None
     breakpoints: dict[int, Breakpoint]
     attach_request: AttachRequest | None
+    launch_request: LaunchRequest | None
     cwd: str
     exception_filters: list[str] | None
     _backend_ids: dict[int, int | str]

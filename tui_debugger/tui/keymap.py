@@ -31,6 +31,8 @@ TUI_ACTIONS = [
     # the program stopped, it copies).
     ("interrupt", "ctrl+c", "interrupt", "Pause the running program"),
     ("attach_dialog", "ctrl+a", "attach_dialog", "Attach / launch (a new session)"),
+    ("next_stopped_process", "alt+n", "next_stopped_process",
+     "Show the next stopped process of the program"),
     # Every pane has a key: Alt and a letter of its name, and the F keys people
     # already know for the four most used. Not Alt+digits (Textual reads ESC digit
     # as the character macOS types with Option), nor Alt+B / Alt+F (word moves),
