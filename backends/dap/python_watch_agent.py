@@ -203,7 +203,7 @@ class Agent:
         self.started = False
         self.tool: int | None = None
         self.enabled: set = set()
-        self.inner = None  # 3.11: pydevd's trace_dispatch
+        self.pending: list = []  # 3.11: frames to arm again at the next call
 
     # ------------------------------------------------ what the session asks
 
@@ -291,6 +291,9 @@ class Agent:
             trace = frame.f_trace
             if not isinstance(trace, _LocalTracer):
                 frame.f_trace = _LocalTracer(self, trace)
+            # A frame stopped in pydevd's tracer gets that tracer back as its
+            # f_trace when the tracer returns: armed again at the next call.
+            self.pending.append(frame)
 
     # 3.12+ callbacks: no event of any tool is fired while one runs
 
@@ -321,6 +324,8 @@ class Agent:
                 return inner
 
             def trace_dispatch(frame, event, arg):
+                if agent.pending and event == "call":
+                    agent._arm_pending()
                 local = inner(frame, event, arg)
                 if agent.watches and not _own(frame) and agent._wanted(frame.f_code, frame):
                     # Also a frame's own tracer: pydevd sets the thread's tracer as
@@ -355,6 +360,12 @@ class Agent:
                 except Exception:
                     pass
 
+    def _arm_pending(self) -> None:
+        pending, self.pending = self.pending, []
+        for frame in pending:
+            if not isinstance(frame.f_trace, _LocalTracer):
+                frame.f_trace = _LocalTracer(self, frame.f_trace)
+
     # ------------------------------------------------ a change
 
     def check(self, frame, line, returning: bool) -> None:
@@ -365,25 +376,30 @@ class Agent:
         else:
             self.last_line[key] = line
         code = frame.f_code
+        stop = False
+        # Every watch sees the change before the thread is suspended: another
+        # thread running meanwhile must not be the first to see it.
         for watch in list(self.watches.values()):
             if watch.kind == "local" and returning and frame is watch.frame:
-                self._changed(watch, frame, prev, returning)
+                stop |= self._changed(watch, frame, prev, returning)
                 self.end(watch.id, "the frame it lived in returned")
                 continue
-            if not watch.applies(code, frame):
-                continue
-            self._changed(watch, frame, prev, returning)
+            if watch.applies(code, frame):
+                stop |= self._changed(watch, frame, prev, returning)
+        if stop:
+            _suspend(frame)
 
-    def _changed(self, watch: Watch, frame, prev, returning) -> None:
+    def _changed(self, watch: Watch, frame, prev, returning) -> bool:
+        """Tell a change of `watch`, if there is one; whether to stop for it."""
         try:
             new = watch.read()
         except Gone as exc:
             self.end(watch.id, str(exc))
-            return
+            return False
         except Exception:
-            return
+            return False
         if not watch.changed(new):
-            return
+            return False
         old, old_text = watch.value, watch.text
         watch.take(new)
         watch.hits += 1
@@ -401,8 +417,7 @@ class Agent:
         if note:
             body["note"] = note
         self._send(body)
-        if stop:
-            _suspend(frame)
+        return stop
 
     def _send(self, body: dict) -> None:
         py_db = _debugger()

@@ -1,5 +1,5 @@
 """A balance changed in three places: a callback reached through a dict, a
-second thread, and the function that sets up the account."""
+second thread, and the function that opened the account."""
 
 import threading
 
@@ -10,11 +10,11 @@ class Account:
 
 
 def withdraw(acct, amount):
-    acct.balance -= amount
+    acct.balance -= amount  # LINE:withdraw
 
 
 def bonus(acct):
-    acct.balance = acct.balance * 2
+    acct.balance = acct.balance * 2  # LINE:bonus
 
 
 HANDLERS = {"withdraw": withdraw}
@@ -22,13 +22,13 @@ HANDLERS = {"withdraw": withdraw}
 
 def main():
     acct = Account(100)
-    steps = 0  # stop here: watch acct.balance
+    steps = 0  # LINE:opened
     HANDLERS["withdraw"](acct, 120)
     worker = threading.Thread(target=bonus, args=(acct,))
     worker.start()
     worker.join()
-    acct.balance += 5
-    print("balance", acct.balance)
+    acct.balance += 5  # LINE:deposit
+    print("balance", acct.balance, steps)
 
 
 main()

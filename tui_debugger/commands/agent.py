@@ -10,7 +10,8 @@ import re
 from typing import Any
 
 from . import views
-from .render import _breakpoint, _short, ending, killed, mid_line_column, others, render, stop_line
+from .render import (_breakpoint, _short, ending, killed, mid_line_column, others, render,
+                     stop_line, watch_change_text)
 
 
 def lean_dump(result: Any) -> dict[str, Any]:
@@ -118,6 +119,10 @@ def _agent_lean(structured: dict[str, Any], command_id: str) -> dict[str, Any]:
             structured.pop("status")  # the stop says it
         if isinstance(stop.get("location"), dict):
             stop["location"].pop("name", None)  # the file's name: the path says it
+        for change in stop.get("watch_changes") or []:
+            if isinstance(change, dict) and change.get("thread_id") == stop.get(
+                    "thread_id", change.get("thread_id")):
+                change.pop("thread_id", None)  # the stop's own thread
     if isinstance(stop, dict) and "return_value" in stop:
         if stop.get("return_type") in _EVIDENT_TYPES:
             stop.pop("return_type")
@@ -230,7 +235,7 @@ def _short_stop(stop: Any) -> str:
     if len(lines) > 1 and stop.reason == "exception":
         text += ": " + lines[1].strip()[:160]
     for change in getattr(stop, "watch_changes", None) or []:
-        text += f"; watch #{change.watch_id} {change.expression}: {change.old} -> {change.new}"
+        text += f"; watch #{change.watch_id} {watch_change_text(change)}"
     return text
 
 

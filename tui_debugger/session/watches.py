@@ -154,7 +154,8 @@ class Watchpoints(_Needs):
                     if c.thread_id in (None, thread_id) or not c.stopped]
             # Another thread's change waits for that thread's own stop.
             self._told_watch_changes = [c for c in self._told_watch_changes if c not in mine]
-            return mine
+            # The change the program stopped for first: the stop is told by it.
+            return sorted(mine, key=lambda c: not c.stopped)
         changes = []
         for watch in self.watches.values():
             new = await self._watch_value(watch, frame_id)
