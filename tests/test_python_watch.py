@@ -104,16 +104,23 @@ async def test_items_in_place_a_global_and_a_local_whose_frame_returns(mcp_env, 
                 expression, old, new, f"py_watch_kinds.py:{line_of('py_watch_kinds.py', marker)}"
             ), hit
         await call(client, "debug_watch", {"all": True})
-        await call(client, "debug_breakpoint_set", {
+        await call(client, "debug_breakpoint_add", {
             "file": KINDS, "line": line_of("py_watch_kinds.py", "count_start")})
         await call(client, "debug_continue", {"waitMs": 30000})
         await call(client, "debug_breakpoint_remove", {"all": True})
         await call(client, "debug_watch", {"expression": "n", "hitCount": 2})
-        hit = await call(client, "debug_continue", {"waitMs": 30000})
-        change = hit["stop"]["watch_changes"][0]
-        assert (change["old"], change["new"]) == ("1", "2"), hit
-        ended = await call(client, "debug_continue", {"waitMs": 30000})
-        assert ended["status"] == "terminated"
+        news = []
+        while True:  # from the 2nd change on (<unbound> -> 0 was the first)
+            hit = await call(client, "debug_continue", {"waitMs": 30000})
+            if hit.get("status") == "terminated":
+                break
+            change = hit["stop"]["watch_changes"][0]
+            news.append((change["old"], change["new"]))
+            assert change["at"] == f"py_watch_kinds.py:{line_of('py_watch_kinds.py', 'local')}"
+        assert news == [("0", "1"), ("1", "2"), ("2", "3")]
+        # count() returned: its local's watch ended, and said so
+        activity = await call(client, "debug_activity", {})
+        assert "the frame it lived in returned" in json.dumps(activity.data)
         assert not (await call(client, "debug_watch", {})).get("watches")
 
 

@@ -344,6 +344,21 @@ class Agent:
             # here: ours goes around it.
             return enable_tracing(chained(thread_trace_func), apply_to_all_threads)
 
+        def untraced(original):
+            def no_ftrace(frame, event, arg):
+                # pydevd's tracer hands a frame it has no more use for this
+                # (NO_FTRACE) as its next f_trace: ours takes it on there.
+                if agent.watches and not _own(frame) and agent._wanted(frame.f_code, frame):
+                    tracer = _LocalTracer(agent, None)
+                    return tracer(frame, event, arg)
+                return original(frame, event, arg)
+            return no_ftrace
+
+        # The cython tracer reads NO_FTRACE from its module's globals at each use.
+        for name in ("_pydevd_bundle.pydevd_cython", "_pydevd_bundle.pydevd_frame"):
+            module = sys.modules.get(name)
+            if module is not None and callable(getattr(module, "NO_FTRACE", None)):
+                module.NO_FTRACE = untraced(module.NO_FTRACE)
         py_db.enable_tracing = enable_tracing_chained
         py_db.trace_dispatch = chained(py_db.trace_dispatch)
         threading.settrace(py_db.trace_dispatch)
