@@ -152,3 +152,39 @@ def test_the_cli_stops_at_each_changing_line(isolated_runtime, version):
         assert all("Stopped (data breakpoint)" in t for t in texts)
     finally:
         cli("stop")
+
+
+async def test_the_tui_watches_from_variables_and_shows_old_and_new():
+    from tests.support.tui import find_node, wait_until
+    from tui_debugger.tui.app import create_app
+
+    opened = line_of("py_bank.py", "opened")
+    app = create_app("launch", {"program": BANK, "python": base_python("3.12"),
+                                "breakpoints": [f"{BANK}:{opened}"]}, None)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: app.state == "stopped" and app.variables.filled > 0,
+                         timeout=30, what="the stop where the account is opened")
+        tree = app.variables
+        tree.focus()
+        tree.move_cursor(find_node(tree, "acct"))
+        await pilot.press("space")  # open acct: its balance
+        await wait_until(pilot, lambda: find_node(tree, "acct.balance") is not None,
+                         what="acct's attributes")
+        tree.move_cursor(find_node(tree, "acct.balance"))
+        await pilot.press("w")
+        watches: list = []
+        while not watches:
+            watches[:] = (await app.link.call("watch", {})).watches
+            await pilot.pause(0.05)
+        assert (watches[0].expression, watches[0].value) == ("acct.balance", "100")
+        await app.link.call("breakpoint_remove", {"all": True})
+        await pilot.press("f5")
+        await wait_until(pilot, lambda: app.state == "stopped" and app.stop_info is not None
+                         and app.stop_info.watch_changes, timeout=30, what="the watch's stop")
+        change = app.stop_info.watch_changes[0]
+        shown = f"acct.balance: 100 → -20 at py_bank.py:{changing_lines()[0]}"
+        assert (change.old, change.new) == ("100", "-20")
+        await wait_until(pilot, lambda: any(shown in str(n.message) for n in app._notifications),
+                         what="old → new on screen")
+        assert app.source.location_line == changing_lines()[0]
+        await app.action_quit()
