@@ -203,7 +203,7 @@ class Agent:
         self.started = False
         self.tool: int | None = None
         self.enabled: set = set()
-        self.pending: list = []  # 3.11: frames to arm again at the next call
+        self.pending: list = []  # 3.11: (thread, frame) to arm again at its next call
 
     # ------------------------------------------------ what the session asks
 
@@ -270,11 +270,11 @@ class Agent:
                     self.enabled.discard(code)
             mon.restart_events()
         # Code already running never starts again: its frames are looked at now.
-        for top in sys._current_frames().values():
+        for ident, top in sys._current_frames().items():
             frame = top
             while frame is not None:
                 if not _own(frame) and self._wanted(frame.f_code, frame):
-                    self._enable(frame)
+                    self._enable(frame, ident)
                     # what changes from here on is its current line's doing
                     self.last_line.setdefault(id(frame), frame.f_lineno)
                 frame = frame.f_back
@@ -282,7 +282,7 @@ class Agent:
     def _wanted(self, code, frame) -> bool:
         return any(w.applies(code, frame) for w in list(self.watches.values()))
 
-    def _enable(self, frame) -> None:
+    def _enable(self, frame, ident: int) -> None:
         if self.tool is not None:
             ev = sys.monitoring.events
             sys.monitoring.set_local_events(self.tool, frame.f_code, ev.LINE | ev.PY_RETURN)
@@ -293,7 +293,7 @@ class Agent:
                 frame.f_trace = _LocalTracer(self, trace)
             # A frame stopped in pydevd's tracer gets that tracer back as its
             # f_trace when the tracer returns: armed again at the next call.
-            self.pending.append(frame)
+            self.pending.append((ident, frame))
 
     # 3.12+ callbacks: no event of any tool is fired while one runs
 
@@ -368,7 +368,10 @@ class Agent:
         if tracing is not None:
             with_ours = chained(sys.gettrace())
             tracing.SetTrace(with_ours)
-            others = [t for t in sys._current_frames() if t != threading.get_ident()]
+            debugger_own = {t.ident for t in threading.enumerate()
+                            if getattr(t, "is_pydev_daemon_thread", False)}
+            others = [t for t in sys._current_frames()
+                      if t != threading.get_ident() and t not in debugger_own]
             if others:
                 try:
                     tracing.set_trace_to_threads(py_db.trace_dispatch, thread_idents=others)
@@ -376,8 +379,14 @@ class Agent:
                     pass
 
     def _arm_pending(self) -> None:
-        pending, self.pending = self.pending, []
-        for frame in pending:
+        """At a call in a thread (its stop is over: no event fires inside a
+        tracer), that thread's frames get ours again."""
+        ident = threading.get_ident()
+        mine = [frame for owner, frame in self.pending if owner == ident]
+        if not mine:
+            return
+        self.pending = [(owner, frame) for owner, frame in self.pending if owner != ident]
+        for frame in mine:
             if not isinstance(frame.f_trace, _LocalTracer):
                 frame.f_trace = _LocalTracer(self, frame.f_trace)
 
