@@ -215,9 +215,12 @@ class Agent:
         except Exception as exc:
             return {"ok": False, "message": f"{type(exc).__name__}: {exc}"
                     if not isinstance(exc, ValueError) else str(exc)}
+        try:
+            self._start()
+        except Exception as exc:
+            return {"ok": False, "message": f"watches cannot run here: {exc}"}
         with self.lock:
             self.watches[watch.id] = watch
-        self._start()
         self._refresh()
         return {"ok": True, "value": watch.text, "kind": watch.kind}
 
@@ -239,11 +242,11 @@ class Agent:
     def _start(self) -> None:
         if self.started:
             return
-        self.started = True
         if hasattr(sys, "monitoring"):
             self._start_monitoring()
         else:
             self._start_tracing()
+        self.started = True
 
     def _start_monitoring(self) -> None:
         mon = sys.monitoring
