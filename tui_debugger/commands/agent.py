@@ -102,6 +102,10 @@ def _agent_lean(structured: dict[str, Any], command_id: str) -> dict[str, Any]:
         for entry in structured.get("entries") or []:
             if isinstance(entry, dict):
                 entry.pop("at", None)  # the clock time: the order says it
+    for watch in structured.get("watches") or []:
+        for change in (watch.get("history") or []) if isinstance(watch, dict) else []:
+            change.pop("watch_id", None)  # the watch's own: said once above
+            change.pop("expression", None)
     stop = structured.get("stop")
     if isinstance(stop, dict):
         stop.pop("caused_by", None)  # the agent's own step, or told in `others`

@@ -261,10 +261,13 @@ class Stops(_Needs):
                 frames, _ = await self._frames_for(thread_id) if thread_id is not None else ([], 0)
                 frame_id = frames[0].id if frames else None
             info.watch_changes = await self._watch_changes(frame_id, thread_id)
-            told = any(change.stopped and change.thread_id in (None, thread_id)
-                       for change in info.watch_changes)
-            if (told or info.reason in ("data breakpoint", "breakpoint")) and \
-                    info.watch_changes and not session_bp_ids:
+            # A backend that tells each change says which stopped the program;
+            # else a breakpoint-like stop with a changed value is the watch's.
+            watch_stop = any(change.stopped and change.thread_id in (None, thread_id)
+                             for change in info.watch_changes) \
+                if self.backend.capabilities.data_breakpoint_events \
+                else info.reason in ("data breakpoint", "breakpoint")
+            if watch_stop and info.watch_changes and not session_bp_ids:
                 info.reason = "data breakpoint"
                 first = info.watch_changes[0]
                 info.description = (
