@@ -239,10 +239,9 @@ def _watch_cli(ns) -> dict:
 
 register(Command(
     id="watch", help="Stop when a value changes (a watchpoint).",
-    description="Watch a variable, field or *pointer: the program stops when it is written "
-    "(or read) and the stop says old and new value. No expression: list; remove ids or all. "
-    "lldb-dap, lldb-cli; debugpy (a name, obj.attr or obj[key]: stops where it changed, in any "
-    "function or thread; condition, hitCount, log).",
+    description="Stop when a value changes: a variable, field or *pointer (native), a name, "
+    "obj.attr or obj[key] (Python, in any function or thread). The stop says old, new, where. "
+    "No expression: list.",
     args=WatchArgs, result=WatchResult, handler=_watch, mcp="debug_watch",
     cli=[CliSpec(("watch",), build=lambda p: (
         p.add_argument("expression", nargs="*", metavar="EXPRESSION"),
