@@ -84,6 +84,25 @@ async def test_condition_hit_count_and_a_log_only_history(mcp_env):
         assert all(c["stopped"] is False for c in log["history"])  # it never stopped
 
 
+async def test_a_restart_ends_the_watches_the_program_kept(mcp_env):
+    async with in_process_client() as client:
+        await launch(client, BANK, "3.12", line_of("py_bank.py", "opened"))
+        await call(client, "debug_watch", {"expression": "acct.balance"})
+        await fails(client, "debug_watch", {"expression": "acct.balance", "access": "read"},
+                    "invalid_input", "changes")
+        await fails(client, "debug_watch", {"expression": "nosuch.balance"}, "invalid_input",
+                    "nosuch")
+        # An attribute not set yet is watched for when it is.
+        later = await call(client, "debug_watch", {"expression": "acct.later"})
+        assert later["watches"][-1]["value"] == "<unbound>"
+        await call(client, "debug_restart", {})
+        await call(client, "debug_wait", {"timeoutMs": 30000})
+        assert not (await call(client, "debug_watch", {})).get("watches")
+        activity = await call(client, "debug_activity", {})
+        assert "ended with the program" in json.dumps(activity.data)
+        await call(client, "debug_terminate", {})
+
+
 @pytest.mark.parametrize("version", VERSIONS)
 async def test_items_in_place_a_global_and_a_local_whose_frame_returns(mcp_env, version):
     async with in_process_client() as client:

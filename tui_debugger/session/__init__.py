@@ -318,6 +318,7 @@ class Session(FanOut, Guards, Stops, RunControl, Inspection, BreakpointRegistry,
         # A new run counts its own hits, as the adapter's hit conditions do.
         for counted in (*self.breakpoints.values(), *self.watches.values()):
             counted.hits = 0
+        self._end_program_watches()
         self.add_output("console", f"--- restarted by {origin} ---\n", origin)
         # A restart after `stop` brings the session back: its host stays for it.
         self.end_requested = False

@@ -122,6 +122,20 @@ class Watchpoints(_Needs):
                 return "bytes " + data.hex(" ")
         return None
 
+    def _end_program_watches(self) -> None:
+        """At a restart: the watches the program kept (Python's) ended with it."""
+        gone = [w for w in self.watches.values() if w.kind is not None]
+        self._told_watch_changes = []
+        if not gone:
+            return
+        for watch in gone:
+            self.watches.pop(watch.id, None)
+        text = (f"Watch {', '.join(f'#{w.id} {w.expression}' for w in gone)} ended with the "
+                "program; set it again where the program stops.")
+        self.record_activity("session", "watch ended", text)
+        self.publish(events.Notice(text=text))
+        self._publish_watches()
+
     def _on_watch_change(self, event: WatchChangeEvent) -> None:
         """The backend saw a watched value change (or a watch end), before the stop
         it causes: kept for that stop, and in the watch's history."""
