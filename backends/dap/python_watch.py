@@ -41,6 +41,8 @@ class PythonWatches(_Host):
     async def set_data_breakpoints(
         self, specs: list[DataBreakpointSpec]
     ) -> list[DataBreakpointState]:
+        if not self.capabilities.data_breakpoints:  # not launched yet
+            return await super().set_data_breakpoints(specs)
         self._require_stopped()
         if not hasattr(self, "_python_watches"):
             self._python_watches = set()
