@@ -198,7 +198,9 @@ def _hold(target, spec):
 class Agent:
     def __init__(self) -> None:
         self.watches: dict[int, Watch] = {}
-        self.last_line: dict[int, int] = {}
+        #: by id(frame): its code and the line it ran last (the code tells a
+        #: frame that left by an exception from a new one given its id)
+        self.last_line: dict[int, tuple] = {}
         self.lock = threading.RLock()
         self.started = False
         self.tool: int | None = None
@@ -279,7 +281,7 @@ class Agent:
                 if not _own(frame) and self._wanted(frame.f_code, frame):
                     self._enable(frame, ident)
                     # what changes from here on is its current line's doing
-                    self.last_line.setdefault(id(frame), frame.f_lineno)
+                    self.last_line.setdefault(id(frame), (frame.f_code, frame.f_lineno))
                 frame = frame.f_back
 
     def _wanted(self, code, frame) -> bool:
@@ -397,12 +399,13 @@ class Agent:
 
     def check(self, frame, line, returning: bool) -> None:
         key = id(frame)
-        prev = self.last_line.get(key)
+        code = frame.f_code
+        seen = self.last_line.get(key)
+        prev = seen[1] if seen is not None and seen[0] is code else None
         if returning:
             self.last_line.pop(key, None)
         else:
-            self.last_line[key] = line
-        code = frame.f_code
+            self.last_line[key] = (code, line)
         stop = False
         # Every watch sees the change before the thread is suspended: another
         # thread running meanwhile must not be the first to see it.
