@@ -24,6 +24,7 @@ from ..models import STDIN_PIPE, AttachRequest, LaunchRequest
 from .backend import DapBackend
 from .client import DapClient
 from .profile import AdapterProfile, stdin_path
+from .python_watch import PythonWatches
 
 #: the debuggee's stdin file, read by _nodelay/sitecustomize.py
 STDIN_ENV = "TUI_DEBUGGER_STDIN"
@@ -336,9 +337,15 @@ class DebugpyProfile(AdapterProfile):
         return arguments
 
 
-class DebugpyBackend(DapBackend):
+class DebugpyBackend(PythonWatches, DapBackend):
     name = "debugpy"
     profile_class = DebugpyProfile
+
+    def _apply_capabilities(self, body) -> None:
+        super()._apply_capabilities(body)
+        # debugpy has none; ours are kept in the program (python_watch.py)
+        self.capabilities.data_breakpoints = True
+        self.capabilities.data_breakpoint_events = True
 
     def __init__(self, emit, *, nodelay: bool | None = None, **options: Any) -> None:
         super().__init__(emit, **options)

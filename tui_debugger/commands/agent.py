@@ -12,6 +12,7 @@ from typing import Any
 from . import views
 from .render import (
     _breakpoint, _short, ending, killed, mid_line_column, others, process_line, render, stop_line,
+    watch_change_text,
 )
 
 
@@ -104,6 +105,10 @@ def _agent_lean(structured: dict[str, Any], command_id: str) -> dict[str, Any]:
         for entry in structured.get("entries") or []:
             if isinstance(entry, dict):
                 entry.pop("at", None)  # the clock time: the order says it
+    for watch in structured.get("watches") or []:
+        for change in (watch.get("history") or []) if isinstance(watch, dict) else []:
+            change.pop("watch_id", None)  # the watch's own: said once above
+            change.pop("expression", None)
     stop = structured.get("stop")
     if isinstance(stop, dict):
         stop.pop("caused_by", None)  # the agent's own step, or told in `others`
@@ -121,6 +126,10 @@ def _agent_lean(structured: dict[str, Any], command_id: str) -> dict[str, Any]:
             structured.pop("status")  # the stop says it
         if isinstance(stop.get("location"), dict):
             stop["location"].pop("name", None)  # the file's name: the path says it
+        for change in stop.get("watch_changes") or []:
+            if isinstance(change, dict) and change.get("thread_id") == stop.get(
+                    "thread_id", change.get("thread_id")):
+                change.pop("thread_id", None)  # the stop's own thread
     if isinstance(stop, dict) and "return_value" in stop:
         if stop.get("return_type") in _EVIDENT_TYPES:
             stop.pop("return_type")
@@ -233,7 +242,7 @@ def _short_stop(stop: Any) -> str:
     if len(lines) > 1 and stop.reason == "exception":
         text += ": " + lines[1].strip()[:160]
     for change in getattr(stop, "watch_changes", None) or []:
-        text += f"; watch #{change.watch_id} {change.expression}: {change.old} -> {change.new}"
+        text += f"; watch #{change.watch_id} {watch_change_text(change)}"
     return text
 
 

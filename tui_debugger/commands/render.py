@@ -68,7 +68,17 @@ def stop_line(stop: Any) -> str:
         typ = f" ({stop.return_type})" if stop.return_type else ""
         text += f"\n  {stop.returned_from or 'the function'} returned {stop.return_value}{typ}"
     for change in getattr(stop, "watch_changes", None) or []:
-        text += f"\n  watch #{change.watch_id} {change.expression}: {change.old} -> {change.new}"
+        text += f"\n  watch #{change.watch_id} {watch_change_text(change)}"
+    return text
+
+
+def watch_change_text(change: Any) -> str:
+    """"acct.balance: 100 -> -20 at bank.py:14 (withdraw)" """
+    text = f"{change.expression}: {change.old} -> {change.new}"
+    if getattr(change, "at", None):
+        text += f" at {change.at}" + (f" ({change.function})" if change.function else "")
+    if getattr(change, "note", None):
+        text += f" [{change.note}]"
     return text
 
 
@@ -443,7 +453,15 @@ def _watches(result: Any) -> str:
         lines.append(f"Removed watch #{w.id} {w.expression}")
     for w in result.watches:
         where = f" at {w.address}, {w.size} bytes" if w.address else ""
-        lines.append(f"#{w.id} {w.expression} = {w.value} ({w.access}{where}, hits {w.hits})")
+        extra = "".join([f", {w.kind}" if w.kind else "",
+                         f", if {w.condition}" if w.condition else "",
+                         f", from change {w.hit_count}" if w.hit_count else "",
+                         ", log only" if w.log_only else ""])
+        lines.append(f"#{w.id} {w.expression} = {w.value} ({w.access}{where}{extra}, "
+                     f"hits {w.hits})")
+        for change in w.history:
+            lines.append(f"  {watch_change_text(change)}"
+                         + ("" if change.stopped else " (went on)"))
     if not lines:
         lines.append("No watchpoints.")
     return "\n".join(lines)

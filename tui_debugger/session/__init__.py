@@ -48,7 +48,8 @@ from backends.models import (
 )
 
 from .. import events
-from ..models import ActivityEntry, ClientInfo, Origin, SessionState, StopInfo, Watch
+from ..models import (ActivityEntry, ClientInfo, Origin, SessionState, StopInfo, Watch,
+                      WatchChange)
 from ..output import OutputBuffer
 from .breakpoints import BreakpointRegistry
 from .control import RunControl
@@ -167,6 +168,8 @@ class Session(FanOut, Guards, Stops, RunControl, Inspection, BreakpointRegistry,
         #: watchpoints (data breakpoints), by the session's id
         self.watches: dict[int, Watch] = {}
         self._next_watch_id = 1
+        #: changes the backend told (debugpy) since the last stop read them
+        self._told_watch_changes: list[WatchChange] = []
         # Values seen at this stop and at the previous one, by path (note_value).
         self._values_generation: int | None = None
         self._values_now: dict[str, str] = {}
@@ -320,6 +323,7 @@ class Session(FanOut, Guards, Stops, RunControl, Inspection, BreakpointRegistry,
         # A new run counts its own hits, as the adapter's hit conditions do.
         for counted in (*self.breakpoints.values(), *self.watches.values()):
             counted.hits = 0
+        self._end_program_watches()
         self.add_output("console", f"--- restarted by {origin} ---\n", origin)
         # A restart after `stop` brings the session back: its host stays for it.
         self.end_requested = False

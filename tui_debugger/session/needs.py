@@ -33,6 +33,7 @@ from backends.models import (
     StoppedEvent,
     Thread,
     Variable,
+    WatchChangeEvent,
 )
 
 from .. import events
@@ -101,7 +102,10 @@ class WatchpointsOffers(Protocol):
     """watches.py: what the watched values did, and telling it."""
 
     def _publish_watches(self, origin: Origin = "session") -> None: ...
-    async def _watch_changes(self, frame_id: int | None) -> list[WatchChange]: ...
+    async def _watch_changes(self, frame_id: int | None,
+                             thread_id: int | None = None) -> list[WatchChange]: ...
+    def _on_watch_change(self, event: WatchChangeEvent) -> None: ...
+    def _end_program_watches(self) -> None: ...
 
 
 # --- What each part needs ------------------------------------------------------
@@ -243,3 +247,4 @@ class WatchpointsNeeds(FanOutOffers, GuardsOffers, RunControlOffers, InspectionO
     backend: Backend | None
     watches: dict[int, Watch]
     _next_watch_id: int
+    _told_watch_changes: list[WatchChange]

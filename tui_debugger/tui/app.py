@@ -473,7 +473,8 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
                         title=f"{who_proper(origin, capital=True)} is driving")
         self._last_resume = None
         if stop.watch_changes:
-            self.notify("\n".join(f"{c.expression}: {c.old} → {c.new}" for c in stop.watch_changes),
+            self.notify("\n".join(f"{c.expression}: {c.old} → {c.new}"
+                                  + (f" at {c.at}" if c.at else "") for c in stop.watch_changes),
                         title="Watchpoint")
         if stop.reason == "exception":
             self._exception_tab = True
