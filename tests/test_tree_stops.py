@@ -144,10 +144,19 @@ async def test_each_client_keeps_its_focus_and_hears_of_stops_elsewhere(
         env = {**os.environ, "TUI_DEBUGGER_SESSION": first["session"]}  # the agent's program
         waited = tdb(children, "await", "--json", timeout=60, env=env)
         assert json.loads(waited.stdout)["process"]["session"] in stopped, waited.stdout
-        # Continuing this one answers with the stop it has not been answered yet.
-        nxt = await call(client, "debug_continue", {})
+        # Continuing this one answers with what the continue led to: its own
+        # next stop, not the other worker's older one it was only told of.
+        ret = marker_line(file, "@return")
+        added = await call(client, "debug_breakpoint_add", {"file": str(file), "line": ret})
+        own = await call(client, "debug_continue", {})
+        assert own["process"]["session"] == mine, own.data
+        assert own["stop"]["location"]["line"] == ret, own.data
+        # Once it runs on without stopping, the held worker is the answer: never
+        # forgotten, whatever the wait.
+        nxt = await call(client, "debug_continue", {"waitMs": 3_000})
         assert nxt["process"]["session"] == other, nxt.data
         assert nxt["stop"]["location"]["line"] == line, nxt.data
+        await call(client, "debug_breakpoint_remove", {"breakpointId": added["breakpoint"]["id"]})
         done = await call(client, "debug_continue", {"all": True, "waitMs": 60_000})
         assert done["status"] in ("terminated", "running"), done.data
         await call(client, "debug_terminate", {})

@@ -62,10 +62,11 @@ def tree_of(hub, session: Session) -> list[Session]:
                     if s is not root and root_of(hub, s) is root]]
 
 
-def _spawn(coro) -> None:
+def _spawn(coro) -> asyncio.Task:
     task = asyncio.get_running_loop().create_task(coro)
     _tasks.add(task)
     task.add_done_callback(_tasks.discard)
+    return task
 
 
 def start_child(hub, parent: Session, event: ChildProcessEvent) -> None:
@@ -163,9 +164,35 @@ def _on_event(hub, session: Session, event: SessionEvent) -> None:
         handler(hub, session, event)
 
 
+#: root's name -> the latest mirroring of a breakpoint change to its tree; each
+#: waits for the one before, so two changes never add the same breakpoint twice
+_mirrors: dict[str, asyncio.Task] = {}
+
+
 def _on_breakpoints(hub, session: Session, event: events.Breakpoints) -> None:
     if event.origin in _USER_ORIGINS:
-        _spawn(_mirror_breakpoints(hub, session))
+        key = root_of(hub, session).name
+        before = _mirrors.get(key)
+
+        async def mirror() -> None:
+            if before is not None and not before.done():
+                with contextlib.suppress(BaseException):
+                    await before
+            await _mirror_breakpoints(hub, session)
+
+        _mirrors[key] = _spawn(mirror())
+
+
+async def breakpoints_settled(hub, session: Session, timeout: float = 5.0) -> None:
+    """Wait until the tree holds the breakpoints set so far: a continue or step
+    right after `break add` must not run a process past a line whose breakpoint
+    is still on its way to it."""
+    if hub is None or session.name not in hub.sessions:
+        return
+    task = _mirrors.get(root_of(hub, session).name)
+    if task is not None and not task.done():
+        with contextlib.suppress(Exception, asyncio.TimeoutError):
+            await asyncio.wait_for(asyncio.shield(task), timeout)
 
 
 def _on_stopped(hub, session: Session, event: events.Stopped) -> None:
@@ -315,11 +342,21 @@ def answered(hub, member: Session, client: str | None) -> None:
             _stop_serial.get(member.name, 0)
 
 
-def unseen(hub, session: Session, client: str | None, newer_than: int = 0) -> list[Session]:
+def unseen(hub, session: Session, client: str | None, newer_than: int = 0,
+           untold: bool = False) -> list[Session]:
     """The processes of the tree stopped at a stop `client` was not answered
-    (numbered above `newer_than`), the first stopped first."""
+    (numbered above `newer_than`), the first stopped first; `untold`: only those
+    it was not told of beside an answer either (`meanwhile`)."""
+    key = client or ""
     return [m for m in _stopped(tree_of(hub, session))
-            if _stop_serial.get(m.name, 0) > max(newer_than, _seen.get((client or "", m.name), 0))]
+            if _stop_serial.get(m.name, 0) > max(newer_than, _seen.get((key, m.name), 0),
+                                                 _told.get((key, m.name), 0) if untold else 0)]
+
+
+def _any_running(hub, session: Session) -> bool:
+    """A process of the tree that may still stop: one that runs or starts."""
+    return any(m.state in (SessionState.running, SessionState.starting)
+               for m in tree_of(hub, session))
 
 
 def last_serial() -> int:
@@ -332,7 +369,14 @@ async def next_stop(hub, session: Session, client: str | None, timeout: float,
     """The first process of `session`'s tree stopped at a stop `client` was not
     answered (numbered above `newer_than`), waiting up to `timeout` for one;
     None when none came or the tree ended. Children started meanwhile count:
-    every session of the tree hears of its members' starts and stops."""
+    every session of the tree hears of its members' starts and stops.
+
+    A stop the client was only told of (`meanwhile`: another worker held at
+    the same breakpoint) comes after a new one: a continue of one worker
+    answers with that worker's next stop (or any other new one), and the held
+    worker's once nothing else of the tree runs, or the wait is over. So the
+    answer to a continue is what the continue led to, and a held process is
+    never forgotten."""
     root = root_of(hub, session)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + max(timeout, 0.0)
@@ -343,18 +387,22 @@ async def next_stop(hub, session: Session, client: str | None, timeout: float,
     try:
         events_of = subscription.__aiter__()
         while True:
-            found = unseen(hub, root, client, newer_than)
-            if found:
-                return found[0]
+            fresh = unseen(hub, root, client, newer_than, untold=True)
+            if fresh:
+                return fresh[0]
+            held = unseen(hub, root, client, newer_than)
+            if held and not _any_running(hub, root):
+                return held[0]
             if root.state == SessionState.terminated or session.name not in hub.sessions:
-                return None
+                return held[0] if held else None
             remaining = deadline - loop.time()
             if remaining <= 0:
-                return None
+                return held[0] if held else None
             try:
                 await asyncio.wait_for(events_of.__anext__(), remaining)
             except (asyncio.TimeoutError, StopAsyncIteration):
-                found = unseen(hub, root, client, newer_than)
+                found = (unseen(hub, root, client, newer_than, untold=True)
+                         or unseen(hub, root, client, newer_than))
                 return found[0] if found else None
     finally:
         for w in waiting:

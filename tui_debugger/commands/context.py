@@ -577,6 +577,17 @@ def parse_location(text: str) -> tuple[str, int]:
     return match.group(1), int(match.group(2))
 
 
+def parse_line_location(text: str) -> tuple[str, int]:
+    """FILE:LINE, or a bare LINE: ("", LINE), a line of the current frame's file
+    (run to it, jump there), as pdb's `until 18` and gdb's `jump 18` take it."""
+    if text.strip().isdigit():
+        return "", int(text.strip())
+    try:
+        return parse_location(text)
+    except InvalidInput:
+        raise InvalidInput(f"Expected LINE or FILE:LINE (e.g. 12 or app.py:12), got {text!r}.") from None
+
+
 def after_stop(result: Any) -> list[str]:
     status = getattr(result, "status", None) or getattr(result, "state", None)
     if status == "stopped":

@@ -29,6 +29,7 @@ from .context import (
     after_stop,
     build_context,
     others_activity,
+    parse_line_location,
     parse_location,
     session_of,
 )
@@ -66,6 +67,7 @@ async def _run(ctx: CommandContext, how: str, args: RunArgs, label: str) -> RunR
     # them (tree.py): a continue's, any this client was not told of yet; a
     # step's, one after it (its own, as a rule).
     tree.answered(ctx.hub, session, client)  # the stop it leaves is told
+    await tree.breakpoints_settled(ctx.hub, session)
     newer_than = 0 if how == "continue" else tree.last_serial()
     with session.answering_stop() if wait_ms > 0 else contextlib.nullcontext():
         await stops.go(how, args.thread_id,
@@ -225,7 +227,7 @@ register(Command(
 
 
 class UntilArgs(RunArgs):
-    file: str = Field(description="Source file.")
+    file: str = Field("", description="Source file (default: the current frame's).")
     line: int = Field(description="Line to run to.")
     jump: bool = Field(False, description="Make that line the next statement instead; the code "
                        "between is not run.")
@@ -233,6 +235,12 @@ class UntilArgs(RunArgs):
 
 async def _until(ctx: CommandContext, args: UntilArgs) -> RunResult:
     session = session_of(ctx)
+    if not args.file:
+        here = session.stop.location if session.stop is not None else None
+        if here is None or not here.path:
+            raise InvalidInput(f"Give the line as FILE:LINE: {session.name} is not stopped in a "
+                               "source file, so a bare line number has no file.")
+        args = args.model_copy(update={"file": here.path})
     if args.jump:
         started = time.monotonic()
         stops = SessionStops(session, ctx.origin)
@@ -251,7 +259,8 @@ async def _until(ctx: CommandContext, args: UntilArgs) -> RunResult:
 
 
 def _location_cli(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("location", metavar="FILE:LINE")
+    parser.add_argument("location", metavar="[FILE:]LINE",
+                        help="a line of the current frame's file, or FILE:LINE")
 
 
 register(Command(
@@ -260,9 +269,9 @@ register(Command(
     "the next statement there instead (debugpy, lldb-dap).",
     args=UntilArgs, result=RunResult, handler=_until, mcp="debug_run_to",
     cli=[CliSpec(("until",), build=_location_cli,
-                 adapt=lambda ns: dict(zip(("file", "line"), parse_location(ns.location)))),
+                 adapt=lambda ns: dict(zip(("file", "line"), parse_line_location(ns.location)))),
          CliSpec(("jump",), build=_location_cli, fixed={"jump": True},
-                 adapt=lambda ns: dict(zip(("file", "line"), parse_location(ns.location))))],
+                 adapt=lambda ns: dict(zip(("file", "line"), parse_line_location(ns.location))))],
     keys=("ctrl+f10",), next_steps=after_stop,
     applies_in=STOPPED,
 ))

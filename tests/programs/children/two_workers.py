@@ -4,7 +4,7 @@ import multiprocessing
 
 def work(n):
     doubled = n * 2  # @work
-    return doubled
+    return doubled  # @return
 
 
 if __name__ == "__main__":
