@@ -311,3 +311,24 @@ def test_help_speaks_each_front_ends_words():
         for text in texts:
             named = set(re.findall(r"--[a-z][a-z-]+", text)) & flags
             assert not named, (tool.name, named, text)
+
+
+def test_until_and_jump_take_a_bare_line_of_the_current_file(no_leftover_daemons, workdir):
+    """pdb's `until 18`, gdb's `jump 18`: a line number alone is the current
+    frame's file; with no current file, the error says to give FILE:LINE."""
+    program = workdir / "py_basic.py"
+    loop = marker_line(program, "@loop-body")
+    ret = loop + 1  # `return acc`, after the loop
+    tdb(workdir, "start", "--break", f"py_basic.py:{loop}", "py_basic.py")
+    try:
+        assert f"> {loop}" in tdb(workdir, "await", "--timeout", "20").stdout
+        tdb(workdir, "break", "remove", "--all")
+        until = tdb(workdir, "until", str(ret)).stdout
+        assert f"> {ret}" in until, until
+        start = loop - 2  # `acc = 0`, before the loop: a jump may go there
+        jumped = tdb(workdir, "jump", str(start)).stdout
+        assert f"> {start}" in jumped, jumped
+        bad = tdb(workdir, "jump", "x18", check=False)
+        assert bad.returncode == 1 and "LINE or FILE:LINE" in bad.stderr, bad.stderr
+    finally:
+        tdb(workdir, "stop", check=False)
