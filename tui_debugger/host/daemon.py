@@ -60,6 +60,9 @@ def _write_ready(message: HostReady) -> None:
         os.dup2(devnull, 1)
 
 
+#: A signal told this host to end (serve): it then ends, and does not stay warm.
+_signalled = False
+
 #: How often a host no client is joined to checks that its socket is still
 #: there to be found (SessionServer.reachable).
 SOCKET_CHECK_S = 2.0
@@ -92,6 +95,8 @@ async def serve(spec: HostSpec, as_json: bool = False) -> int:
     def stop() -> None:
         # Told to stop before the session is up (its starter gave up waiting):
         # abandon the start; the hub ends whatever it had begun.
+        global _signalled
+        _signalled = True  # a host told to end by a signal does not stay warm
         if not starting.done():
             starting.cancel()
         stop_requested.set()
@@ -288,13 +293,27 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     from ..gcpause import pause
 
+    #: the starter's environment, before a watchdog's tag or a setting is added
+    starter_env = dict(os.environ)
     pause()  # until the start command is answered (serve)
     if "--debugpy" in argv:
         start_debugpy_early()
     try:
         import_host_modules(debugpy="--debugpy" in argv)
+        from .warm_stay import WarmState
+
+        state = WarmState(starter_env, start_adapter=start_debugpy_early, read_spec=read_spec)
         spec = read_spec(preload="--spare" in argv)
-        return run_daemon(spec) if spec is not None else 0
+        if spec is None:
+            return 0
+        rc = run_daemon(spec)
+        while not _signalled:  # a failed launch too: the host is as it was
+            state.served(spec)
+            spec = state.stay()  # the next session's, once a starter takes this host
+            if spec is None:
+                return 0
+            rc = run_daemon(spec)
+        return rc
     finally:
         early_adapter.discard()
 
