@@ -227,3 +227,29 @@ def test_what_fits():
     assert "another Python" in warm.misfit({**request, "python": sys.executable + "x"},
                                            project=project, env=env)
     assert warm.enabled({}) and not warm.enabled({"TUI_DEBUGGER_WARM": "0"})
+
+
+@pytest.mark.timeout(180)
+async def test_an_agents_launch_takes_the_warm_host(warm_on, monkeypatch):
+    """debug_launch (the MCP server's router, with its own spare host) hands
+    its launch to the warm host when it fits, and keeps its spare."""
+    import asyncio
+
+    from tui_debugger.client.router import Router
+
+    work = warm_on
+    first = await asyncio.to_thread(start_and_stop, work)
+    assert await asyncio.to_thread(warm_pid) == first
+    monkeypatch.chdir(work)
+    router = Router("mcp", cwd=str(work), keep_spare=True, owns_started=True)
+    router.prepare_spare()
+    try:
+        result = await router.call("launch", {"program": "py_basic.py", "stop_on_entry": True})
+        listed = await router.call("sessions")
+        (entry,) = [s for s in listed.sessions if s.name == result.session]
+        assert entry.pid == first
+        await router.call("terminate", session=result.session)
+    finally:
+        await router.end_started()
+        await router.close()
+    assert await asyncio.to_thread(warm_pid) == first  # warm again after the agent's session
