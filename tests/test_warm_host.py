@@ -84,6 +84,9 @@ def test_the_next_session_is_hosted_by_the_warm_host(warm_on):
 
     tdb(work, "start", "--stop-on-entry", "py_basic.py")
     assert host_pid(work) == first  # taken: the same process hosts the new session
+    # and its launch took the debugpy adapter the warm host had started
+    log = (base / f"daemon-{first}.log").read_text()
+    assert "taken for a new session" in log and "was not used" not in log, log
     assert warm.status() is None  # and, taken, is nobody else's
     assert "acc" in tdb(work, "next").stdout or tdb(work, "status").returncode == 0
     tdb(work, "stop")

@@ -34,6 +34,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from backends.early_adapter import SHELL_VOLATILE
 from backends.procinfo import pid_alive
 
 from . import __version__, paths
@@ -46,8 +47,7 @@ META_KIND = "tui-debugger-warm-host"
 
 #: What may differ between the starter's environment and the warm host's: set
 #: anew by the shell for each command, telling nothing a program runs by.
-VOLATILE = frozenset({"_", "PWD", "OLDPWD", "SHLVL", "COLUMNS", "LINES", "TMUX_PANE",
-                      "WINDOWID"})
+VOLATILE = SHELL_VOLATILE
 
 #: how long a starter waits for the warm host's answer before it starts cold
 ANSWER_TIMEOUT_S = 2.0

@@ -96,7 +96,7 @@ class WarmState:
                 listener, idle_s=cfg.warm_idle_s, stamp=self.stamp,
                 project=paths.project_of(self.cwd), env=self.env, log=log,
                 still_wanted=_still_wanted)
-        except warm.Ended as exc:
+        except Exception as exc:  # warm.Ended, or anything else: the host ends, cleanly
             print(f"warm host: ending ({exc})", file=sys.stderr, flush=True)
             listener.release()
             early_adapter.discard()
@@ -113,7 +113,6 @@ class WarmState:
         settings.cache_clear()  # read again, in the new environment, by run_daemon
         _as_stdio(conn)
         return True
-
 
     def _read_one_spec(self) -> dict[str, Any] | None:
         try:
