@@ -73,6 +73,7 @@ def test_the_next_session_is_hosted_by_the_warm_host(warm_on):
     work = warm_on
     first = start_and_stop(work)
     assert warm_pid() == first  # the host of the ended session stays
+    fds = len(os.listdir(f"/proc/{first}/fd"))
     base = paths.runtime_dir()
     # The user's only: the directory 0700, the socket and its description 0600.
     assert stat.S_IMODE(os.stat(base).st_mode) == 0o700
@@ -91,6 +92,7 @@ def test_the_next_session_is_hosted_by_the_warm_host(warm_on):
     assert "acc" in tdb(work, "next").stdout or tdb(work, "status").returncode == 0
     tdb(work, "stop")
     assert warm_pid() == first  # warm again
+    assert len(os.listdir(f"/proc/{first}/fd")) == fds  # a session leaves no descriptor behind
 
     stopped = tdb(work, "warm", "stop").stdout
     assert f"Warm host {first} ended." in stopped

@@ -58,6 +58,7 @@ def _write_ready(message: HostReady) -> None:
     with contextlib.suppress(OSError):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)
+        os.close(devnull)  # a warm host writes this once per session (host/warm_stay.py)
 
 
 #: A signal told this host to end (serve): it then ends, and does not stay warm.
