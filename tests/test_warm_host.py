@@ -258,3 +258,30 @@ async def test_an_agents_launch_takes_the_warm_host(warm_on, monkeypatch):
         await router.end_started()
         await router.close()
     assert await asyncio.to_thread(warm_pid) == first  # warm again after the agent's session
+
+
+def _run_in_a_terminal(work: Path) -> int:
+    """`run --stop-on-entry` in a pseudo-terminal to its stop, then SIGTERM
+    (it quits as `q` does): its session's host's pid."""
+    import signal
+
+    from tests.test_tui_host import Terminal
+
+    tui = Terminal("run", "--stop-on-entry", "py_basic.py", cwd=work)
+    try:
+        stopped = wait_for(lambda: [s for s in paths.live_sessions() if s.state == "stopped"],
+                           timeout=90, what="the TUI's session stopped at its entry")
+        tui.proc.send_signal(signal.SIGTERM)
+        assert tui.proc.wait(timeout=30) == 0
+    finally:
+        tui.close()
+    return stopped[0].pid
+
+
+@pytest.mark.timeout(240)
+def test_the_tuis_run_takes_the_warm_host(warm_on):
+    work = warm_on
+    first = _run_in_a_terminal(work)
+    assert warm_pid() == first
+    assert _run_in_a_terminal(work) == first
+    assert warm_pid() == first
