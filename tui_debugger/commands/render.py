@@ -266,10 +266,9 @@ def _warm_stopped(result: Any) -> str:
 
 
 def _sessions(result: Any) -> str:
+    text = _sessions_only(result) or "No live sessions. Start one: tui-debugger start PROGRAM"
     warm = getattr(result, "warm_host", None)
-    if warm is not None:
-        return "\n".join(filter(None, [_sessions_only(result), _warm_line(warm)]))
-    return _sessions_only(result) or "No live sessions. Start one: tui-debugger start PROGRAM"
+    return text if warm is None else f"{text}\n{_warm_line(warm)}"
 
 
 def _sessions_only(result: Any) -> str:
