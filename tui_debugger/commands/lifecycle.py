@@ -631,8 +631,8 @@ register(Command(
 register(Command(
     id="warm_stop", help="End the warm host: a finished session's host kept for the next one.",
     description="A session's host stays warm for `warm_idle_s` after its session ends, so the "
-    "next run, start or debug_launch starts sooner; this ends it now (TUI_DEBUGGER_WARM=0 or "
-    "the `warm` setting turns warm hosts off).",
+    "next session of the project (run, start, an agent's launch) starts sooner; this ends it "
+    "now (TUI_DEBUGGER_WARM=0 or the `warm` setting turns warm hosts off).",
     args=NoArgs, result=WarmStopped, handler=_warm_stop, needs_session=False,
     cli=[CliSpec(("warm", "stop"))], tui_action=False,
 ))
