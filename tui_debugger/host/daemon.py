@@ -314,6 +314,9 @@ def main(argv: list[str] | None = None) -> int:
             if spec is None:
                 return 0
             rc = run_daemon(spec)
+        if _signalled:
+            # Told to end (or a starter gave up on its start): it does not stay warm.
+            print("host: ended by a signal; not staying warm", file=sys.stderr, flush=True)
         return rc
     finally:
         early_adapter.discard()
