@@ -271,9 +271,11 @@ def _run_in_a_terminal(work: Path) -> int:
     try:
         stopped = wait_for(lambda: [s for s in paths.live_sessions() if s.state == "stopped"],
                            timeout=90, what="the TUI's session stopped at its entry")
-        # Its launch answered too (the host's stdout is the null device once it
-        # wrote HostReady): a TUI that quits before that ends the host it was
-        # starting, as a start that failed, and that host does not stay warm.
+        # And on the TUI's screen: taken warm, the host has the stop long before
+        # the TUI runs, and a TUI told to quit while it starts ends the host it
+        # is starting, as a start that failed (that host does not stay warm).
+        wait_for(lambda: b"STOPPED" in tui.screen and b"entry" in tui.screen, timeout=90,
+                 what="the entry stop on the TUI's screen")
         wait_for(lambda: os.readlink(f"/proc/{stopped[0].pid}/fd/1") == os.devnull,
                  timeout=60, what="the launch's answer")
         tui.proc.send_signal(signal.SIGTERM)

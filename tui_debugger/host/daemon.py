@@ -62,7 +62,7 @@ def _write_ready(message: HostReady) -> None:
 
 
 #: A signal told this host to end (serve): it then ends, and does not stay warm.
-_signalled = False
+_signalled: int | bool = False
 
 #: How often a host no client is joined to checks that its socket is still
 #: there to be found (SessionServer.reachable).
@@ -93,11 +93,11 @@ async def serve(spec: HostSpec, as_json: bool = False) -> int:
         hub, spec.command, spec.args or {}, origin=spec.origin or "cli", client_cwd=spec.cwd,
         view=View.from_wire(spec.view)))
 
-    def stop() -> None:
+    def stop(signum: int = 0) -> None:
         # Told to stop before the session is up (its starter gave up waiting):
         # abandon the start; the hub ends whatever it had begun.
         global _signalled
-        _signalled = True  # a host told to end by a signal does not stay warm
+        _signalled = signum or True  # a host told to end by a signal does not stay warm
         if not starting.done():
             starting.cancel()
         stop_requested.set()
@@ -105,7 +105,7 @@ async def serve(spec: HostSpec, as_json: bool = False) -> int:
 
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         with contextlib.suppress(NotImplementedError):
-            loop.add_signal_handler(sig, stop)
+            loop.add_signal_handler(sig, stop, int(sig))
     try:
         try:
             result = await starting
@@ -316,7 +316,8 @@ def main(argv: list[str] | None = None) -> int:
             rc = run_daemon(spec)
         if _signalled:
             # Told to end (or a starter gave up on its start): it does not stay warm.
-            print("host: ended by a signal; not staying warm", file=sys.stderr, flush=True)
+            print(f"host: ended by signal {_signalled}; not staying warm", file=sys.stderr,
+                  flush=True)
         return rc
     finally:
         early_adapter.discard()
