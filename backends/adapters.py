@@ -278,13 +278,13 @@ def _discover_simctl() -> AdapterInfo:
 
 ADAPTERS: dict[str, AdapterEntry] = {
     "debugpy": AdapterEntry(
-        "debugpy", "Python, through debugpy (DAP)", "backends.dap.adapters:DebugpyBackend",
+        "debugpy", "Python, through debugpy (DAP)", "backends.dap.debugpy_adapter:DebugpyBackend",
         _discover_debugpy, aliases=("python", "py"), languages=("python",),
         values="python", chooses_python=True,
     ),
     "lldb-dap": AdapterEntry(
         "lldb-dap", "C, C++, Rust, Swift, through lldb-dap (DAP)",
-        "backends.dap.adapters:LldbDapBackend", _discover_lldb_dap,
+        "backends.dap.lldb_dap:LldbDapBackend", _discover_lldb_dap,
         aliases=("lldb", "lldb-vscode", "dap"), languages=("c", "cpp", "rust", "swift"),
         lldb=True, entry_function="main", native_binaries=True, kills_silently=True,
     ),
@@ -295,7 +295,7 @@ ADAPTERS: dict[str, AdapterEntry] = {
         lldb=True, entry_function="main", native_binaries=True, kills_silently=True,
     ),
     "dlv": AdapterEntry(
-        "dlv", "Go, through delve (dlv dap)", "backends.dap.adapters:DelveBackend",
+        "dlv", "Go, through delve (dlv dap)", "backends.dap.delve:DelveBackend",
         _discover_dlv, aliases=("go", "delve"), languages=("go",),
         entry_function="main.main", kills_silently=True,
     ),

@@ -184,6 +184,14 @@ class DataBreakpointSpec(Model):
     #: once known, the watched bytes themselves: re-sent after the frame is gone
     address: str | None = None
     size: int | None = None
+    #: the session's id of the watch (a backend that keeps watches by id: debugpy)
+    key: int | None = None
+    #: stop only when this is true (Python: `new` and `old` are the values)
+    condition: str | None = None
+    #: stop from this change on (1: the first)
+    hit_count: int | None = None
+    #: record each change with its line, never stop
+    log_only: bool = False
 
 
 class DataBreakpointState(Model):
@@ -193,6 +201,10 @@ class DataBreakpointState(Model):
     size: int | None = None
     type: str | None = None  # the expression's type, to read the value back
     backend_id: int | str | None = None
+    #: the value when it was set, read by the backend (debugpy)
+    value: str | None = None
+    #: what it is (debugpy: local, global, attribute, item)
+    kind: str | None = None
 
 
 class Completion(Model):
@@ -273,6 +285,9 @@ class Capabilities(Model):
     attach_remote: bool = False  # attach HOST:PORT (a gdb-remote, dlv, debugpy or node server)
     instruction_step: bool = False  # Backend.step_instruction
     data_breakpoints: bool = False  # Backend.set_data_breakpoints
+    #: the backend tells each change itself (WatchChangeEvent), with its place;
+    #: the session does not read the values again at a stop (debugpy)
+    data_breakpoint_events: bool = False
     core_files: bool = False  # LaunchRequest.core_file
     program_input: bool = False  # LaunchRequest.stdin and Backend.send_input
     completions: bool = False  # Backend.completions
@@ -361,6 +376,24 @@ class ChildProcessEvent(Model):
     attach: AttachRequest
 
 
+class WatchChangeEvent(Model):
+    """A watched value changed (or the watch ended: `gone` says why), told by
+    the backend before the stop it causes, if it causes one."""
+
+    kind: Literal["watch_change"] = "watch_change"
+    key: int
+    old: str | None = None
+    new: str | None = None
+    location: SourceLocation | None = None
+    function: str | None = None
+    thread_id: int | None = None
+    hit: int = 0
+    #: the program stops for it (else a log-only watch's record, or a condition false)
+    stopped: bool = False
+    note: str | None = None
+    gone: str | None = None
+
+
 BackendEvent = Annotated[
     Union[
         StoppedEvent,
@@ -371,6 +404,7 @@ BackendEvent = Annotated[
         BreakpointChangedEvent,
         ThreadEvent,
         ChildProcessEvent,
+        WatchChangeEvent,
     ],
     Field(discriminator="kind"),
 ]

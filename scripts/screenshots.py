@@ -1,7 +1,13 @@
 """Regenerate the README's screenshots from the real app, stopped at real breakpoints.
 
-    python scripts/screenshots.py          # writes screenshots/*.svg
-    python scripts/screenshots.py --png    # also a PNG of each (rsvg-convert), to look at
+    python scripts/screenshots.py            # writes screenshots/*.svg and a PNG of each
+    python scripts/screenshots.py --no-png   # the SVGs only
+
+The SVGs convert true with rsvg-convert (the PNGs are made so): their spaces are
+kept (xml:space="preserve"; rsvg dropped the leading non-breaking spaces of each
+run, so `qty= {item.quantity}`), and they name DejaVu Sans Mono first, a
+monospace font Debian ships (fonts-dejavu-core), then Fira Code, which Rich's
+export names and a browser fetches.
 
 Scenes:
   python.svg   examples/inventory.py stopped in its loop, nested data expanded
@@ -85,9 +91,19 @@ def fresh_state(name: str) -> None:
                                                         "..", f"state-{name}")
 
 
+#: The fonts the SVGs name, in order (Rich's export names Fira Code alone).
+FONTS = '"DejaVu Sans Mono", "Fira Code", monospace'
+
+
+def portable(svg: str) -> str:
+    """Rich's SVG, made to convert true without Fira Code (see the top)."""
+    svg = svg.replace("<svg class=", '<svg xml:space="preserve" class=', 1)
+    return svg.replace("font-family: Fira Code, monospace;", f"font-family: {FONTS};")
+
+
 def save(app, name: str) -> Path:
     path = OUT / f"{name}.svg"
-    path.write_text(app.export_screenshot(title=f"tui-debugger · {name}"))
+    path.write_text(portable(app.export_screenshot(title=f"tui-debugger · {name}")))
     print(f"wrote {path.relative_to(ROOT)}")
     return path
 
@@ -213,7 +229,8 @@ async def machine_scenes(build: Path) -> list[Path]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--png", action="store_true", help="also convert each SVG with rsvg-convert")
+    parser.add_argument("--no-png", dest="png", action="store_false",
+                        help="the SVGs only (by default a PNG of each too, with rsvg-convert)")
     ns = parser.parse_args()
     OUT.mkdir(exist_ok=True)
     os.chdir(ROOT)
@@ -236,8 +253,9 @@ def main() -> int:
     if ns.png:
         converter = shutil.which("rsvg-convert")
         if converter is None:
-            print("rsvg-convert is not installed (apt-get install librsvg2-bin); SVGs only")
-            return 0
+            print("rsvg-convert is not installed (apt-get install librsvg2-bin): SVGs only, "
+                  "the PNGs beside them are now out of date")
+            return 1
         for path in filter(None, paths):
             png = path.with_suffix(".png")
             subprocess.run([converter, str(path), "-o", str(png)], check=True)

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from backends.adapters import create_backend
-from backends.dap.adapters import (NODELAY_DIR, PYDEVD_WAKEUPS_SHA256, DebugpyBackend,
-                                   pydevd_wakeups)
+from backends.dap.debugpy_adapter import (NODELAY_DIR, PYDEVD_WAKEUPS_SHA256, DebugpyBackend,
+                                          pydevd_wakeups)
 from backends.errors import BackendDied, CommandFailed, InvalidInput
 from backends.models import (
     AttachRequest,

@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 from backends.adapters import create_backend, find_dlv, select_adapter
-from backends.dap.adapters import DelveBackend
+from backends.dap.delve import DelveBackend
 from backends.models import AttachRequest, BreakpointSpec, LaunchRequest
 from backends.process import pid_alive
 from tests.support import require

@@ -194,7 +194,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("reach", ("tui_debugger.host.start", "tui_debugger.host.early", "tui_debugger.host.wire",
                "tui_debugger.cli.route")),
     ("client", ("tui_debugger.client",)),
-    ("front ends", ("tui_debugger.tui", "tui_debugger.mcp", "tui_debugger.web", "tui_debugger.cli")),
+    ("front ends", ("tui_debugger.tui", "tui_debugger.mcp", "tui_debugger.web", "tui_debugger.cli",
+                    "tui_debugger.dap")),
     ("execute", ("tui_debugger.execute",)),
     ("commands", ("tui_debugger.commands",)),
     ("session", ("tui_debugger.session", "tui_debugger.persist", "tui_debugger.script",
@@ -224,7 +225,7 @@ MAY_IMPORT: dict[str, set[str]] = {
 
 #: Folders whose __init__ is only a docstring.
 EMPTY_PACKAGES = ("tui_debugger.host", "tui_debugger.client", "tui_debugger.cli",
-                  "tui_debugger.mcp", "tui_debugger.web")
+                  "tui_debugger.mcp", "tui_debugger.web", "tui_debugger.dap")
 
 
 def layer_of(module: str) -> str:

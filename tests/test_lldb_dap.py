@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from backends.adapters import create_backend, find_lldb_dap
-from backends.dap.adapters import LldbDapBackend
+from backends.dap.lldb_dap import LldbDapBackend
 from backends.models import AttachRequest, BreakpointSpec, LaunchRequest, ScopeKind
 from backends.process import pid_alive
 from tests.support import require
@@ -350,9 +350,9 @@ async def test_a_crashed_expressions_stop_is_not_the_programs(tmp_path, monkeypa
     was. Told to the session as a stop, it was read after the next continue
     had gone out (its exceptionInfo still on its way) and taken for that
     continue's stop: a loop's next hit missed (CI, 2026-11-30)."""
-    import backends.dap.adapters as adapters
+    import backends.dap.lldb_dap as lldb_dap
 
-    monkeypatch.setattr(adapters, "EXPRESSION_STOP_WAIT_S", 0.5)  # "hold" outlasts it
+    monkeypatch.setattr(lldb_dap, "EXPRESSION_STOP_WAIT_S", 0.5)  # "hold" outlasts it
     adapter = tmp_path / "lldb_dap_crash_told_late.py"
     adapter.write_text(CRASH_TOLD_LATE)
     requests = tmp_path / "requests.log"

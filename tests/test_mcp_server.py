@@ -34,7 +34,7 @@ DESIGN_ARGS = {
                          "continueOnAttach", "makeCurrent"},
     "debug_breakpoint_add": {"file", "line", "function", "condition", "hitCondition", "logMessage"},
     "debug_breakpoint_remove": {"breakpointId", "all"},
-    "debug_continue": {"threadId", "waitMs"},
+    "debug_continue": {"threadId", "waitMs", "all"},
     "debug_step_over": {"threadId", "waitMs"},
     "debug_wait": {"timeoutMs"},
     "debug_stack": {"threadId", "maxFrames"},

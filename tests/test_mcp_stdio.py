@@ -8,7 +8,6 @@ import asyncio
 import contextlib
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -16,24 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import one_at_a_time, require, unavailable
-from tests.support.mcp import PY_BASIC, ROOT, call, fails, line_of, stdio_params
+from tests.support import npm_install, one_at_a_time
+from tests.support.mcp import PY_BASIC, ROOT, call, cli, cli_json, fails, line_of, stdio_params
 
 INSPECTOR_VERSION = "2.12.0"
 INSPECTOR_DIR = ROOT / "tests" / ".cache" / "mcp-inspector"
 REL_BASIC = "tests/programs/py_basic.py"
-
-
-def cli(*args: str, check: bool = True) -> subprocess.CompletedProcess:
-    done = subprocess.run([sys.executable, "-m", "tui_debugger", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60, env=dict(os.environ))
-    if check:
-        assert done.returncode == 0, (args, done.stdout, done.stderr)
-    return done
-
-
-def cli_json(*args: str) -> dict:
-    return json.loads(cli(*args, "--json").stdout)
 
 
 def wait_gone(pid: int, timeout: float = 10.0) -> bool:
@@ -197,21 +184,8 @@ def inspector() -> Path:
 
 
 def _install_inspector(binary: Path) -> None:
-    if not binary.exists():
-        npm = shutil.which("npm")
-        require(npm is not None and shutil.which("node") is not None, "node and npm")
-        INSPECTOR_DIR.mkdir(parents=True, exist_ok=True)
-        try:
-            done = subprocess.run(
-                [npm, "install", "--no-save", "--no-audit", "--no-fund", "--prefix",
-                 str(INSPECTOR_DIR), f"@modelcontextprotocol/inspector@{INSPECTOR_VERSION}"],
-                capture_output=True, text=True, timeout=300,
-            )
-        except subprocess.TimeoutExpired:
-            unavailable("npm did not install the MCP Inspector within 300 s: check npm's "
-                        "registry access (npm ping)")
-        if done.returncode != 0 or not binary.exists():
-            unavailable(f"npm could not install the MCP Inspector:\n{done.stderr[-2000:]}")
+    npm_install(INSPECTOR_DIR, f"@modelcontextprotocol/inspector@{INSPECTOR_VERSION}", binary,
+                "the MCP Inspector")
 
 
 def run_inspector(binary: Path, *args: str, tools: str | None = None) -> subprocess.CompletedProcess:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from backends.adapters import find_lldb, find_lldb_dap
-from backends.dap.adapters import LldbDapBackend
+from backends.dap.lldb_dap import LldbDapBackend
 from backends.lldb_cli.backend import LldbCliBackend
 from backends.models import LaunchRequest
 from tests.support import require

@@ -18,6 +18,7 @@ from tui_debugger.tui.widgets.breakpoint_dialog import BreakpointDialog
 from tui_debugger.tui.widgets.help_screen import HelpScreen
 from tui_debugger.tui.widgets.open_file_dialog import OpenFileDialog
 from tui_debugger.tui.widgets.source_prompt import SourcePrompt
+from tui_debugger.tui.widgets.source_view import ROOM_HINT
 from tui_debugger.tui.widgets.stack_pane import StackPane
 from tui_debugger.tui.widgets.threads_pane import ThreadsPane
 
@@ -100,7 +101,7 @@ async def test_pane_keys_find_goto_open_and_breakpoint_dialog():
         row = source.render_line(source.cursor_line - 1 - source.scroll_offset.y)
         assert any(seg.style and seg.style.bgcolor for seg in row if "restock" in seg.text)
         await pilot.press("escape")  # ends the find: n steps over again
-        assert not source.find_text and not source.border_subtitle
+        assert not source.find_text and source.border_subtitle == ROOM_HINT
         await pilot.press("n")
         await stopped_at(pilot, IF_ADDED, "n to step over after the find")
 
@@ -227,10 +228,14 @@ async def test_set_a_value_console_assignment_and_exception_filters(tmp_path):
         tree = app.variables
         await wait_until(pilot, lambda: find_node(tree, "total") is not None, what="locals")
 
-        # Enter on a value asks for the new one; Locals show it at once.
+        # `e` on a value asks for the new one (Enter does not: it opens and closes
+        # values, and one row off it opened an editor); Locals show it at once.
         await pilot.press("alt+v")
         tree.move_cursor(find_node(tree, "total"))
         await pilot.press("enter")
+        await pilot.pause(0.2)
+        assert not isinstance(app.screen, ValueDialog)
+        await pilot.press("e")
         await wait_until(pilot, lambda: isinstance(app.screen, ValueDialog), what="the value dialog")
         assert app.screen.focused.value == "6"
         app.screen.focused.value = "40"

@@ -129,14 +129,16 @@ class ExceptionFilters(Event):
 
 
 class Process(Event):
-    """A process of the session's tree (tree.py) started, stopped or ended; told
+    """A process of the session's tree (tree.py) started, stopped, went on or ended; told
     on every session of the tree, so a client of one follows the others."""
 
     kind: Literal["process"] = "process"
     session: str
     parent: str | None = None
     pid: int | None = None
-    event: Literal["started", "stopped", "ended"]
+    #: "running": it went on after a stop (the program's other processes' clients
+    #: show its state live)
+    event: Literal["started", "stopped", "running", "ended"]
     reason: str | None = None
     location: SourceLocation | None = None
     function: str | None = None

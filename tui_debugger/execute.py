@@ -16,6 +16,7 @@ from backends.errors import DebuggerError, InternalError, InvalidInput
 from .commands import registry
 from .commands.registry import CURRENT_VIEW, Args, Command, CommandContext, Result, SessionHost, View
 from .models import CURRENT_CLIENT, client_id
+from . import tree
 from .session import Session
 
 
@@ -65,6 +66,7 @@ async def execute(
     hub: SessionHost | None, command: str | Command, raw_args: Any, *, origin: str,
     session: Session | None = None, client_cwd: str | None = None,
     session_name: str | None = None, client: str | None = None, view: View | None = None,
+    named: bool = False,
 ) -> Result:
     """Run a command in this process: validate, resolve the session, run the
     handler, log the activity, attach next steps. Raises DebuggerError only.
@@ -72,7 +74,10 @@ async def execute(
     the Command and the argument model; neither is done twice. `client`: the
     front end's id (default: the origin in this process). `hub`: the sessions
     this process hosts (None in a front end, which hosts none). `view`: how
-    the caller shows the answer (registry.View; default: its origin's)."""
+    the caller shows the answer (registry.View; default: its origin's).
+    `named`: the caller named the session; else a command that acts on one
+    process acts on the one of the session's tree this client is focused on
+    (tree.focused)."""
     client = client or client_id(origin)
     view = view or View.of(origin)
     token = CURRENT_CLIENT.set(client)
@@ -80,7 +85,7 @@ async def execute(
     try:
         return await _execute(hub, command, raw_args, origin=origin, session=session,
                               client_cwd=client_cwd, session_name=session_name, client=client,
-                              view=view)
+                              view=view, named=named)
     finally:
         CURRENT_VIEW.reset(view_token)
         CURRENT_CLIENT.reset(token)
@@ -89,6 +94,7 @@ async def execute(
 async def _execute(
     hub: SessionHost | None, command: str | Command, raw_args: Any, *, origin: str, session: Session | None,
     client_cwd: str | None, session_name: str | None, client: str, view: View,
+    named: bool = False,
 ) -> Result:
     cmd = command if isinstance(command, Command) else registry.get(command)
     args = validate_args(cmd, raw_args)
@@ -103,6 +109,9 @@ async def _execute(
                 if session_name is None else
                 f"No session named {session_name!r}. See `tui-debugger sessions`."
             )
+    if (session is not None and not named and cmd.id in tree.FOCUSED_COMMANDS
+            and tree.has_children(hub, session)):
+        session = tree.focused(hub, session, client)
     if session is not None and session.command_guard is not None:
         session.command_guard(cmd.id)
     ctx = CommandContext(hub=hub, origin=origin, session=session, client_cwd=client_cwd,
@@ -121,11 +130,29 @@ async def _execute(
     if isinstance(result, registry.ActionResult) and not result.next_steps:
         result.next_steps = registry.next_step_models(cmd, result)
     target = ctx.session or session
+    if target is not None and hub is not None and isinstance(result, Result):
+        _name_the_process(hub, cmd, result, target, client)
     # Watches and hovers re-evaluate at every stop; they are looking, not acting.
     quiet = getattr(args, "context", "repl") in ("watch", "hover")
     if target is not None and cmd.log_activity and not cmd.read_only and not quiet:
         target.record_activity(origin, cmd.id, summarize(cmd, args), client=client)
     return result
+
+
+def _name_the_process(hub: SessionHost | None, cmd: Command, result: Result, target: Session,
+                      client: str) -> None:
+    """In a program of several processes, an answer says which one it acted
+    on (or whose stop it is), and the stops elsewhere this client was not told
+    of; a stop answered is this client's focus (tree.py)."""
+    if cmd.id in tree.FOCUSED_COMMANDS or cmd.id in ("launch", "restart"):
+        tree.answered(hub, target, client)
+    if not tree.has_children(hub, target):
+        return
+    if cmd.id in tree.FOCUSED_COMMANDS or target.parent or result.process is not None:
+        pid = target.metadata.get("pid") or (
+            target.backend.debuggee_pid if target.backend is not None else None)
+        result.process = registry.ProcessRef(session=target.name, pid=pid, program=target.program)
+    result.meanwhile = tree.meanwhile(hub, target, client)
 
 
 #: how a call waits or answers, not what it does: left out of the activity log

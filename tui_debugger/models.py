@@ -63,6 +63,13 @@ class WatchChange(BaseModel):
     expression: str
     old: str | None = None
     new: str | None = None
+    #: where it changed ("bank.py:14"), when the backend tells it (debugpy)
+    at: str | None = None
+    function: str | None = None
+    thread_id: int | None = None
+    #: a log-only watch's record, or its condition was false: the program went on
+    stopped: bool = True
+    note: str | None = None
 
 
 class Watch(BaseModel):
@@ -80,6 +87,16 @@ class Watch(BaseModel):
     value: str | None = None
     hits: int = 0
     set_by: Origin = "user"
+    #: stop only when this is true (Python: `new`, `old` name the values)
+    condition: str | None = None
+    #: stop from this change on
+    hit_count: int | None = None
+    #: record each change, never stop
+    log_only: bool = False
+    #: Python: local, global, attribute or item
+    kind: str | None = None
+    #: the last changes, oldest first (capped at HISTORY_CAP), each with its line
+    history: list[WatchChange] = Field(default_factory=list)
 
 
 class ActivityEntry(BaseModel):

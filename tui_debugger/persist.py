@@ -254,12 +254,15 @@ class BreakpointSaver:
             self.save_now()
 
 
-async def track(session: "Session", program: str, cwd: str) -> RestoreReport | None:
-    """Restore the saved breakpoints of `program` into `session` and keep them
-    saved from now on. Does nothing when persist_breakpoints is off."""
+async def track(session: "Session", program: str, cwd: str,
+                restore_saved: bool = True) -> RestoreReport | None:
+    """Restore the saved breakpoints of `program` into `session` (unless not
+    `restore_saved`: a run with breakpoints of its own, an agent's listed ones,
+    then saves its own in their place) and keep them saved from now on. Does
+    nothing when persist_breakpoints is off."""
     if not settings().persist_breakpoints:
         return None
-    report = await restore(session, program, cwd)
+    report = await restore(session, program, cwd) if restore_saved else RestoreReport()
     filters = load_exception_filters(cwd, program)
     if filters is not None and session.exception_filters is None:
         session.exception_filters = filters  # applied with the breakpoints, before the run

@@ -13,13 +13,18 @@ What the tree shares:
 - breakpoints: a change on any session of the tree is mirrored to the others;
 - stops and ends: every session of the tree publishes a `process` event for a
   stop, start or end in any of them, so a client of one follows the others;
-- its end: ending a session ends its children (Hub.close_session).
+- its end: ending a session ends its children (Hub.close_session);
+- its stops: a call that waits for a stop on any session of the tree answers
+  with the first one in any of them (next_stop), and each client acts on the
+  process it was last answered a stop of (focused), told of the others'
+  stops meanwhile (meanwhile).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 import os
 from typing import Any
@@ -164,9 +169,18 @@ def _on_breakpoints(hub, session: Session, event: events.Breakpoints) -> None:
 
 
 def _on_stopped(hub, session: Session, event: events.Stopped) -> None:
+    _stop_serial[session.name] = next(_serials)
     if session.parent:
+        root_of(hub, session).child_stopped = True
+    if session.parent or has_children(hub, session):
         _publish(hub, session, "stopped", reason=event.stop.reason,
                  location=event.stop.location, function=event.stop.function)
+
+
+def _on_continued(hub, session: Session, event: events.Continued) -> None:
+    # The tree's clients show each process's state as it is (the Threads pane).
+    if session.parent or has_children(hub, session):
+        _publish(hub, session, "running")
 
 
 def _on_terminated(hub, session: Session, event: events.Terminated) -> None:
@@ -182,6 +196,7 @@ def _on_terminated(hub, session: Session, event: events.Terminated) -> None:
 _TREE_HANDLERS: dict[type, Any] = {
     events.Breakpoints: _on_breakpoints,
     events.Stopped: _on_stopped,
+    events.Continued: _on_continued,
     events.Terminated: _on_terminated,
 }
 
@@ -198,6 +213,15 @@ async def _forget_later(hub, child: Session) -> None:
     if hub.sessions.get(child.name) is child and child.state == SessionState.terminated:
         with contextlib.suppress(Exception):
             await hub.close_session(child.name)
+        _forget_stops(child.name)
+
+
+def _forget_stops(name: str) -> None:
+    """An ended child's stops and focus (a pool's workers come and go)."""
+    _stop_serial.pop(name, None)
+    for table in (_seen, _told, _focus):
+        for key in [k for k, v in table.items() if name in (k[1], v)]:
+            table.pop(key, None)
 
 
 async def _mirror_breakpoints(hub, source: Session) -> None:
@@ -216,3 +240,148 @@ async def _mirror_breakpoints(hub, source: Session) -> None:
             for spec in wanted:
                 if spec not in have.values():
                     await member.add_breakpoint(spec, "session")
+
+
+# ---------------------------------------------------------------- stops and focus
+# A program of many processes is one thing to its clients: a call that waits
+# for a stop answers with the first one in any process of the tree, and a call
+# that names no session acts on the process this client was last answered a
+# stop of (as VS Code focuses a child debug session, gdb switches inferior).
+# Each client (the person's TUI, an agent's MCP server, the CLI) has its own.
+
+_serials = itertools.count(1)
+#: each session's last stop, numbered in the order the tree's stops came
+_stop_serial: dict[str, int] = {}
+#: (client, session): the number of its last stop that client was answered
+_seen: dict[tuple[str, str], int] = {}
+#: (client, session): the number of its last stop that client was told of beside an answer
+_told: dict[tuple[str, str], int] = {}
+#: (client, root): the session that client acts on
+_focus: dict[tuple[str, str], str] = {}
+
+#: the commands that act on one process, so on the client's focused one when
+#: the call names no session (the others are the tree's: its breakpoints, its
+#: end, its restart, its output and input)
+FOCUSED_COMMANDS = frozenset({
+    "continue", "next", "step", "finish", "stepi", "nexti", "pause", "until", "await",
+    "trace", "context", "stack", "variables", "complete", "evaluate", "set_variable",
+    "threads", "thread_select", "frame", "disassemble", "memory_read",
+})
+
+
+def has_children(hub, session: Session) -> bool:
+    return hub is not None and len(tree_of(hub, session)) > 1
+
+
+def _stopped(members: list[Session]) -> list[Session]:
+    """The members stopped at a stop, in the order they stopped."""
+    return sorted((m for m in members if m.state == SessionState.stopped and m.stop is not None),
+                  key=lambda m: _stop_serial.get(m.name, 0))
+
+
+def focused(hub, session: Session, client: str | None) -> Session:
+    """The process a call of `client` that names none acts on: the one it was
+    last answered a stop of while it is stopped, else the one that stopped
+    last, else the one it acted on while it lives, else the root."""
+    if hub is None or client is None or session.name not in hub.sessions:
+        return session
+    members = tree_of(hub, session)
+    if len(members) == 1:
+        return session
+    root = members[0]
+    chosen = hub.sessions.get(_focus.get((client, root.name), ""))
+    if chosen is not None and chosen.state == SessionState.stopped:
+        return chosen
+    if chosen is None and root.backend is None:
+        # A root that runs no program (a Ray cluster's, whose tasks paused before
+        # anyone attached): no stop was this client's, so none is chosen for it;
+        # the root's answer names its processes.
+        return root
+    stopped = _stopped(members)
+    if stopped:
+        return stopped[-1]
+    if chosen is not None and chosen.state != SessionState.terminated:
+        return chosen
+    return root
+
+
+def answered(hub, member: Session, client: str | None) -> None:
+    """`client` was answered `member`'s stop (or acted on it): its focus."""
+    if hub is None or client is None or member.name not in hub.sessions:
+        return
+    _focus[(client, root_of(hub, member).name)] = member.name
+    if member.state == SessionState.stopped:
+        _seen[(client, member.name)] = _told[(client, member.name)] = \
+            _stop_serial.get(member.name, 0)
+
+
+def unseen(hub, session: Session, client: str | None, newer_than: int = 0) -> list[Session]:
+    """The processes of the tree stopped at a stop `client` was not answered
+    (numbered above `newer_than`), the first stopped first."""
+    return [m for m in _stopped(tree_of(hub, session))
+            if _stop_serial.get(m.name, 0) > max(newer_than, _seen.get((client or "", m.name), 0))]
+
+
+def last_serial() -> int:
+    """The number of the tree's latest stop: a step waits for a stop after it."""
+    return max(_stop_serial.values(), default=0)
+
+
+async def next_stop(hub, session: Session, client: str | None, timeout: float,
+                    newer_than: int = 0) -> Session | None:
+    """The first process of `session`'s tree stopped at a stop `client` was not
+    answered (numbered above `newer_than`), waiting up to `timeout` for one;
+    None when none came or the tree ended. Children started meanwhile count:
+    every session of the tree hears of its members' starts and stops."""
+    root = root_of(hub, session)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + max(timeout, 0.0)
+    subscription = root.subscribe()
+    waiting = [m.answering_stop() for m in tree_of(hub, root)]
+    for w in waiting:  # a stop read meanwhile reads its locals at once
+        w.__enter__()
+    try:
+        events_of = subscription.__aiter__()
+        while True:
+            found = unseen(hub, root, client, newer_than)
+            if found:
+                return found[0]
+            if root.state == SessionState.terminated or session.name not in hub.sessions:
+                return None
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                return None
+            try:
+                await asyncio.wait_for(events_of.__anext__(), remaining)
+            except (asyncio.TimeoutError, StopAsyncIteration):
+                found = unseen(hub, root, client, newer_than)
+                return found[0] if found else None
+    finally:
+        for w in waiting:
+            w.__exit__(None, None, None)
+        subscription.close()
+
+
+def describe(member: Session) -> str:
+    """A process in words: "worker calc.25154 (pid 25154)"."""
+    pid = member.metadata.get("pid") or (member.backend.debuggee_pid if member.backend else None)
+    return f"{member.name}" + (f" (pid {pid})" if pid else "")
+
+
+def meanwhile(hub, acted: Session, client: str | None) -> list[str]:
+    """The stops elsewhere in the tree `client` was neither answered nor told
+    of: told now, once each ("calc.25154 (pid 25154) stopped at calc.py:5")."""
+    if hub is None or client is None or not has_children(hub, acted):
+        return []
+    notes = []
+    for member in _stopped(tree_of(hub, acted)):
+        serial = _stop_serial.get(member.name, 0)
+        key = (client, member.name)
+        if member is acted or serial <= max(_seen.get(key, 0), _told.get(key, 0)):
+            continue
+        _told[key] = serial
+        loc = member.stop.location if member.stop else None
+        where = f" at {os.path.basename(loc.path or '')}:{loc.line}" if loc and loc.path else ""
+        notes.append(f"{describe(member)} stopped{where}"
+                     + (f" ({member.stop.reason})" if member.stop and member.stop.reason else ""))
+    return notes

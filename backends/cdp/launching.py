@@ -149,7 +149,7 @@ class LaunchingMixin:
             self.add_source_root(os.path.join(cwd, str(out_dir)))
         stdin = request.stdin
         if stdin is not None and stdin != STDIN_PIPE:
-            from ..dap.adapters import stdin_path
+            from ..dap.profile import stdin_path
 
             stdin = stdin_path(request)
         await self.launch_command(

@@ -5,134 +5,49 @@ lldb's human-oriented text. Values are described exactly as lldb-dap describes
 them (VariableDescription in lldb-dap's JSONUtils), so the front ends cannot
 tell the two LLDB backends apart.
 
+The queries are here; what they stand on (set-up, the answer lines, the target,
+frames by id) is in tui_debugger_lldb_core.py beside it.
+
 This file runs under whatever Python lldb was built with (Xcode's is 3.9): keep
 it free of newer syntax and of imports outside the standard library.
 """
 
-import base64
 import json
 import os
-import threading
 import time
 
 import lldb
+from tui_debugger_lldb_core import (
+    _arg,
+    _emit,
+    _fail,
+    _file_path,
+    _frame_by_id,
+    _frame_id,
+    _log,
+    _process,
+    _target,
+    configure_launch,
+    create_target,
+    setup,
+)
 
-# Set by setup() from the backend's nonce: a marker nobody can type into a
-# command, since lldb echoes commands onto the same stream.
-MARKER = "@@TDBG "
-LOG_MARKER = "@@TDBG-LOG "
-THREAD_INDEX_SHIFT = 19  # frame ids as lldb-dap makes them: thread index id << 19 | frame index
-FRAME_INDEX_MASK = (1 << THREAD_INDEX_SHIFT) - 1
+#: What the backend and lldb call as tui_debugger_lldb.NAME: lldb's namespace
+#: holds this module, not its core
+__all__ = [
+    "setup", "create_target", "configure_launch", "stop_info", "threads", "select_thread",
+    "stack", "scopes", "variables", "set_variable", "return_value", "evaluate",
+    "unwind_expression", "set_breakpoints", "delete_breakpoints", "logpoint_hit",
+    "disassemble", "resolve_address", "set_watchpoints", "read_memory",
+]
+
 LOCALS, GLOBALS, REGISTERS = "locals", "globals", "registers"
 
-_debugger = None
 # Handles for values with children. They are never reused, so a handle from
 # before a resume fails loudly instead of showing some other value.
 _refs = {}
 _next_ref = [1]
 _refs_stop_id = [None]
-
-
-def _emit(payload):
-    print(MARKER + json.dumps(payload))
-
-
-def _arg(encoded):
-    return json.loads(base64.b64decode(encoded).decode("utf-8"))
-
-
-def _fail(message):
-    _emit({"error": message})
-
-
-def _target():
-    return _debugger.GetSelectedTarget()
-
-
-def _process():
-    return _target().GetProcess()
-
-
-# --------------------------------------------------------------------------- set-up
-
-
-def setup(interrupt_fifo, nonce):
-    """Remember the debugger and the markers, and start the thread that
-    interrupts a running process: in synchronous mode lldb reads no command
-    while the process runs, so the backend writes a byte to this FIFO instead."""
-    global _debugger, MARKER, LOG_MARKER
-    MARKER = "@@TDBG-%s " % nonce
-    LOG_MARKER = "@@TDBG-LOG-%s " % nonce
-    _debugger = lldb.debugger
-    debugger = _debugger
-
-    def serve():
-        while True:
-            try:
-                with open(interrupt_fifo, "rb", buffering=0) as fifo:
-                    while True:
-                        byte = fifo.read(1)
-                        if not byte:
-                            break
-                        _interrupt(debugger)
-            except OSError:
-                return
-
-    worker = threading.Thread(target=serve, name="tdbg-interrupt")
-    worker.daemon = True
-    worker.start()
-    _emit({"ok": True, "python": ".".join(str(v) for v in __import__("sys").version_info[:3])})
-
-
-def _interrupt(debugger):
-    # Only SendAsyncInterrupt: every other SBProcess call takes the target's API
-    # lock, which `process continue` holds until the program stops. An interrupt
-    # that comes before lldb resumed the program is ignored by lldb, so the
-    # backend repeats it until the stop arrives.
-    process = debugger.GetSelectedTarget().GetProcess()
-    if process.IsValid():
-        process.SendAsyncInterrupt()
-
-
-def create_target(encoded):
-    request = _arg(encoded)
-    error = lldb.SBError()
-    target = _debugger.CreateTarget(request["program"], None, None, True, error)
-    if not target or not target.IsValid():
-        _fail(error.GetCString() or "lldb could not load %s" % request["program"])
-        return
-    _debugger.SetSelectedTarget(target)
-    for remote, local in (request.get("path_map") or {}).items():
-        # target.source-map, as `settings set target.source-map REMOTE LOCAL` sets it
-        _debugger.HandleCommand("settings append target.source-map %s %s"
-                                % (_quote(remote), _quote(local)))
-    if request.get("core"):
-        process = target.LoadCore(request["core"], error)
-        if error.Fail() or not process.IsValid():
-            _fail("lldb could not open the core file %s: %s"
-                  % (request["core"], error.GetCString() or "unknown error"))
-            return
-    _emit({"ok": True, "triple": target.GetTriple()})
-
-
-def _quote(text):
-    """One argument of an lldb command, as the backend's lldb_quote makes it;
-    the backend refused text with a line break or control character before."""
-    if not text.isprintable():
-        raise ValueError("%r cannot travel in an lldb command" % text)
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("`", "\\`") + '"'
-
-
-def configure_launch(encoded):
-    request = _arg(encoded)
-    target = _target()
-    info = target.GetLaunchInfo()
-    info.SetArguments(request.get("args") or [], False)
-    env = request.get("env") or {}
-    if env:
-        info.SetEnvironmentEntries(["%s=%s" % (k, v) for k, v in env.items()], True)
-    target.SetLaunchInfo(info)
-    _emit({"ok": True})
 
 
 # --------------------------------------------------------------------------- state
@@ -296,19 +211,6 @@ def select_thread(tid):
 # --------------------------------------------------------------------------- stack
 
 
-def _frame_id(frame):
-    return (frame.GetThread().GetIndexID() << THREAD_INDEX_SHIFT) | frame.GetFrameID()
-
-
-def _frame_by_id(frame_id):
-    process = _process()
-    thread = process.GetThreadByIndexID(int(frame_id) >> THREAD_INDEX_SHIFT)
-    if not thread.IsValid():
-        return None
-    frame = thread.GetFrameAtIndex(int(frame_id) & FRAME_INDEX_MASK)
-    return frame if frame.IsValid() else None
-
-
 def _frame_name(frame):
     name = frame.GetDisplayFunctionName() or frame.GetFunctionName()
     if not name:
@@ -316,13 +218,6 @@ def _frame_name(frame):
     if frame.GetFunction().IsValid() and frame.GetFunction().GetIsOptimized():
         name += " [opt]"
     return name
-
-
-def _file_path(spec):
-    directory, filename = spec.GetDirectory(), spec.GetFilename()
-    if not filename:
-        return None
-    return os.path.join(directory, filename) if directory else filename
 
 
 def stack(tid, start, levels):
@@ -727,7 +622,7 @@ def _interpolate(frame, message):
 
 def logpoint_hit(frame, bp_loc, extra_args, internal_dict):
     message = extra_args.GetValueForKey("message").GetStringValue(65536) or ""
-    print(LOG_MARKER + json.dumps({"text": _interpolate(frame, message) + "\n"}))
+    _log({"text": _interpolate(frame, message) + "\n"})
     return False  # a log point never stops the program
 
 

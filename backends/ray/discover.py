@@ -147,6 +147,36 @@ def list_paused(dashboard: str, *, read_stacks: bool = True) -> list[PausedTask]
     return found
 
 
+def find_py_spy(pid: int | None = None) -> str | None:
+    """py-spy on PATH, else beside the worker's own interpreter (the cluster's
+    environment: `ray[default]` installs it there, while tui-debugger may live
+    in a venv or pipx of its own), else beside ours."""
+    found = shutil.which("py-spy")
+    if found:
+        return found
+    dirs = []
+    if pid:
+        # argv[0] is the venv's python as Ray started it (its exe is the base
+        # interpreter the venv's python links to)
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                first = handle.read().split(b"\0", 1)[0].decode(errors="replace")
+            if os.path.isabs(first):
+                dirs.append(os.path.dirname(first))
+        except OSError:
+            pass
+        try:
+            dirs.append(os.path.dirname(os.readlink(f"/proc/{pid}/exe")))
+        except OSError:
+            pass
+    dirs.append(os.path.dirname(sys.executable))
+    for folder in dirs:
+        beside = os.path.join(folder, "py-spy")
+        if os.access(beside, os.X_OK):
+            return beside
+    return None
+
+
 _FRAME = re.compile(r"^\s+(?P<function>\S+) \((?P<file>[^)]+):(?P<line>\d+)\)")
 
 
@@ -155,8 +185,7 @@ def read_stack(task: PausedTask) -> None:
     that called Ray's debugger (a `breakpoint()` in the user's code), or the
     frame that raised for a post-mortem pause. Only for a worker of this
     machine, and only when py-spy may read it; otherwise left unknown."""
-    beside = os.path.join(os.path.dirname(sys.executable), "py-spy")
-    spy = shutil.which("py-spy") or (beside if os.access(beside, os.X_OK) else None)
+    spy = find_py_spy(task.pid)
     if spy is None or not os.path.exists(f"/proc/{task.pid}"):
         return
     try:
@@ -193,7 +222,7 @@ def require_dashboard_reachable(dashboard: str) -> None:
     _get(dashboard, "/api/v0/nodes?limit=1")
 
 
-__all__ = ["PausedTask", "dashboard_url", "list_paused", "read_stack"]
+__all__ = ["PausedTask", "dashboard_url", "find_py_spy", "list_paused", "read_stack"]
 
 
 def doctor_info() -> dict[str, object]:

@@ -90,7 +90,7 @@ async def _create_lldb_backend(
         from ..lldb_cli.backend import LldbCliBackend
 
         return LldbCliBackend(emit, lldb_argv=[xcrun, "lldb"])
-    from ..dap.adapters import LldbDapBackend
+    from ..dap.lldb_dap import LldbDapBackend
 
     adapter = await find_tool(xcrun, "lldb-dap", timeout=timeout)
     return LldbDapBackend(emit, adapter_argv=[adapter])

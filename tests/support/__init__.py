@@ -13,6 +13,7 @@ import contextlib
 import fcntl
 import os
 import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -104,3 +105,23 @@ def runtime_env() -> dict[str, str]:
     """This test's runtime directories, to hand to a process that does not
     inherit our environment (a tmux server)."""
     return {k: os.environ[k] for k in runtime_dirs(Path("/")) if k in os.environ}
+
+
+def npm_install(directory: Path, package: str, installed: Path, what: str) -> None:
+    """`npm install PACKAGE` (name@version) into `directory` (tests/.cache,
+    gitignored), unless `installed` is there already; call it under
+    one_at_a_time. A failed install says why and what to check."""
+    if installed.exists():
+        return
+    npm = shutil.which("npm")
+    require(npm is not None and shutil.which("node") is not None, "node and npm")
+    directory.mkdir(parents=True, exist_ok=True)
+    try:
+        done = subprocess.run(
+            [npm, "install", "--no-save", "--no-audit", "--no-fund", "--prefix",
+             str(directory), package], capture_output=True, text=True, timeout=300)
+    except subprocess.TimeoutExpired:
+        unavailable(f"npm did not install {what} within 300 s: check npm's registry access "
+                    "(npm ping)")
+    if done.returncode != 0 or not installed.exists():
+        unavailable(f"npm could not install {what}:\n{done.stderr[-2000:]}")

@@ -29,6 +29,21 @@ def line_of(path: Path, marker: str) -> int:
     raise KeyError(f"no {marker!r} in {path}")
 
 
+def cli(*args: str, check: bool = True, cwd: Path = ROOT):
+    """`tui-debugger ARGS` as a shell command; `check`: it must succeed."""
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-m", "tui_debugger", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=60, env=dict(os.environ))
+    if check:
+        assert done.returncode == 0, (args, done.stdout, done.stderr)
+    return done
+
+
+def cli_json(*args: str) -> dict:
+    return json.loads(cli(*args, "--json").stdout)
+
+
 def write_program(directory: Path, name: str, source: str) -> Path:
     path = directory / name
     path.write_text(textwrap.dedent(source).lstrip())

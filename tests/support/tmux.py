@@ -57,14 +57,15 @@ def processes_with(marker: str) -> list[int]:
     return found
 
 
-def start(tmp_path: Path, command: str | list[str], cwd) -> tuple[Tmux, str]:
-    """A 110x32 window running `command` (a shell line, or an argv) with a marker
-    in its environment, which every process it starts inherits."""
+def start(tmp_path: Path, command: str | list[str], cwd,
+          size: tuple[int, int] = (110, 32)) -> tuple[Tmux, str]:
+    """A 110x32 window (or `size`) running `command` (a shell line, or an argv)
+    with a marker in its environment, which every process it starts inherits."""
     tmux = Tmux(require_executable("tmux"), tmp_path / "tmux.sock")
     marker = f"TUI_TMUX_TEST={uuid.uuid4().hex}"
     env_args = [arg for key, value in runtime_env().items() for arg in ("-e", f"{key}={value}")]
     argv = [command] if isinstance(command, str) else command
-    tmux.run("new-session", "-d", "-s", "tui", "-x", "110", "-y", "32", "-c", str(cwd),
+    tmux.run("new-session", "-d", "-s", "tui", "-x", str(size[0]), "-y", str(size[1]), "-c", str(cwd),
              "-e", marker, "-e", "TERM=xterm-256color", *env_args, *argv)
     return tmux, marker
 

@@ -285,6 +285,16 @@ def cmd_mcp(ns: argparse.Namespace) -> int:
                    tools=tools)
 
 
+def cmd_dap(ns: argparse.Namespace) -> int:
+    from ..dap.serve import run_dap
+
+    try:
+        pinned = ns.session or _pinned()
+    except DebuggerError as exc:
+        return emit_error(exc, False)
+    return run_dap(session=pinned, listen=ns.listen)
+
+
 def cmd_serve(ns: argparse.Namespace) -> int:
     from ..web.serve import run_serve
 
@@ -368,6 +378,8 @@ def main(argv: Sequence[str] | None = None,
             return cmd_ray(ns)
         if entry == "serve":
             return cmd_serve(ns)
+        if entry == "dap":
+            return cmd_dap(ns)
         if entry == "daemon":
             return cmd_daemon(ns)
         if entry == "launches":

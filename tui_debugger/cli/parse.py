@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 #: How the command line shows answers: its hints name command words and --options.
 CLI_VIEW = View(names="cli")
 
-ENTRY_POINTS = {"run", "attach", "ui", "start", "mcp", "daemon", "launches", "core", "serve"}
+ENTRY_POINTS = {"run", "attach", "ui", "start", "mcp", "daemon", "launches", "core", "serve", "dap"}
 
 
 class _Capture:
@@ -231,6 +231,12 @@ def _add_entry_points(sub: Any) -> None:
     p.add_argument("--tools", metavar="LIST",
                    help="more tools listed from the start, beside the default set: names or "
                    "groups (native, threads, sim, more, all), comma-separated")
+    p = sub.add_parser("dap", help="a debug adapter an editor starts (VS Code, nvim-dap, Emacs, "
+                       "Zed): attach joins the live session, launch starts one")
+    p.add_argument("--session", metavar="NAME", help="the session attach joins by default")
+    p.add_argument("--listen", type=int, metavar="PORT",
+                   help="serve editors on this loopback port (their attach or launch carries "
+                   "the token it prints) instead of stdin/stdout")
     p = sub.add_parser("launches", help="list configurations in .vscode/launch.json")
     p.add_argument("--json", action="store_true")
     # Internal: the host of a headless session; its spec comes on stdin.
@@ -442,11 +448,14 @@ async def run_on_host(hub: Any, session: Any, request: CommandLine, client: str)
     try:
         args = cli_args(cmd, ns.cli_spec, ns)
         result = await execute(hub, cmd.id, args, origin="cli", session=session,
-                               client_cwd=cwd, client=client, view=CLI_VIEW)
+                               client_cwd=cwd, client=client, view=CLI_VIEW,
+                               named=request.session is not None)
     except DebuggerError as exc:
         out, err = error_text(exc, as_json)
         return {"stdout": out, "stderr": err, "rc": 1}
     answer: dict[str, Any] = {"rc": 0, "wait_exit": cmd.id in ("terminate", "detach")}
+    if getattr(result, "process", None) is not None:
+        answer["acted"] = result.process.session  # the process of the tree it acted on
     if as_json:
         answer["json"] = result.model_dump(mode="json", by_alias=True)
     else:

@@ -492,7 +492,7 @@ def _print_answer(answer: dict[str, Any], link: _Link, base: str) -> int:
         while (pid_alive(link.host_pid) and not _warm_now(base, link.host_pid)
                and time.monotonic() < deadline):
             time.sleep(0.02)
-    session = link.name if _several_live(base) else None
+    session = (answer.get("acted") or link.name) if _several_live(base) else None
     if "json" in answer:
         data = answer["json"]
         if session is not None and isinstance(data, dict):
@@ -501,5 +501,7 @@ def _print_answer(answer: dict[str, Any], link: _Link, base: str) -> int:
     else:
         text = answer.get("text")
         if text:
-            print(f"[session {session}] {text}" if session is not None else text)
+            # An answer from one process of a program of several names it, once.
+            labelled = session is not None and not (answer.get("acted") and session in text)
+            print(f"[session {session}] {text}" if labelled else text)
     return rc

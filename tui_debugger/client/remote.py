@@ -137,13 +137,15 @@ class RemoteSession:
 
     async def call(self, command: str, args: dict[str, Any], cwd: str | None = None,
                    origin: str | None = None, answer: str | None = None,
-                   view: dict[str, Any] | None = None) -> dict[str, Any]:
+                   view: dict[str, Any] | None = None, named: bool = False) -> dict[str, Any]:
         """The result by alias; with answer="agent", what an agent reads of it
-        instead ({"structured", "text"}, made by the host)."""
+        instead ({"structured", "text"}, made by the host). `named`: the caller
+        named this session (else the host may act on the process of its tree
+        the caller is focused on)."""
         call_id = next(self._ids)
         data = wire.encode(wire.Call(id=call_id, command=command, args=args,
                                      cwd=cwd or os.getcwd(), origin=origin or self.origin,
-                                     answer=answer, view=view or None))
+                                     answer=answer, view=view or None, named=named))
         # once: its size is checked, then it is sent
         if len(data) > wire.MAX_REQUEST:
             raise InvalidInput(

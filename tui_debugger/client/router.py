@@ -72,15 +72,19 @@ class RemoteHandle:
         return self.remote.closed
 
     async def call(self, command: str | Command, args: Any = None, cwd: str | None = None, *,
-                   for_agent: bool = False) -> Any:
+                   for_agent: bool = False, named: bool = True) -> Any:
         """The command's result model; `for_agent`: what an agent reads of it
         instead (AgentAnswer), made by the host from the result it holds, so it
-        crosses the socket once and is neither validated nor dumped again here."""
+        crosses the socket once and is neither validated nor dumped again here.
+        `named`: the call is this session's (a TUI's, which shows it); else the
+        router picked it for a caller that named none, and in a program of
+        several processes the host acts on the caller's focused one."""
         cmd = lookup(command)
         validated = args if isinstance(args, cmd.args) else validate_args(cmd, args)
         raw = await self.remote.call(cmd.id, wire_args(validated), cwd=cwd or os.getcwd(),
                                      answer="agent" if for_agent else None,
-                                     view=self.view.to_wire() if self.view else None)
+                                     view=self.view.to_wire() if self.view else None,
+                                     named=named)
         if not for_agent:
             return cmd.result.model_validate(raw)
         if "structured" in raw and "text" in raw:
@@ -227,12 +231,19 @@ class Router:
                                    session_name=name or self._current, view=self.view)
         else:
             handle = await self.handle(name)
-            answer = await handle.call(cmd, validated, cwd, for_agent=for_agent)
+            answer = await handle.call(cmd, validated, cwd, for_agent=for_agent,
+                                       named=session is not None)
             if for_agent and paths.several_live():
-                # With more than one session about, every answer says which it acted on.
+                # With more than one session about, every answer says which it
+                # acted on: the process of the tree the host chose says it itself.
                 structured, text = answer
-                structured.setdefault("session", handle.name)
-                return structured, label(text, handle.name)
+                process = structured.get("process")
+                acted = process.get("session") if isinstance(process, dict) else None
+                if acted is None:
+                    structured.setdefault("session", handle.name)
+                elif acted in text.split("\n", 1)[0]:
+                    return structured, text  # it names its process itself
+                return structured, label(text, acted or handle.name)
             return answer
         return agent_answer(cmd.id, result, cwd=cwd) if for_agent else result
 

@@ -10,7 +10,10 @@ import re
 from typing import Any
 
 from . import views
-from .render import _breakpoint, _short, ending, killed, mid_line_column, others, render, stop_line
+from .render import (
+    _breakpoint, _short, ending, killed, mid_line_column, others, process_line, render, stop_line,
+    watch_change_text,
+)
 
 
 def lean_dump(result: Any) -> dict[str, Any]:
@@ -78,6 +81,7 @@ def _agent_lean(structured: dict[str, Any], command_id: str) -> dict[str, Any]:
     if state != "running" and not structured.get("postMortem"):
         structured.pop("nextSteps", None)
     structured.pop("pythonShort", None)  # `python` says it, and the TUI's status bar uses it
+    structured.pop("capabilities", None)  # an editor's (dap/), which maps them to DAP's
     if command_id in ("terminate", "detach") or state == "terminated":
         # What the program was is known to the caller; what is left is how it ended.
         adapter = None if structured.get("postMortem") else structured.get("adapter")
@@ -101,6 +105,10 @@ def _agent_lean(structured: dict[str, Any], command_id: str) -> dict[str, Any]:
         for entry in structured.get("entries") or []:
             if isinstance(entry, dict):
                 entry.pop("at", None)  # the clock time: the order says it
+    for watch in structured.get("watches") or []:
+        for change in (watch.get("history") or []) if isinstance(watch, dict) else []:
+            change.pop("watch_id", None)  # the watch's own: said once above
+            change.pop("expression", None)
     stop = structured.get("stop")
     if isinstance(stop, dict):
         stop.pop("caused_by", None)  # the agent's own step, or told in `others`
@@ -118,6 +126,10 @@ def _agent_lean(structured: dict[str, Any], command_id: str) -> dict[str, Any]:
             structured.pop("status")  # the stop says it
         if isinstance(stop.get("location"), dict):
             stop["location"].pop("name", None)  # the file's name: the path says it
+        for change in stop.get("watch_changes") or []:
+            if isinstance(change, dict) and change.get("thread_id") == stop.get(
+                    "thread_id", change.get("thread_id")):
+                change.pop("thread_id", None)  # the stop's own thread
     if isinstance(stop, dict) and "return_value" in stop:
         if stop.get("return_type") in _EVIDENT_TYPES:
             stop.pop("return_type")
@@ -230,7 +242,7 @@ def _short_stop(stop: Any) -> str:
     if len(lines) > 1 and stop.reason == "exception":
         text += ": " + lines[1].strip()[:160]
     for change in getattr(stop, "watch_changes", None) or []:
-        text += f"; watch #{change.watch_id} {change.expression}: {change.old} -> {change.new}"
+        text += f"; watch #{change.watch_id} {watch_change_text(change)}"
     return text
 
 
@@ -246,9 +258,13 @@ def short_text(result: Any) -> str:
     """One line that says what the answer is (the data is in structuredContent),
     and what other clients did meanwhile, which an agent must not miss."""
     stop = getattr(result, "stop", None)
+    process = getattr(result, "process", None)
     if isinstance(result, views.SessionStatus):
         text = f"Session {result.session}: {result.state}"
-        if stop is not None and result.state == "stopped":
+        if stop is not None and process is not None and process.session != result.session:
+            # a launch answered by a child process's stop
+            text += f"; process {process_line(process)} stopped. " + _short_stop(stop)
+        elif stop is not None and result.state == "stopped":
             text += ". " + _short_stop(stop)
         if result.exit_code is not None or (result.state == "terminated"
                                             and result.terminated_reason):
@@ -286,9 +302,13 @@ def short_text(result: Any) -> str:
         text = (render(result) or "").strip().split("\n")[0]
         if len(text) > 200:
             text = text[:199] + "…"
+    if isinstance(result, views.RunResult) and process is not None and stop is not None:
+        text = f"[{process_line(process)}] {text}"
     context = getattr(result, "context", None)
     met = getattr(result, "others", None) or getattr(context, "others", None) or []
-    return "\n".join([text, *others(met)[1:]])
+    meanwhile = getattr(result, "meanwhile", None) or []
+    return "\n".join([text, *others(met)[1:],
+                      *(["Meanwhile: " + "; ".join(meanwhile)] if meanwhile else [])])
 
 
 def agent_answer(command_id: str, result: Any, cwd: str | None = None

@@ -95,6 +95,7 @@ def status_of(session: Session) -> SessionStatus:
         root_without_program=is_ray_root(session),
         python=session.metadata.get("python"),
         python_short=session.metadata.get("python_short"),
+        capabilities=[name for name, on in backend.capabilities if on is True] if backend else [],
     )
 
 

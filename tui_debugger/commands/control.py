@@ -12,12 +12,13 @@ import time
 
 from pydantic import Field
 
-from backends.errors import BackendDied, InvalidInput
+from backends.errors import BackendDied, DebuggerError, InvalidInput
 from backends.models import BreakpointSpec
 from backends.stop_and_go import stop_and_go
 
+from .. import tree
 from ..config import settings
-from ..models import SessionState
+from ..models import CURRENT_CLIENT, SessionState
 from ..redact import redact_hit
 from ..session import Session
 from ..stops import SessionStops
@@ -42,8 +43,14 @@ class RunArgs(Args):
                                 description="How long to wait for the next stop before answering 'running'.")
 
 
+class ContinueArgs(RunArgs):
+    #: every process of the program goes on (the tool's description says it)
+    all: bool = False
+
+
 async def _run(ctx: CommandContext, how: str, args: RunArgs, label: str) -> RunResult:
     session = session_of(ctx)
+    client = CURRENT_CLIENT.get()
     default_wait = settings().continue_wait_ms if how == "continue" else settings().step_wait_ms
     wait_ms = default_wait if args.wait_ms is None else args.wait_ms
     started = time.monotonic()
@@ -55,11 +62,35 @@ async def _run(ctx: CommandContext, how: str, args: RunArgs, label: str) -> RunR
     # Waiting from the go on: a stop that comes with the adapter's answer to it
     # is read for this answer too (Session.answering_stop); with no wait (the
     # TUI's steps) the answer says "running" and reads nothing.
+    # In a program of several processes the answer is the first stop in any of
+    # them (tree.py): a continue's, any this client was not told of yet; a
+    # step's, one after it (its own, as a rule).
+    tree.answered(ctx.hub, session, client)  # the stop it leaves is told
+    newer_than = 0 if how == "continue" else tree.last_serial()
     with session.answering_stop() if wait_ms > 0 else contextlib.nullcontext():
         await stops.go(how, args.thread_id,
                        answer_timeout=max(wait_ms, ANSWER_FLOOR_MS) / 1000)
-        await stops.next_stop(wait_ms / 1000 - (time.monotonic() - started))
+        if getattr(args, "all", False) and ctx.hub is not None:
+            await _resume_the_others(ctx, session)
+        remaining = wait_ms / 1000 - (time.monotonic() - started)
+        if ctx.hub is None or (how != "continue" and not tree.has_children(ctx.hub, session)):
+            # One process (a step starts no child, as a rule): its own stop, by
+            # the shortest way (a step's latency is measured in milliseconds).
+            await stops.next_stop(remaining)
+        else:
+            member = await tree.next_stop(ctx.hub, session, client, remaining, newer_than)
+            if member is not None and member is not session:
+                ctx.session = member  # the answer's process: this client's focus now
+                return await run_result(member, label, started, ctx.origin)
     return await run_result(session, label, started, ctx.origin, stops.generation)
+
+
+async def _resume_the_others(ctx: CommandContext, session: Session) -> None:
+    """`continue --all`: every other stopped process of the tree goes on too."""
+    for member in tree.tree_of(ctx.hub, session):
+        if member is not session and member.state == SessionState.stopped:
+            with contextlib.suppress(DebuggerError):
+                await member.resume("continue", ctx.origin, answer_timeout=ANSWER_FLOOR_MS / 1000)
 
 
 #: the least time a run command waits for the adapter to accept it
@@ -108,28 +139,56 @@ async def run_result(session: Session, label: str, started: float,
                          + told)
     unanswered = (f"; the adapter has not answered {session.resume_unanswered}"
                   if session.resume_unanswered else "")
+    image = exec_not_debugged(session)
+    if image:
+        return RunResult(status="running", command=label, waited_ms=waited, others=others,
+                         message=f"Still running after {waited} ms, undebugged: {image}")
     return RunResult(status="running", command=label, waited_ms=waited, others=others,
                      message=f"Still running after {waited} ms{unanswered}. Call debug_wait "
                      "(`tui-debugger await`) for the next stop, or debug_pause "
                      "(`tui-debugger pause`).")
 
 
+def exec_not_debugged(session: Session) -> str | None:
+    """A Python program that exec'd into a program that is not Python: its
+    debugger went with its old image, so it runs on undebugged until it ends
+    (then the session ends too). Said in words, or None."""
+    from backends import adapters
+
+    backend = session.backend
+    pid = backend.debuggee_pid if backend is not None else None
+    if not pid or not session.adapter or not adapters.profile(session.adapter).chooses_python:
+        return None
+    try:
+        exe = os.readlink(f"/proc/{pid}/exe")
+    except OSError:
+        return None
+    name = os.path.basename(exe)
+    if name.startswith(("python", "pypy")) or exe.endswith(" (deleted)"):
+        return None
+    return (f"the program exec'd into {exe}, which is not Python and cannot be debugged "
+            "here. It ends the session when it exits; `stop` (debug_terminate) ends it now.")
+
+
 def _run_command(id: str, how: str, cli: str, mcp: str, help: str, keys: tuple[str, ...],
-                 aliases: tuple[tuple[str, ...], ...] = ()) -> None:
+                 aliases: tuple[tuple[str, ...], ...] = (),
+                 args: type[RunArgs] = RunArgs) -> None:
     async def handler(ctx: CommandContext, args: RunArgs) -> RunResult:
         return await _run(ctx, how, args, id)
 
     register(Command(
         id=id, help=help,
         description=help,
-        args=RunArgs, result=RunResult, handler=handler, mcp=mcp,
+        args=args, result=RunResult, handler=handler, mcp=mcp,
         cli=[CliSpec((cli,), aliases=aliases)], keys=keys, next_steps=after_stop,
         applies_in=STOPPED,
     ))
 
 
 _run_command("continue", "continue", "continue", "debug_continue",
-             "Continue until the next breakpoint or the end.", ("f5",), (("c",),))
+             "Continue to the next breakpoint or the end (all: every process).", ("f5",),
+             (("c",),),
+             ContinueArgs)
 _run_command("next", "next", "next", "debug_step_over",
              "Step over: run the current line, stopping at the next one.", ("f10",), (("n",),))
 _run_command("step", "step_in", "step", "debug_step_into",
@@ -147,6 +206,9 @@ async def _pause(ctx: CommandContext, args: RunArgs) -> RunResult:
     started = time.monotonic()
     stops = SessionStops(session, ctx.origin)  # the stop of this run is the pause's
     wait_ms = args.wait_ms if args.wait_ms is not None else 5000
+    image = exec_not_debugged(session)
+    if image:
+        raise InvalidInput(f"Cannot pause: {image}")
     await session.pause(ctx.origin, args.thread_id,
                         answer_timeout=max(wait_ms, ANSWER_FLOOR_MS) / 1000)
     await stops.next_stop(wait_ms / 1000 - (time.monotonic() - started))
@@ -214,9 +276,21 @@ async def _await(ctx: CommandContext, args: AwaitArgs) -> RunResult:
     session = session_of(ctx)
     started = time.monotonic()
     timeout = (settings().await_timeout_ms if args.timeout_ms is None else args.timeout_ms) / 1000
-    if session.state not in (SessionState.stopped, SessionState.terminated):
-        await SessionStops(session, ctx.origin).next_stop(timeout)
-    return await run_result(session, "await", started, ctx.origin)
+    if session.state == SessionState.stopped or ctx.hub is None:
+        if session.state not in (SessionState.stopped, SessionState.terminated):
+            await SessionStops(session, ctx.origin).next_stop(timeout)
+        return await run_result(session, "await", started, ctx.origin)
+    # The first stop in any process of the program this client was not told of.
+    root = tree.root_of(ctx.hub, session)
+    if session.state == SessionState.terminated and root.state == SessionState.terminated:
+        return await run_result(session, "await", started, ctx.origin)
+    member = await tree.next_stop(ctx.hub, session, CURRENT_CLIENT.get(), timeout)
+    if member is not None:
+        ctx.session = member
+        return await run_result(member, "await", started, ctx.origin)
+    # A child process that ended: the program is its root's.
+    return await run_result(root if session.state == SessionState.terminated else session,
+                            "await", started, ctx.origin)
 
 
 def _await_cli(parser: argparse.ArgumentParser) -> None:
@@ -225,8 +299,8 @@ def _await_cli(parser: argparse.ArgumentParser) -> None:
 
 register(Command(
     id="await", help="Wait for the program to stop (or end).",
-    description="Wait up to timeoutMs for the program to stop (or end); answers at once if "
-    "it is stopped.",
+    description="Wait up to timeoutMs for a stop in any process (or the end); at once if "
+    "stopped.",
     args=AwaitArgs, result=RunResult, handler=_await, read_only=True, mcp="debug_wait",
     cli=[CliSpec(("await",), aliases=(("wait",),), build=_await_cli,
                  adapt=lambda ns: {} if ns.timeout is None else {"timeout_ms": int(ns.timeout * 1000)})],

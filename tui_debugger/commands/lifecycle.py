@@ -14,10 +14,10 @@ from backends import adapters, native_build, probe
 from backends.errors import InvalidInput
 from backends.models import STDIN_PIPE, AttachRequest, BreakpointSpec, LaunchRequest
 
-from .. import paths, persist
+from .. import paths, persist, tree
 from ..persist import add_note
 from ..config import settings
-from ..models import SessionState
+from ..models import CURRENT_CLIENT, SessionState
 from ..session import Session
 from ..stops import SessionStops
 from .context import LIVE, abs_path, build_context, parse_location, session_of, status_of
@@ -57,6 +57,8 @@ class LaunchArgs(Args):
     python: str | None = Field(None, description="The Python that runs it (default: a venv's, "
                                "else python3).")
     just_my_code: bool | None = Field(None, description="false: stop and step in libraries too.")
+    #: with breakpoints given, the saved ones too (docs/mcp.md; its name says it in tools/list)
+    restore_breakpoints: bool = False
 
 
 async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
@@ -203,7 +205,10 @@ async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
         # line (persist.py restores them after) does not replace them.
         for spec in specs:
             await session.add_breakpoint(spec, ctx.origin)
-        report = await persist.track(session, program_path, base)
+        # An agent that lists its breakpoints gets those (the CLI and the TUI
+        # keep a person's saved ones beside them, as editors do).
+        restore = not specs or args.restore_breakpoints or ctx.origin != "mcp"
+        report = await persist.track(session, program_path, base, restore_saved=restore)
         restored = [session.breakpoints[i] for i in (report.restored if report else [])
                     if i in session.breakpoints]
         core_file = abs_path(ctx, args.core_file) if args.core_file else None
@@ -244,17 +249,38 @@ async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
     will_stop = bool(core_file) or args.stop_on_entry or stop_on_entry or \
         session.entry_breakpoint_id is not None or any(
         not bp.spec.log_message for bp in session.breakpoints.values() if bp.set_by != "session")
+    member = None
     if will_stop:
-        # Answer with the first stop (or the end), so the next call does not race it.
+        # Answer with the first stop (or the end), so the next call does not
+        # race it: in any process of the program (a worker's breakpoint).
         wait = settings().continue_wait_ms if args.wait_ms is None else args.wait_ms
-        await first_stop.next_stop(wait / 1000)
-    return await launch_status(session, restored, ctx.origin)
+        member = await _first_stop(ctx, session, first_stop, wait / 1000)
+    return await launch_status(session, restored, ctx.origin, member)
 
 
-async def launch_status(session: Session, restored: list[Any], origin: str) -> SessionStatus:
+async def _first_stop(ctx: CommandContext, session: Session, first_stop: SessionStops,
+                      timeout: float) -> Session | None:
+    """The first stop of a run, in any process of the program (tree.py); the
+    process it is in becomes the call's (its answer names it)."""
+    if ctx.hub is None:
+        await first_stop.next_stop(timeout)
+        return None
+    member = await tree.next_stop(ctx.hub, session, CURRENT_CLIENT.get(), timeout)
+    if member is not None:
+        ctx.session = member
+    return member
+
+
+async def launch_status(session: Session, restored: list[Any], origin: str,
+                        member: Session | None = None) -> SessionStatus:
     status = status_of(session)
     status.restored = [breakpoint_line(bp) for bp in restored]
-    if session.state == SessionState.stopped and session.stop is not None:
+    if member is not None and member is not session and member.stop is not None:
+        # A child process's stop answers the launch: its stop and place, as the
+        # program's own would be; `process` (execute) names it.
+        status.stop = member.stop
+        status.context = await build_context(member, lines=3, origin=origin, embedded=True)
+    elif session.state == SessionState.stopped and session.stop is not None:
         status.context = await build_context(session, lines=3, origin=origin, embedded=True)
     elif session.state == SessionState.running:
         status.message = ("Running; no stop yet. debug_wait waits for the first stop; "
@@ -296,7 +322,7 @@ register(Command(
     args=LaunchArgs, result=SessionStatus, handler=_launch, needs_session=False,
     creates_session=True, mcp="debug_launch", tui_action=False,
     next_steps=lambda r: (["stack", "memory_read", "disassemble"] if r.post_mortem
-                          else [] if r.state == "stopped"
+                          else [] if r.state == "stopped" or r.stop is not None
                           else ["breakpoint_add", "await", "continue"]),
 ))
 
@@ -517,18 +543,19 @@ async def _restart(ctx: CommandContext, args: RestartArgs) -> SessionStatus:
         session.entry_breakpoint_id is not None or any(
             not bp.spec.log_message and bp.spec.enabled
             for bp in session.breakpoints.values() if bp.set_by != "session")
+    member = None
     if will_stop and session.state != SessionState.stopped:
         wait = settings().continue_wait_ms if args.wait_ms is None else args.wait_ms
-        await first_stop.next_stop(wait / 1000)
-    status = await launch_status(session, [], ctx.origin)
+        member = await _first_stop(ctx, session, first_stop, wait / 1000)
+    status = await launch_status(session, [], ctx.origin, member)
     status._as_before = (status.adapter, status.python) == before
     return status
 
 
 register(Command(
     id="restart", help="Restart the program, keeping breakpoints.",
-    description="Kill and relaunch the program with the same arguments and breakpoints; "
-    "answers with its first stop, as debug_launch does.",
+    description="Relaunch the program with the same arguments and breakpoints; answers as "
+    "debug_launch does.",
     args=RestartArgs, result=SessionStatus, handler=_restart, mcp="debug_restart",
     cli=[CliSpec(("restart",))], keys=("ctrl+shift+f5",), destructive=True,
     next_steps=lambda r: ["await", "context"],
@@ -621,8 +648,7 @@ def _as_tree(entries: list[SessionListEntry]) -> list[SessionListEntry]:
 
 register(Command(
     id="sessions", help="List live sessions.",
-    description="Live debug sessions and their children, marking this project's and the current "
-    "one; a name is a debugSessionId.",
+    description="Live sessions, each with its child processes; a name is a debugSessionId.",
     args=NoArgs, result=SessionList, handler=_sessions, read_only=True, needs_session=False,
     mcp="debug_sessions", cli=[CliSpec(("sessions",))],
 ))

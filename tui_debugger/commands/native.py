@@ -104,6 +104,11 @@ def _disassemble_cli(ns) -> dict:
         out["count"] = ns.count
     if ns.frame_index is not None:
         out["frame_index"] = ns.frame_index
+    for name in ("condition", "hit_count"):
+        if getattr(ns, name, None) is not None:
+            out[name] = getattr(ns, name)
+    if getattr(ns, "log", False):
+        out["log"] = True
     return out
 
 
@@ -173,6 +178,11 @@ class WatchArgs(Args):
     remove: list[int] | None = Field(None, description="Ids of watchpoints to remove.")
     all: bool = Field(False, description="With remove: every watchpoint.")
     frame_index: int | None = Field(None, description="Frame to read the expression in.")
+    condition: str | None = Field(None, description="Python: stop only when true; `new` and "
+                                  "`old` are the values, e.g. 'new < 0'.")
+    hit_count: int | None = Field(None, description="Python: stop from the Nth change on.")
+    log: bool = Field(False, description="Python: never stop; record each change with its "
+                      "line (list the watches for the history).")
 
     @model_validator(mode="after")
     def _one_action(self) -> "WatchArgs":
@@ -188,11 +198,21 @@ async def _watch(ctx: CommandContext, args: WatchArgs) -> WatchResult:
         return WatchResult(watches=list(session.watches.values()), removed=removed)
     if not args.expression:
         return WatchResult(watches=list(session.watches.values()))
-    watch = await session.add_watch(args.expression, args.access, ctx.origin, args.frame_index)
+    watch = await session.add_watch(args.expression, args.access, ctx.origin, args.frame_index,
+                                    condition=args.condition, hit_count=args.hit_count,
+                                    log_only=args.log)
+    what = ("records each change with its line (list the watches for the history)"
+            if watch.log_only else "stops when it changes, and the stop says old and new")
     return WatchResult(
         watches=list(session.watches.values()),
         message=f"Watching {watch.expression} ({watch.access}) = {watch.value}: the program "
-        "stops when it changes, and the stop says old and new.")
+        f"{what}.{_PYTHON_SEES if watch.kind else ''}")
+
+
+#: what a Python watch cannot see, said when one is set
+_PYTHON_SEES = (" Seen: rebinding and in-place changes (append, +=) by code that names it "
+                "(any code, for an item); not setattr() with a computed name or an alias in "
+                "code that never names it, until code that names it runs.")
 
 
 def _watch_cli(ns) -> dict:
@@ -209,20 +229,31 @@ def _watch_cli(ns) -> dict:
         out["expression"] = " ".join(ns.expression)
     if ns.frame_index is not None:
         out["frame_index"] = ns.frame_index
+    for name in ("condition", "hit_count"):
+        if getattr(ns, name, None) is not None:
+            out[name] = getattr(ns, name)
+    if getattr(ns, "log", False):
+        out["log"] = True
     return out
 
 
 register(Command(
     id="watch", help="Stop when a value changes (a watchpoint).",
-    description="Watch a variable, field or *pointer: the program stops when it is written "
-    "(or read) and the stop says old and new value. No expression: list; remove ids or all. "
-    "lldb-dap, lldb-cli.",
+    description="Stop when a value changes: a variable, field or *pointer (native), a name, "
+    "obj.attr or obj[key] (Python, in any function or thread). The stop says old, new, where. "
+    "No expression: list.",
     args=WatchArgs, result=WatchResult, handler=_watch, mcp="debug_watch",
     cli=[CliSpec(("watch",), build=lambda p: (
         p.add_argument("expression", nargs="*", metavar="EXPRESSION"),
         p.add_argument("--access", choices=["write", "read", "readWrite"], default="write"),
         p.add_argument("--remove", nargs="+", metavar="ID|all"),
-        p.add_argument("--frame", type=int, dest="frame_index")),
+        p.add_argument("--frame", type=int, dest="frame_index"),
+        p.add_argument("--condition", metavar="C", help="Python: stop only when C is true "
+                       "(`new`, `old`: the values)"),
+        p.add_argument("--hit-count", type=int, dest="hit_count", metavar="N",
+                       help="Python: stop from the Nth change on"),
+        p.add_argument("--log", action="store_true",
+                       help="Python: record each change with its line, never stop")),
         adapt=_watch_cli)],
     next_steps=lambda r: ["continue", "watch"],
     applies_in=STOPPED,

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
 from pydantic.alias_generators import to_camel
 
 if TYPE_CHECKING:
@@ -35,9 +36,24 @@ class NoArgs(Args):
     pass
 
 
+class ProcessRef(BaseModel):
+    """A process of a program's tree (tree.py): its session, pid and program."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, defer_build=True)
+    session: str
+    pid: int | None = None
+    program: str | None = None
+
+
 class Result(BaseModel):
     # Built on first use: a CLI command needs two or three of these models, not all.
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, defer_build=True)
+    #: the process the call acted on (or whose stop answers it), when the
+    #: program has several (tree.py); set by execute. Not in a result's JSON
+    #: schema (debug-script's output schema is its own results)
+    process: SkipJsonSchema[ProcessRef | None] = None
+    #: stops in the program's other processes this client has not been told of
+    meanwhile: SkipJsonSchema[list[str]] = Field(default_factory=list)
 
 
 class ActionResult(Result):

@@ -68,7 +68,17 @@ def stop_line(stop: Any) -> str:
         typ = f" ({stop.return_type})" if stop.return_type else ""
         text += f"\n  {stop.returned_from or 'the function'} returned {stop.return_value}{typ}"
     for change in getattr(stop, "watch_changes", None) or []:
-        text += f"\n  watch #{change.watch_id} {change.expression}: {change.old} -> {change.new}"
+        text += f"\n  watch #{change.watch_id} {watch_change_text(change)}"
+    return text
+
+
+def watch_change_text(change: Any) -> str:
+    """"acct.balance: 100 -> -20 at bank.py:14 (withdraw)" """
+    text = f"{change.expression}: {change.old} -> {change.new}"
+    if getattr(change, "at", None):
+        text += f" at {change.at}" + (f" ({change.function})" if change.function else "")
+    if getattr(change, "note", None):
+        text += f" [{change.note}]"
     return text
 
 
@@ -109,13 +119,16 @@ def killed(exit_code: int | None, reason: str | None, adapter: str | None = None
 
 
 def ending(exit_code: int | None, reason: str | None, adapter: str | None = None) -> str:
-    """How the program ended, in words: 'killed by SIGKILL: stopped by cli',
+    """How the program ended, in words: 'stopped by cli' (the session ended it:
+    which signal did is the session's business, not news), 'killed by SIGSEGV',
     'exit code 1'."""
     sig = signal_of(exit_code, reason)
+    if sig is not None and reason and reason.startswith("stopped by"):
+        return reason
     if sig is not None:
         return f"killed by {sig}" + (f": {reason}" if reason else "")
     if exit_code is None and killed(exit_code, reason, adapter):
-        return f"killed: {reason}"  # delve reports no status for the process it kills
+        return reason or "killed"  # delve reports no status for the process it kills
     text = f"exit code {exit_code}" if exit_code is not None else "ended"
     return text + (f" ({reason})" if reason else "")
 
@@ -195,7 +208,8 @@ def variable_lines(variables: list[Any], indent: str = "  ") -> list[str]:
 
 
 def breakpoint_line(bp: Breakpoint) -> str:
-    by = f" (set by {bp.set_by})" if bp.set_by not in ("user", "session") else ""
+    by = " (from the last run)" if bp.set_by == "restored" else \
+        f" (set by {bp.set_by})" if bp.set_by not in ("user", "session") else ""
     hits = f" hits={bp.hits}" if bp.hits else ""
     text = bp.describe()
     if bp.spec.path:
@@ -224,6 +238,10 @@ def run(result: Any) -> str:
 
 def status(result: Any) -> str:
     lines = [f"Session {result.session}: {result.state}"]
+    process = getattr(result, "process", None)
+    if process is not None and result.stop is not None and process.session != result.session:
+        # a launch answered by a child process's stop
+        lines[0] += f"; process {process_line(process)} stopped"
     if result.program:
         lines.append(f"  program: {result.program}" + (f" (pid {result.pid})" if result.pid else ""))
     if result.adapter:
@@ -454,7 +472,15 @@ def _watches(result: Any) -> str:
         lines.append(f"Removed watch #{w.id} {w.expression}")
     for w in result.watches:
         where = f" at {w.address}, {w.size} bytes" if w.address else ""
-        lines.append(f"#{w.id} {w.expression} = {w.value} ({w.access}{where}, hits {w.hits})")
+        extra = "".join([f", {w.kind}" if w.kind else "",
+                         f", if {w.condition}" if w.condition else "",
+                         f", from change {w.hit_count}" if w.hit_count else "",
+                         ", log only" if w.log_only else ""])
+        lines.append(f"#{w.id} {w.expression} = {w.value} ({w.access}{where}{extra}, "
+                     f"hits {w.hits})")
+        for change in w.history:
+            lines.append(f"  {watch_change_text(change)}"
+                         + ("" if change.stopped else " (went on)"))
     if not lines:
         lines.append("No watchpoints.")
     return "\n".join(lines)
@@ -469,10 +495,34 @@ def render(result: Any) -> str:
     """The short text of a result, for the CLI and beside MCP's structured answer."""
     renderer = _RENDERERS.get(type(result))
     if renderer is not None:
-        return renderer(result)
-    if isinstance(getattr(result, "message", None), str):
-        return result.message
-    return result.model_dump_json(indent=2, by_alias=True)
+        text = renderer(result)
+    elif isinstance(getattr(result, "message", None), str):
+        text = result.message
+    else:
+        return result.model_dump_json(indent=2, by_alias=True)
+    return with_process(result, text)
+
+
+def process_line(process: Any) -> str:
+    """A process of the program, in words: "calc.25154 (pid 25154, calc.py)"."""
+    said = [f"pid {process.pid}"] if process.pid else []
+    if process.program:
+        said.append(os.path.basename(process.program) if os.path.isabs(process.program)
+                    else process.program)
+    return process.session + (f" ({', '.join(said)})" if said else "")
+
+
+def with_process(result: Any, text: str) -> str:
+    """An answer in a program of several processes: which one stopped (when
+    it is not the session the caller named), and the stops elsewhere."""
+    process = getattr(result, "process", None)
+    stop = getattr(result, "stop", None)
+    if process is not None and stop is not None and not hasattr(result, "session"):
+        text = f"In process {process_line(process)}:\n{text}"
+    meanwhile = getattr(result, "meanwhile", None) or []
+    if meanwhile:
+        text += "\nMeanwhile: " + "; ".join(meanwhile)
+    return text
 
 
 def _completions(result: Any) -> str:

@@ -62,6 +62,8 @@ class SessionStatus(ActionResult):
                                        "its child sessions do")
     python: str | None = Field(None, description="the interpreter that runs a Python program, "
                                "and why that one")
+    capabilities: list[str] = Field(default_factory=list, description="what the debugger under "
+                                    "the session can do: its Capabilities flags that are on")
     python_short: str | None = Field(None, description="the same, short, when it is not "
                                      "tui-debugger's own environment")
     message: str | None = None

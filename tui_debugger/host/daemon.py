@@ -91,7 +91,7 @@ async def serve(spec: HostSpec, as_json: bool = False) -> int:
     loop = asyncio.get_running_loop()
     starting = loop.create_task(execute(
         hub, spec.command, spec.args or {}, origin=spec.origin or "cli", client_cwd=spec.cwd,
-        view=View.from_wire(spec.view)))
+        view=View.from_wire(spec.view), client=spec.client))
 
     def stop(signum: int = 0) -> None:
         # Told to stop before the session is up (its starter gave up waiting):

@@ -121,7 +121,7 @@ class SessionServer:
                     self.hub, message.command, message.args or {},
                     origin=message.origin or origin, session=self.session,
                     client_cwd=message.cwd, client=client_id,
-                    view=View.from_wire(message.view),
+                    view=View.from_wire(message.view), named=message.named,
                 )
                 if message.answer == "agent":
                     structured, text = agent_answer(message.command, result, cwd=message.cwd)

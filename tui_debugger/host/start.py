@@ -45,7 +45,8 @@ class PendingHost:
                  origin: str = "cli", spare: SpareHost | None = None, owned: bool = False,
                  view: dict[str, Any] | None = None, announce: bool = False) -> None:
         cwd = cwd or os.getcwd()
-        spec: dict[str, Any] = {"command": command, "args": args, "cwd": cwd, "origin": origin}
+        spec: dict[str, Any] = {"command": command, "args": args, "cwd": cwd, "origin": origin,
+                                "client": origin if origin == "cli" else f"{origin}-{os.getpid()}"}
         if view:
             spec["view"] = view  # registry.View on the wire: the launch answers its caller
         if announce:

@@ -62,6 +62,9 @@ class Call(BaseModel):
     origin: str | None = None
     #: "agent": answer what an agent reads (commands/agent.agent_answer) instead of the result
     answer: Literal["agent"] | None = None
+    #: the caller named the session; else a command of one process acts on the
+    #: one of the tree the caller is focused on (tree.focused)
+    named: bool = False
     #: how the caller shows answers (registry.View.to_wire); None: its kind of front end's
     view: dict[str, Any] | None = None
 
@@ -138,6 +141,9 @@ class HostSpec(BaseModel):
     owner_started: int | None = None
     #: how the starter shows answers (registry.View.to_wire): the launch answers it
     view: dict[str, Any] | None = None
+    #: the starter's client id (models.client_id): the launch's answer is its
+    #: own, as its later calls are (the process it is focused on, tree.py)
+    client: str | None = None
     #: the starter joins the session as soon as it is served (HostServing), while
     #: the start command goes on, rather than once that command is done (the TUI)
     announce: bool = False

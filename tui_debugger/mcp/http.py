@@ -21,12 +21,13 @@ from .. import paths
 TOKEN_FILE = "mcp-http.token"
 
 
-def http_token() -> tuple[str, str, bool]:
-    """(token, file, new): the bearer token of the HTTP transport, kept in the
-    per-user runtime directory (0700) in a 0600 file, made on first use."""
+def http_token(file: str = TOKEN_FILE) -> tuple[str, str, bool]:
+    """(token, file, new): the bearer token of the HTTP transport (or of
+    another endpoint's `file`), kept in the per-user runtime directory (0700)
+    in a 0600 file, made on first use."""
     import secrets
 
-    path = paths.runtime_dir() / TOKEN_FILE
+    path = paths.runtime_dir() / file
     try:
         st = path.stat()
         if st.st_uid == os.getuid() and not st.st_mode & 0o077:
@@ -46,7 +47,7 @@ def http_token() -> tuple[str, str, bool]:
         # A full disk: no empty token file left for the next start to trip on.
         with contextlib.suppress(OSError):
             path.unlink()
-        raise DebuggerError(f"Cannot write the HTTP token to {path}: {exc.strerror or exc}. "
+        raise DebuggerError(f"Cannot write the token to {path}: {exc.strerror or exc}. "
                             "Free space there, or set TUI_DEBUGGER_RUNTIME_DIR to another "
                             "directory.", ErrorCode.command_failed) from None
     return token, str(path), True

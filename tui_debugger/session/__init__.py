@@ -48,7 +48,8 @@ from backends.models import (
 )
 
 from .. import events
-from ..models import ActivityEntry, ClientInfo, Origin, SessionState, StopInfo, Watch
+from ..models import (ActivityEntry, ClientInfo, Origin, SessionState, StopInfo, Watch,
+                      WatchChange)
 from ..output import OutputBuffer
 from .breakpoints import BreakpointRegistry
 from .control import RunControl
@@ -144,6 +145,9 @@ class Session(FanOut, Guards, Stops, RunControl, Inspection, BreakpointRegistry,
         self.resume_unanswered: str | None = None
         #: said when a launch waited long for its first stop
         self.first_stop_notice: str | None = None
+        #: a process of its tree (a child's session) has stopped (tree.py): the
+        #: program is not slow to stop, its stop is elsewhere
+        self.child_stopped = False
         self._bp_lock = asyncio.Lock()
         self._last_activity = time.monotonic()
         # Events from a backend this session has let go of (restart) are ignored.
@@ -164,6 +168,8 @@ class Session(FanOut, Guards, Stops, RunControl, Inspection, BreakpointRegistry,
         #: watchpoints (data breakpoints), by the session's id
         self.watches: dict[int, Watch] = {}
         self._next_watch_id = 1
+        #: changes the backend told (debugpy) since the last stop read them
+        self._told_watch_changes: list[WatchChange] = []
         # Values seen at this stop and at the previous one, by path (note_value).
         self._values_generation: int | None = None
         self._values_now: dict[str, str] = {}
@@ -199,8 +205,8 @@ class Session(FanOut, Guards, Stops, RunControl, Inspection, BreakpointRegistry,
         """Say so when a launch waits long for its first stop, rather than
         leave the person or agent looking at silence."""
         await asyncio.sleep(SLOW_FIRST_STOP_S)
-        if self.last_stop is not None or self.state not in (SessionState.starting,
-                                                            SessionState.running):
+        if self.last_stop is not None or self.child_stopped or self.state not in (
+                SessionState.starting, SessionState.running):
             return
         text = f"No stop yet after {SLOW_FIRST_STOP_S:.0f} s; the program runs."
         hint = self.backend.slow_first_stop_hint(
@@ -305,6 +311,8 @@ class Session(FanOut, Guards, Stops, RunControl, Inspection, BreakpointRegistry,
         self._invalidate_caches()
         self.stop = None
         self.last_stop = None
+        self.child_stopped = False
+        self.first_stop_notice = None
         # Ids of the killed process mean nothing in the new one.
         self.selected_thread_id = None
         self.selected_frame_index = 0
@@ -315,6 +323,7 @@ class Session(FanOut, Guards, Stops, RunControl, Inspection, BreakpointRegistry,
         # A new run counts its own hits, as the adapter's hit conditions do.
         for counted in (*self.breakpoints.values(), *self.watches.values()):
             counted.hits = 0
+        self._end_program_watches()
         self.add_output("console", f"--- restarted by {origin} ---\n", origin)
         # A restart after `stop` brings the session back: its host stays for it.
         self.end_requested = False

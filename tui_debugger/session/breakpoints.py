@@ -80,7 +80,9 @@ class BreakpointRegistry(_Needs):
                 self._publish_breakpoints()
 
     async def add_breakpoint(self, spec: BreakpointSpec, origin: Origin) -> Breakpoint:
-        if self.state == SessionState.terminated:
+        if self.state == SessionState.terminated and self.launch_request is None:
+            # A launched program's breakpoints outlive its run, for `restart`
+            # (as pudb's and VS Code's do); an attached one's end with it.
             self._require_state({SessionState.stopped, SessionState.running}, "add a breakpoint")
         if spec.function:
             if spec.path or spec.line:

@@ -28,10 +28,12 @@ from backends.models import (
     BreakpointChangedEvent,
     ChildProcessEvent,
     Frame,
+    LaunchRequest,
     Scope,
     StoppedEvent,
     Thread,
     Variable,
+    WatchChangeEvent,
 )
 
 from .. import events
@@ -100,7 +102,10 @@ class WatchpointsOffers(Protocol):
     """watches.py: what the watched values did, and telling it."""
 
     def _publish_watches(self, origin: Origin = "session") -> None: ...
-    async def _watch_changes(self, frame_id: int | None) -> list[WatchChange]: ...
+    async def _watch_changes(self, frame_id: int | None,
+                             thread_id: int | None = None) -> list[WatchChange]: ...
+    def _on_watch_change(self, event: WatchChangeEvent) -> None: ...
+    def _end_program_watches(self) -> None: ...
 
 
 # --- What each part needs ------------------------------------------------------
@@ -227,6 +232,7 @@ class BreakpointRegistryNeeds(FanOutOffers, GuardsOffers, Protocol):
     backend: Backend | None
     breakpoints: dict[int, Breakpoint]
     attach_request: AttachRequest | None
+    launch_request: LaunchRequest | None
     cwd: str
     exception_filters: list[str] | None
     _backend_ids: dict[int, int | str]
@@ -241,3 +247,4 @@ class WatchpointsNeeds(FanOutOffers, GuardsOffers, RunControlOffers, InspectionO
     backend: Backend | None
     watches: dict[int, Watch]
     _next_watch_id: int
+    _told_watch_changes: list[WatchChange]

@@ -25,6 +25,7 @@ from backends.models import (
     TerminatedEvent,
     Thread,
     ThreadEvent,
+    WatchChangeEvent,
 )
 
 from .. import events
@@ -131,6 +132,7 @@ class Stops(_Needs):
         BreakpointChangedEvent: lambda self, event: self._apply_breakpoint_change(event),
         ThreadEvent: _on_thread,
         ChildProcessEvent: _on_child_process,
+        WatchChangeEvent: lambda self, event: self._on_watch_change(event),
     }
 
     def _report_let_go(self, event: StoppedEvent) -> None:
@@ -258,13 +260,20 @@ class Stops(_Needs):
             with contextlib.suppress(DebuggerError):
                 frames, _ = await self._frames_for(thread_id) if thread_id is not None else ([], 0)
                 frame_id = frames[0].id if frames else None
-            info.watch_changes = await self._watch_changes(frame_id)
-            if info.reason in ("data breakpoint", "breakpoint") and info.watch_changes and \
-                    not session_bp_ids:
+            info.watch_changes = await self._watch_changes(frame_id, thread_id)
+            # A backend that tells each change says which stopped the program;
+            # else a breakpoint-like stop with a changed value is the watch's.
+            watch_stop = any(change.stopped and change.thread_id in (None, thread_id)
+                             for change in info.watch_changes) \
+                if self.backend.capabilities.data_breakpoint_events \
+                else info.reason in ("data breakpoint", "breakpoint")
+            if watch_stop and info.watch_changes and not session_bp_ids:
                 info.reason = "data breakpoint"
                 first = info.watch_changes[0]
-                info.description = (f"watchpoint {first.watch_id}: {first.expression} "
-                                    f"changed from {first.old} to {first.new}")
+                info.description = (
+                    f"{first.expression}: {first.old} → {first.new} at {first.at}" if first.at
+                    else f"watchpoint {first.watch_id}: {first.expression} "
+                    f"changed from {first.old} to {first.new}")
             if info.watch_changes:
                 self._publish_watches()
         if self._stop_overtaken is asyncio.current_task():

@@ -7,10 +7,14 @@ import contextlib
 from typing import TYPE_CHECKING
 
 from backends.errors import DebuggerError, InvalidInput
-from backends.models import DataBreakpointSpec
+from backends.models import DataBreakpointSpec, WatchChangeEvent
 
 from .. import events
 from ..models import Origin, SessionState, Watch, WatchChange
+
+
+#: changes kept per watch (its history: what a log-only watch is for)
+HISTORY_CAP = 50
 
 
 if TYPE_CHECKING:  # what Watchpoints uses of Session (needs.py)
@@ -23,7 +27,8 @@ class Watchpoints(_Needs):
     """Part of Session (see session/__init__.py): watchpoints."""
 
     async def add_watch(self, expression: str, access: str, origin: Origin,
-                        frame_index: int | None = None) -> Watch:
+                        frame_index: int | None = None, condition: str | None = None,
+                        hit_count: int | None = None, log_only: bool = False) -> Watch:
         await self.settle()
         backend = self._live_backend("set a watchpoint")
         self._refuse_post_mortem("set a watchpoint")
@@ -32,12 +37,21 @@ class Watchpoints(_Needs):
         self._require_state({SessionState.stopped}, "set a watchpoint")
         if not expression.strip():
             raise InvalidInput("Give the expression to watch, e.g. `watch counter`.")
+        told = backend.capabilities.data_breakpoint_events
+        if (condition or hit_count or log_only) and not told:
+            raise InvalidInput("Conditions, hit counts and log-only watches are for Python "
+                               "(debugpy) sessions; here, watch without them.")
+        if hit_count is not None and hit_count < 1:
+            raise InvalidInput("The hit count is the change to stop at from: 1 or more.")
         frame = await self.frame(frame_index)
         watch = Watch(id=self._next_watch_id, expression=expression.strip(),
-                      access=access, set_by=origin)  # type: ignore[arg-type]
+                      access=access, set_by=origin, condition=condition or None,  # type: ignore[arg-type]
+                      hit_count=hit_count, log_only=log_only)
         states = await backend.set_data_breakpoints(
-            self._watch_specs() + [DataBreakpointSpec(expression=watch.expression,
-                                                      access=watch.access, frame_id=frame.id)])
+            self._watch_specs() + [DataBreakpointSpec(
+                expression=watch.expression, access=watch.access, frame_id=frame.id,
+                key=watch.id, condition=watch.condition, hit_count=watch.hit_count,
+                log_only=watch.log_only)])
         new = states[-1]
         if not new.verified:
             # Nothing changes: the adapter keeps the watchpoints it had.
@@ -45,12 +59,15 @@ class Watchpoints(_Needs):
                 await backend.set_data_breakpoints(self._watch_specs())
             raise InvalidInput(
                 f"Cannot watch {watch.expression}: {new.message or 'the debugger refused it'}. "
-                "Watch a variable, a field or *pointer that lives in memory."
+                + ("Watch a name, an attribute (obj.attr) or an item (obj[key]) that exists "
+                   "in the selected frame." if told else
+                   "Watch a variable, a field or *pointer that lives in memory.")
             )
         self._next_watch_id += 1
         watch.verified, watch.address, watch.size = True, new.address, new.size
-        watch.type = new.type
-        watch.value = await self._watch_value(watch, frame.id, watch.expression)
+        watch.type, watch.kind = new.type, new.kind
+        watch.value = new.value if told else \
+            await self._watch_value(watch, frame.id, watch.expression)
         self.watches[watch.id] = watch
         self._publish_watches(origin)
         return watch
@@ -79,7 +96,7 @@ class Watchpoints(_Needs):
 
     def _watch_specs(self) -> list[DataBreakpointSpec]:
         return [DataBreakpointSpec(expression=w.expression, access=w.access, address=w.address,
-                                   size=w.size) for w in self.watches.values()]
+                                   size=w.size, key=w.id) for w in self.watches.values()]
 
     def _publish_watches(self, origin: Origin = "session") -> None:
         # Copies: the event is sent after this returns, and hits change meanwhile.
@@ -105,7 +122,54 @@ class Watchpoints(_Needs):
                 return "bytes " + data.hex(" ")
         return None
 
-    async def _watch_changes(self, frame_id: int | None) -> list[WatchChange]:
+    def _end_program_watches(self) -> None:
+        """At a restart: the watches the program kept (Python's) ended with it."""
+        gone = [w for w in self.watches.values() if w.kind is not None]
+        self._told_watch_changes = []
+        if not gone:
+            return
+        for watch in gone:
+            self.watches.pop(watch.id, None)
+        text = (f"Watch {', '.join(f'#{w.id} {w.expression}' for w in gone)} ended with the "
+                "program; set it again where the program stops.")
+        self.record_activity("session", "watch ended", text)
+        self.publish(events.Notice(text=text))
+        self._publish_watches()
+
+    def _on_watch_change(self, event: WatchChangeEvent) -> None:
+        """The backend saw a watched value change (or a watch end), before the stop
+        it causes: kept for that stop, and in the watch's history."""
+        watch = self.watches.get(event.key)
+        if watch is None:
+            return
+        if event.gone:
+            self.watches.pop(watch.id, None)
+            text = f"Watch #{watch.id} {watch.expression} ended: {event.gone}."
+            self.record_activity("session", "watch ended", text)
+            self.publish(events.Notice(text=text))
+            self._publish_watches()
+            return
+        change = WatchChange(watch_id=watch.id, expression=watch.expression, old=event.old,
+                             new=event.new, at=event.location.short() if event.location else None,
+                             function=event.function, thread_id=event.thread_id,
+                             stopped=event.stopped, note=event.note)
+        watch.value, watch.hits = event.new, max(watch.hits + 1, event.hit)
+        watch.history = [*watch.history[-(HISTORY_CAP - 1):], change]
+        self._told_watch_changes.append(change)
+        if not event.stopped:
+            self._publish_watches()
+
+    async def _watch_changes(self, frame_id: int | None,
+                             thread_id: int | None = None) -> list[WatchChange]:
+        if self.backend is not None and self.backend.capabilities.data_breakpoint_events:
+            # Told by the backend as they happened: the changes of this thread since
+            # its last stop, and the log-only records (any thread) since the last stop.
+            mine = [c for c in self._told_watch_changes
+                    if c.thread_id in (None, thread_id) or not c.stopped]
+            # Another thread's change waits for that thread's own stop.
+            self._told_watch_changes = [c for c in self._told_watch_changes if c not in mine]
+            # The change the program stopped for first: the stop is told by it.
+            return sorted(mine, key=lambda c: not c.stopped)
         changes = []
         for watch in self.watches.values():
             new = await self._watch_value(watch, frame_id)

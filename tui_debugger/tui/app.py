@@ -37,7 +37,7 @@ from ..events import SessionEvent
 from ..models import StopInfo
 from ..client.router import RemoteHandle
 from .format import display_path, own_origin, who_proper
-from .keymap import app_bindings, bindable_ids, user_keymap
+from .keymap import app_bindings, bindable_ids, display_key, user_keymap
 from .frames import PacedScreen
 from .inspection import Inspection
 from .ordered_commands import OrderedCommands
@@ -134,6 +134,9 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
         #: the processes of the session tree, for the Threads pane (read again
         #: after a switch and when a process starts, stops or ends)
         self._processes: list[ProcessRow] | None = None
+        #: the other processes of the tree stopped now, and where (a stop's
+        #: `process` event, until the process goes on or ends), first stopped first
+        self._stopped_elsewhere: dict[str, str] = {}
         self._processes_stale = True
         self._threads_last: list[Any] | None = None
         #: held while the screen is composed for a session and filled (_switch)
@@ -295,6 +298,13 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
             self.run_worker(self._hide_exception, group="exception", exclusive=True)
         self._last_resume = (event.origin, event.how)
         self.stop_info = None  # the status bar says so with RUNNING (watch_state)
+        current = self.link.name if self.link is not None else None
+        waiting = [n for n in self._stopped_elsewhere if n != current]
+        if event.how == "continue" and waiting:
+            # Focus follows the stop: this process goes on, another is stopped.
+            self.notify(f"Showing process {waiting[0]}, stopped at "
+                        f"{self._stopped_elsewhere[waiting[0]]}.", title="Processes")
+            self.run_worker(self.switch_session(waiting[0]), group="switch")
 
     def _on_exited(self, event: events.Exited) -> None:
         self.status.exit_code = event.exit_code
@@ -440,6 +450,8 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
 
     def _on_stopped(self, stop: StopInfo, origin: str) -> None:
         self._stops_seen += 1
+        if self._stopped_elsewhere:
+            self._tell_stopped_elsewhere()  # the process on screen is not "elsewhere"
         self.stop_info = stop
         if stop.thread_id != self._threads_selected:
             self._threads_stale = True
@@ -461,7 +473,8 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
                         title=f"{who_proper(origin, capital=True)} is driving")
         self._last_resume = None
         if stop.watch_changes:
-            self.notify("\n".join(f"{c.expression}: {c.old} → {c.new}" for c in stop.watch_changes),
+            self.notify("\n".join(f"{c.expression}: {c.old} → {c.new}"
+                                  + (f" at {c.at}" if c.at else "") for c in stop.watch_changes),
                         title="Watchpoint")
         if stop.reason == "exception":
             self._exception_tab = True
@@ -513,13 +526,47 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
         self._processes_stale = self._threads_stale = True
         if self.state == "stopped" and self._threads_shown():
             self.run_worker(self._refresh_threads, group="threads", exclusive=True)
+        if event.event == "stopped" and name and name != current:
+            loc = event.location
+            self._stopped_elsewhere[name] = (f"{os.path.basename(loc.path or '')}:{loc.line}"
+                                             if loc is not None and loc.path else "?")
+        elif event.event in ("running", "ended"):
+            self._stopped_elsewhere.pop(name, None)
         if event.event == "started":
             self.notify(event.text or f"Child process {event.pid} is debugged as session {name}.",
                         title="Processes")
         elif event.event == "stopped" and name and name != current and self.state != "stopped":
             self.run_worker(self.switch_session(name), group="switch")
+        elif event.event == "stopped" and name and name != current:
+            key = display_key(self.keymap.get("next_stopped_process", "alt+n").split(",")[0])
+            self.notify(f"Process {name} stopped at {self._stopped_elsewhere[name]}. "
+                        f"{key}: show it.", title="Processes")
         elif event.event == "ended" and name == current and event.parent:
             self.run_worker(self.switch_session(event.parent), group="switch")
+        self._tell_stopped_elsewhere()
+
+    def _tell_stopped_elsewhere(self) -> None:
+        """The status bar counts the other stopped processes, with the key."""
+        current = self.link.name if self.link is not None else None
+        count = sum(1 for n in self._stopped_elsewhere if n != current)
+        key = display_key(self.keymap.get("next_stopped_process", "alt+n").split(",")[0])
+        self.status.elsewhere = (count, key) if count else (0, "")
+
+    def action_next_stopped_process(self) -> None:
+        """Show the next process of the tree that is stopped (the one shown, if
+        stopped, comes round again after the others)."""
+        current = self.link.name if self.link is not None else None
+        waiting = [n for n in self._stopped_elsewhere if n != current]
+        if not waiting:
+            self.notify("No other process of the program is stopped.", title="Processes")
+            return
+        if current is not None and self.state == "stopped" and self.stop_info is not None:
+            loc = self.stop_info.location
+            self._stopped_elsewhere[current] = (
+                f"{os.path.basename(loc.path or '')}:{loc.line}" if loc and loc.path else "?")
+        self._stopped_elsewhere.pop(waiting[0])
+        self.run_worker(self.switch_session(waiting[0]), group="switch")
+        self._tell_stopped_elsewhere()
 
     def _on_selection(self, event: events.Selection) -> None:
         if event.thread_id not in (None, self._threads_selected):

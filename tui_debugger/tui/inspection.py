@@ -7,6 +7,8 @@ A mixin of `DebuggerApp` (tui/app.py), which owns the attributes it uses.
 
 from __future__ import annotations
 
+import ast
+import contextlib
 from typing import TYPE_CHECKING, Any
 
 from textual import work
@@ -14,7 +16,9 @@ from textual.widgets import TabbedContent
 
 from backends.errors import DebuggerError
 
-from .messages import CompleteName, Evaluate, ExpandResult, Inspect, LoadChildren, ShowMemory, WatchesChanged
+from . import repl
+from .messages import (CompleteName, Evaluate, ExpandResult, Inspect, LoadChildren, ShowMemory,
+                       ShowStr, WatchesChanged)
 from .pane_data import PAGE
 from .widgets.console_pane import ConsolePane
 from .widgets.console_results import ConsoleResults
@@ -65,6 +69,15 @@ class Inspection:
         else:
             self.push_screen(MemoryScreen(result))
 
+    def on_show_str(self, message: ShowStr) -> None:
+        message.stop()
+        self._show_str(message.scope, message.path)
+
+    @work(group="show-str")
+    async def _show_str(self, scope: str, path: str) -> None:
+        value = await self._str_of(path, self.selected_frame)
+        self.variables.set_str((scope, path), value)
+
     def on_evaluate(self, message: Evaluate) -> None:
         message.stop()
         self._evaluate(message.expression)
@@ -85,7 +98,14 @@ class Inspection:
         console = self.query_one(ConsolePane)
         if self.link is None:
             return
+        line = repl.split(expression) if self._python_session() else repl.Line(None, expression)
         try:
+            if line.statements is not None:
+                await self._run_statements(line)
+            if line.expression is None:
+                await self._refresh_values()
+                return
+            expression = line.expression
             result = await self.link.call("evaluate", {"expression": expression, "children": PAGE,
                                                        "frame_index": self.selected_frame})
         except DebuggerError as exc:
@@ -96,6 +116,26 @@ class Inspection:
             console.query_one(ConsoleResults).add_result(expression, result, PAGE)
         # The expression may have assigned (`x = 5`, lldb's `expr x = 5`): show the effect.
         await self._refresh_values()
+
+    def _python_session(self) -> bool:
+        return self.status.adapter == "debugpy" or bool(self.status.python)
+
+    async def _run_statements(self, line: "repl.Line") -> None:
+        """The statements of a console line, in the selected frame; the names its
+        imports bind that the frame did not have are the console's (hidden in
+        Variables)."""
+        assert self.link is not None
+        new = set(line.imported)
+        if new:
+            with contextlib.suppress(DebuggerError, ValueError, SyntaxError):
+                had = await self.link.call("evaluate", {
+                    "expression": repl.already_bound(new), "frame_index": self.selected_frame})
+                new -= set(ast.literal_eval(had.value))
+        result = await self.link.call("evaluate", {"expression": line.statements,
+                                                   "frame_index": self.selected_frame})
+        self.variables.console_names |= new
+        if result.value:  # what the statements printed, or an answer of the adapter's own
+            self.query_one(ConsolePane).show_result(result.value)
 
     def on_expand_result(self, message: ExpandResult) -> None:
         message.stop()

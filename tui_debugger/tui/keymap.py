@@ -31,6 +31,8 @@ TUI_ACTIONS = [
     # the program stopped, it copies).
     ("interrupt", "ctrl+c", "interrupt", "Pause the running program"),
     ("attach_dialog", "ctrl+a", "attach_dialog", "Attach / launch (a new session)"),
+    ("next_stopped_process", "alt+n", "next_stopped_process",
+     "Show the next stopped process of the program"),
     # Every pane has a key: Alt and a letter of its name, and the F keys people
     # already know for the four most used. Not Alt+digits (Textual reads ESC digit
     # as the character macOS types with Option), nor Alt+B / Alt+F (word moves),
@@ -51,6 +53,9 @@ TUI_ACTIONS = [
     ("go_to_line", "ctrl+g", "go_to_line", "Go to line in the source"),
     ("open_file", "ctrl+o", "open_file", "Open a file in the source"),
     ("maximize", "f8", "toggle_maximize", "Maximize pane"),
+    # pudb's `!`: the terminal goes to a full Python shell until Ctrl+D.
+    ("python_shell", "exclamation_mark", "python_shell",
+     "Python shell in the selected frame (the whole terminal; Ctrl+D returns)"),
     ("disassembly", "ctrl+d", "toggle_disassembly", "Disassembly / source"),
     ("frame_up", "ctrl+up", "frame_offset(1)", "Frame up (caller)"),
     ("frame_down", "ctrl+down", "frame_offset(-1)", "Frame down"),
@@ -104,6 +109,7 @@ def user_keymap() -> dict[str, str]:
 
 
 _NAMES = {"question_mark": "?", "slash": "/", "period": ".", "space": "Space",
+          "exclamation_mark": "!", "asterisk": "*",
           "delete": "Del", "escape": "Esc", "enter": "Enter", "pageup": "PgUp",
           "pagedown": "PgDn", "up": "↑", "down": "↓"}
 

@@ -154,3 +154,12 @@ class SwitchSession(Message):
     def __init__(self, name: str) -> None:
         super().__init__()
         self.name = name
+
+
+class ShowStr(Message):
+    """A variable is to be shown as its str(): evaluate it in the selected frame."""
+
+    def __init__(self, scope: str, path: str) -> None:
+        super().__init__()
+        self.scope = scope
+        self.path = path

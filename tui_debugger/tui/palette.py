@@ -30,6 +30,8 @@ class RegistryCommands(Provider):
                 partial(self.app.invoke_command, cmd.id), cmd.help
         yield f"attach / launch…{self._keys('attach_dialog', 'ctrl+a')}", \
             self.app.action_attach_dialog, ATTACH_HELP
+        yield "Just my code on / off (Python, at once)", self.app.action_toggle_just_my_code, \
+            "Step into libraries too, or only your code: switched in the live debugpy, no restart."
         yield "Find in the source  (/, then n / N)", self.app.action_find, \
             "Find text in the file shown; n / N go to the next / previous match."
         # The TUI's own actions (pane keys, find, go to line…), so no key is only in `?`.

@@ -50,6 +50,74 @@ class PaneActions:
     def action_jump_to_cursor(self) -> None:
         self.source.action_jump_to_cursor()
 
+    def action_python_shell(self) -> None:
+        """pudb's `!`: a full Python shell in the selected frame, in the terminal."""
+        if not self._python_session():
+            self.notify("The Python shell is for Python programs; the Console (F7) evaluates "
+                        "in this one.", severity="warning")
+            return
+        if self.state != "stopped" or self.link is None:
+            self.notify("Stop the program first (F6): the shell runs in a stopped frame.",
+                        severity="warning")
+            return
+        import signal
+        import subprocess
+        import sys
+
+        from textual.app import SuspendNotSupported
+
+        loc = self.stop_info.location if self.stop_info is not None else None
+        where = (f"{display_path(loc.path, self.cwd)}:{loc.line}" if loc and loc.path
+                 else "the selected frame")
+        command = [sys.executable, "-m", "tui_debugger.tui.shell", "--session", self.link.name,
+                   "--frame", str(self.selected_frame), "--where", where]
+        # Ctrl+C in the shell reaches this process too (one terminal): ignored meanwhile.
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            with self.suspend():
+                # The app waits, as for an editor: the terminal is the shell's.
+                subprocess.run(command, cwd=self.cwd)
+        except SuspendNotSupported:
+            self.notify("The full shell needs a terminal of its own (the browser view has none): "
+                        "the Console (F7) evaluates here.", severity="warning")
+            return
+        finally:
+            signal.signal(signal.SIGINT, previous)
+        # Its assignments and imports: Locals and the watches read again.
+        self.run_worker(self._refresh_values, group="refresh-values", exclusive=True)
+
+    def action_toggle_just_my_code(self) -> None:
+        """Just my code on or off in the running debugpy, without a restart."""
+        if not self._python_session():
+            self.notify("Just my code is debugpy's (Python programs).", severity="warning")
+            return
+        if self.state != "stopped" or self.link is None:
+            self.notify("Stop the program first (F6): the switch is made in the stopped program.",
+                        severity="warning")
+            return
+        self.run_worker(self._toggle_just_my_code, group="just-my-code", exclusive=True)
+
+    async def _toggle_just_my_code(self) -> None:
+        from backends.errors import DebuggerError
+
+        # pydevd's own switch, the one its launch option `justMyCode` sets: it
+        # takes effect at once, for the next step and stop.
+        debugger = "__import__('sys').modules['pydevd'].get_global_debugger()"
+        frame = {"frame_index": self.selected_frame}
+        try:
+            now = await self.link.call("evaluate", {"expression":
+                                                    f"{debugger}.get_use_libraries_filter()", **frame})
+            turn_on = now.value.strip() != "True"
+            await self.link.call("evaluate", {
+                "expression": f"{debugger}.set_use_libraries_filter({turn_on})", **frame})
+        except DebuggerError as exc:
+            self.notify(f"Could not switch just my code: {exc.message} It is set at launch too: "
+                        "`run --no-just-my-code`, then restart.", severity="error")
+            return
+        self.notify("Steps and stops skip libraries (your code only)." if turn_on else
+                    "Steps go into libraries too, and their exceptions stop.",
+                    title=f"Just my code {'on' if turn_on else 'off'}")
+
     def action_frame_offset(self, offset: int) -> None:
         self._run("frame", {"offset": offset})
 
@@ -67,7 +135,8 @@ class PaneActions:
             self.run_worker(self._refresh_disassembly, group="disassembly", exclusive=True)
 
     def action_help(self) -> None:
-        from .widgets.help_screen import HelpScreen, binding_rows  # on demand, after the first paint
+        # on demand, after the first paint
+        from .widgets.help_screen import PUDB_KEYS, PYTEST_HOWTO, HelpScreen, binding_rows
 
         sections = [
             ("Everywhere", binding_rows(list(self.BINDINGS), self.keymap)
@@ -78,7 +147,7 @@ class PaneActions:
             ("Output pane", binding_rows(OutputPane.BINDINGS, self.keymap)),
             ("Program input (under Output)", [("Enter", "send the line to the program")]
              + binding_rows(ProgramInput.BINDINGS, self.keymap)),
-            ("Variables pane", [("Enter", "open a value, or change a plain one")]
+            ("Variables pane", [("Enter, Space", "open or close a value")]
              + binding_rows(VariablesPane.BINDINGS, self.keymap)),
             ("Console", binding_rows(ConsoleInput.BINDINGS, self.keymap)
              + [("Enter", "evaluate in the selected frame")]),
@@ -86,6 +155,8 @@ class PaneActions:
                        ("click row twice", "select a frame / thread, edit a breakpoint"),
                        ("click ▶ in Variables", "expand a value"),
                        ("click footer key", "run that command")]),
+            ("Coming from pudb: its keys, and ours", PUDB_KEYS),
+            ("Debugging a pytest test (tui-debugger …; docs/projects.md)", PYTEST_HOWTO),
         ]
         self.push_screen(HelpScreen(sections))
 

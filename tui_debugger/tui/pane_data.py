@@ -184,7 +184,8 @@ class PaneData:
             await self._refresh_watches()
 
     async def _fetch_variables(self, frame_index: int | None
-                               ) -> tuple[list[str], dict[Key, VariablesResult]] | str:
+                               ) -> tuple[list[str], dict[Key, VariablesResult],
+                                          dict[Key, str]] | str:
         """The scopes and the pages the tree shows, or the error to show instead.
         Without a frame index: the session's selected frame."""
         link = self.link
@@ -215,14 +216,53 @@ class PaneData:
                 continue
             pages[(scope, path)] = page
             present.update((scope, v.path) for v in page.variables if v.has_children)
-        return first.scopes, pages
+        return first.scopes, pages, await self._str_values(frame_index)
 
-    def _show_variables(self, variables: tuple[list[str], dict[Key, VariablesResult]] | str) -> None:
+    async def _str_values(self, frame_index: int | None) -> dict[Key, str]:
+        """str() of the values the person shows as str (`s` in Variables)."""
+        values = {}
+        for scope, path in self.variables.str_keys():
+            values[(scope, path)] = await self._str_of(path, frame_index)
+        return values
+
+    async def _str_of(self, path: str, frame_index: int | None) -> str:
+        if self.link is None:
+            return "…"
+        args: dict[str, Any] = {"expression": f"str({path})"}
+        if frame_index is not None:
+            args["frame_index"] = frame_index
+        try:
+            result = await self.link.call("evaluate", args)
+        except DebuggerError as exc:
+            return f"<{exc.message}>"
+        value = result.value
+        # debugpy answers str's repr ('text'): the text itself, as print would show it
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            with contextlib.suppress(SyntaxError, ValueError):
+                import ast
+
+                value = str(ast.literal_eval(value))
+        return value
+
+    def _show_variables(self, variables: tuple[list[str], dict[Key, VariablesResult],
+                                               dict[Key, str]] | str) -> None:
         if isinstance(variables, str):
             self.variables.placeholder = variables
             self.variables.show([], {})
+            self._show_inline_values({})
         else:
             self.variables.show(*variables)
+            scopes, pages = variables[0], variables[1]
+            first = pages.get((scopes[0], None)) if scopes else None
+            self._show_inline_values({v.name: v.value for v in first.variables} if first else {})
+
+    def _show_inline_values(self, values: dict[str, str]) -> None:
+        """The selected frame's first scope (its locals) inline in the source."""
+        where = self.source.location
+        if where is None:
+            self.source.show_inline_values(None, 0, {})
+        else:
+            self.source.show_inline_values(where[0], where[1], values)
 
     async def _refresh_watches(self) -> None:
         values = await self._fetch_watches()

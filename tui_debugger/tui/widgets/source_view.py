@@ -30,6 +30,8 @@ from ..messages import EditBreakpoint, Inspect, RunCommand, ToggleBreakpoint
 HIGHLIGHT_BLOCK = 200  # lines lexed together: enough context for multi-line strings
 HIGHLIGHT_CACHE_BLOCKS = 64
 MAX_LINE_CHARS = 2_000  # a minified line is cut rather than measured and laid out whole
+#: The source's bottom border says how to get room (at 80x24 every pane is small).
+ROOM_HINT = "F8 maximize · ? keys"
 
 
 @dataclass(frozen=True)
@@ -111,6 +113,7 @@ class SourceView(ScrollView, can_focus=True):
         "source--origin",
         "source--match",
         "source--match-current",
+        "source--inline",
     }
 
     #: Moving the cursor repaints its old and new rows (watch_cursor_line), not the pane.
@@ -146,6 +149,9 @@ class SourceView(ScrollView, can_focus=True):
         #: (line, column) of the last click in the code: what Inspect looks at there
         self.clicked_at: tuple[int, int] | None = None
         self._inspected: tuple[int, int] | None = None  # (line, index) of the last Inspect
+        self.border_subtitle = ROOM_HINT
+        #: values inline after the lines of the selected frame's function: (path, {line: text})
+        self.inline: tuple[str, dict[int, str]] | None = None
 
     # ------------------------------------------------------------------ inputs from the app
 
@@ -219,6 +225,17 @@ class SourceView(ScrollView, can_focus=True):
             # The virtual size of a newly opened file is applied at the next layout.
             self.call_after_refresh(self.center_line, line)
         self.refresh()
+
+    def show_inline_values(self, path: str | None, line: int, values: dict[str, str]) -> None:
+        """The frame's locals (name -> value) after the lines that use them, up to `line`."""
+        from ..inline_values import inline_values
+
+        loaded = self._files.get(path) if path else None
+        shown = inline_values(loaded.lines, line, values) if loaded is not None else {}
+        before = self.inline[1] if self.inline is not None and self.inline[0] == path else {}
+        self.inline = (path, shown) if path else None
+        if self.file is not None and self.file.path == path:
+            self._refresh_rows(*(n for n in set(before) | set(shown) if before.get(n) != shown.get(n)))
 
     def go_to_line(self, line: int) -> None:
         """Put the cursor on `line` (clamped to the file) and show it."""
@@ -325,7 +342,7 @@ class SourceView(ScrollView, can_focus=True):
 
     def _show_find_status(self) -> None:
         if not self.find_text:
-            self.border_subtitle = ""
+            self.border_subtitle = ROOM_HINT
         elif not self._match_order:
             self.border_subtitle = f"/{self.find_text}: no match"
         else:
@@ -503,6 +520,11 @@ class SourceView(ScrollView, can_focus=True):
                 text.stylize(self.get_component_rich_style(
                     "source--match-current" if current else "source--match", partial=True),
                     start, end)
+        inline = self.inline[1].get(number) if (
+            self.inline is not None and self.inline[0] == self.file.path) else None
+        if inline:
+            text = text.copy() if not found else text
+            text.append("  " + inline, self.get_component_rich_style("source--inline", partial=True))
         code = Strip(text.render(self.app.console), text.cell_len)
         code = code.crop_extend(scroll_x, scroll_x + code_width, None)
         if is_current:

@@ -30,6 +30,9 @@ class StatusBar(Widget):
     #: how many times the breakpoint of this stop has been hit: a second stop at the
     #: same line reads differently from the first
     hits: reactive[int] = reactive(0)
+    #: the program's other processes stopped now, and the key that shows the next
+    #: ("1 more stopped: Alt+N"); none: (0, "")
+    elsewhere: reactive[tuple[int, str]] = reactive((0, ""))
 
     def __init__(self, *, cwd: str | None = None, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -112,5 +115,7 @@ class StatusBar(Widget):
             right.append(f"{self.python} ", "dim")
         if session and self.session_name:
             right.append(f"│ {self.session_name} ", "dim")
+        if self.elsewhere[0]:
+            right.append(f"│ {self.elsewhere[0]} more stopped: {self.elsewhere[1]} ", "bold yellow")
         right.append("│ you" + "".join(f" + {c}" for c in self.clients) + " ", "bold")
         return right

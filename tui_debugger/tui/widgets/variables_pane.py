@@ -1,13 +1,22 @@
 """Variables of the selected frame as a tree: locals (and arguments) expanded,
 globals collapsed. Children load lazily, a page at a time; what the person
 expanded stays expanded across steps (keyed by scope and path); values that
-changed since the last stop are marked with `*` and highlighted."""
+changed since the last stop are marked with `*` and highlighted.
+
+Enter (or a click on ▶) opens and closes; `e` changes a value (so does a
+second click on the highlighted row), never Enter, which is one row off too
+easily. Each value shows as its repr, its str or its type alone (`r` `s` `t`,
+pudb's keys, per variable); `*` cycles which names are shown: all but pytest's
+rewritten assertions' `@py_…` temporaries (the default), public names only, or
+every name. debugpy's groups (`special variables`, `function variables`…) come
+after the fields and entries, as in VS Code."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Literal
 
+from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
 from textual.widgets import Tree
@@ -15,12 +24,24 @@ from textual.widgets.tree import TreeNode
 
 from ...commands.views import VariablesResult, VariableView
 from ..format import bound_method, one_line
-from ..messages import EditValue, LoadChildren, RunCommand, ShowMemory
+from ..messages import EditValue, LoadChildren, RunCommand, ShowMemory, ShowStr
 from .cursor_tree import CursorTree
 
 Key = tuple[str, str | None]  # (scope name, path); path None is the scope itself
 EXPANDED_BY_DEFAULT = {"locals", "local", "arguments", "args", "locals and arguments"}
 MAX_LABEL_CHARS = 160
+#: debugpy's groups of a value's children: listed after its own fields and entries
+GROUPS = ("special variables", "function variables", "class variables", "protected variables")
+#: pytest's assertion rewriting leaves these in a test's locals
+PYTEST_TEMPORARY = "@py_"
+#: which names are shown (`*` cycles): every name but pytest's temporaries,
+#: public names only, or every name
+NAME_FILTERS = ("default", "public", "all")
+FILTER_NOTES = {"default": "every name but pytest's @py_ temporaries and the console's imports",
+                "public": "public names only (no _private, no __dunder__)",
+                "all": "every name, pytest's @py_ temporaries and the console's imports too"}
+#: how a value is shown (`r` `s` `t`)
+DISPLAYS = ("repr", "str", "type")
 
 
 @dataclass
@@ -47,8 +68,17 @@ class VarNode:
 
 
 class VariablesPane(CursorTree[VarNode]):
-    BINDINGS = [Binding("e", "edit_value", "change the highlighted value (Enter too)", show=False,
-                        id="vars.edit"),
+    BINDINGS = [Binding("e", "edit_value", "Edit", show=True, id="vars.edit",
+                        tooltip="change the highlighted value (a second click on it too; "
+                        "Enter opens and closes)"),
+                Binding("r", "display('repr')", "show the highlighted value's repr", show=False,
+                        id="vars.repr"),
+                Binding("s", "display('str')", "show the highlighted value's str()", show=False,
+                        id="vars.str"),
+                Binding("t", "display('type')", "show the highlighted value's type only",
+                        show=False, id="vars.type"),
+                Binding("asterisk", "cycle_names", "names shown: all / public only / with @py_",
+                        show=False, id="vars.names"),
                 Binding("m", "show_memory", "memory at the highlighted pointer or array",
                         show=False, id="vars.memory"),
                 Binding("w", "watch_value", "stop when the highlighted value changes",
@@ -70,6 +100,14 @@ class VariablesPane(CursorTree[VarNode]):
         #: bumped each time a stop's variables are shown (the benchmark waits on it)
         self.filled = 0
         self._first_click = False
+        #: which names are shown (NAME_FILTERS); how each value is (DISPLAYS, by key)
+        self.name_filter = "default"
+        self.shown_as: dict[Key, str] = {}
+        #: str() of the values shown as str, by key (the app evaluates them)
+        self.str_values: dict[Key, str] = {}
+        #: names the console's imports bound (`import os`): the console's, not the program's
+        self.console_names: set[str] = set()
+        self._last: tuple[list[str], dict[Key, VariablesResult]] | None = None
 
     # ------------------------------------------------------------------ from the app
 
@@ -88,11 +126,19 @@ class VariablesPane(CursorTree[VarNode]):
                        key=lambda k: (k[0], k[1].count(".") + k[1].count("["), k[1]))
         return keys + paths
 
-    def show(self, scopes: list[str], pages: dict[Key, VariablesResult]) -> None:
+    def str_keys(self) -> list[Key]:
+        """The values shown as their str(): the app evaluates these at each stop."""
+        return [key for key, how in self.shown_as.items() if how == "str"]
+
+    def show(self, scopes: list[str], pages: dict[Key, VariablesResult],
+             strs: dict[Key, str] | None = None) -> None:
         """Show a stop's variables in one go: no frame in which the pane is empty.
         When the tree has the same shape as before (the usual step: the same names,
         some new values), only the labels that differ are redrawn; rebuilding the
         tree would cost a layout of the whole screen."""
+        if strs is not None:
+            self.str_values = dict(strs)
+        self._last = (scopes, pages)
         specs = self._specs(scopes, pages)
         if self._same_shape(list(self.root.children), specs):
             self._relabel(list(self.root.children), specs)
@@ -125,6 +171,8 @@ class VariablesPane(CursorTree[VarNode]):
                 if child.data and child.data.kind in ("more", "loading"):
                     child.remove()
         node.data.fetched = True
+        if start == 0 and self._last is not None:
+            self._last[1][key] = result  # kept for a redraw (a filter or display changed)
         self._add_children(node, result)
 
     def show_error(self, key: Key, message: str) -> None:
@@ -151,18 +199,31 @@ class VariablesPane(CursorTree[VarNode]):
         return Spec(label, data, expandable=True, children=self._child_specs(data, result, pages),
                     expand=key in self.expanded)
 
+    def shown(self, name: str) -> bool:
+        """Whether a variable of this name is listed under the names filter."""
+        if self.name_filter == "all":
+            return True
+        if name.startswith(PYTEST_TEMPORARY) or name in self.console_names:
+            return False
+        return self.name_filter != "public" or not name.startswith("_")
+
     def _child_specs(self, data: VarNode, result: VariablesResult,
                      pages: dict[Key, VariablesResult]) -> list[Spec]:
         children = []
+        groups = []
         for var in result.variables:
             if data.kind == "var" and bound_method(var.value):
                 continue  # the value's own methods (debugpy lists them inline): not its fields
+            if not self.shown(var.name):
+                continue
             child = VarNode(data.scope, var.path, "var", has_children=var.has_children,
                             total=var.child_count, value=var.value)
+            into = groups if var.name in GROUPS and var.has_children else children
             if var.has_children:
-                children.append(self._spec(self._label(var), child, pages))
+                into.append(self._spec(self._label(var, data.scope), child, pages))
             else:
-                children.append(Spec(self._label(var), child))
+                into.append(Spec(self._label(var, data.scope), child))
+        children += groups  # after the value's own fields and entries, as VS Code does
         data.loaded += len(result.variables)
         data.total = result.total
         if result.total is not None and data.loaded < result.total:
@@ -222,22 +283,35 @@ class VariablesPane(CursorTree[VarNode]):
         """A page fetched after the person expanded a node or asked for more."""
         self._add_specs(node, self._child_specs(node.data, result, {}))
 
-    def _label(self, var: VariableView) -> Text:
+    def _label(self, var: VariableView, scope: str = "") -> Text:
         name_style = self.get_component_rich_style("variables--name", partial=True)
+        type_style = self.get_component_rich_style("variables--type", partial=True)
+        key = (scope, var.path)
+        how = self.shown_as.get(key, "repr")
         label = Text()
-        if var.changed:
-            changed = self.get_component_rich_style("variables--changed", partial=True)
-            label.append("*", changed)
-            label.append(var.name, name_style + changed)
-            label.append(" = ")
-            label.append(one_line(var.value, MAX_LABEL_CHARS), changed)
-        else:
+        if var.name in GROUPS and var.has_children:
             label.append(" ")
-            label.append(var.name, name_style)
-            label.append(" = ")
-            label.append(one_line(var.value, MAX_LABEL_CHARS))
-        if var.type:
-            label.append(f"  {var.type}", self.get_component_rich_style("variables--type", partial=True))
+            label.append(var.name, type_style)  # a group, not a value: no "= …"
+            return label
+        # (a Style is false when it sets nothing, as in a pane without styles: test
+        # the flag, not the style)
+        changed = self.get_component_rich_style("variables--changed", partial=True)
+        mark = changed if var.changed else Style.null()
+        label.append("*" if var.changed else " ", mark)
+        label.append(var.name, name_style + mark)
+        if how == "type":
+            label.append(": ")
+            label.append(var.type or "?", type_style + mark)
+            return label
+        value = var.value
+        if how == "str":
+            value = self.str_values.get(key, "…")
+        label.append(" = ")
+        label.append(one_line(value, MAX_LABEL_CHARS), mark)
+        if how == "str":
+            label.append("  str", type_style)
+        elif var.type:
+            label.append(f"  {var.type}", type_style)
         return label
 
     def _cursor_key(self) -> Key | None:
@@ -271,12 +345,14 @@ class VariablesPane(CursorTree[VarNode]):
         event.stop()
         data = event.node.data
         if data is not None and data.kind == "var" and not data.has_children:
-            # Enter on a plain value changes it (a click: only a second click on the
-            # highlighted row, as in the Stack pane); a container opens instead.
-            if self._first_click:
-                self._first_click = False
-            else:
-                self._edit(data)
+            # A second click on the highlighted row changes a plain value, as in the
+            # Stack pane; Enter does not (`e` does): one row off, it opened an editor.
+            if self._clicked:
+                self._clicked = False
+                if self._first_click:
+                    self._first_click = False
+                else:
+                    self._edit(data)
             return
         if data is None or data.kind != "more":
             return
@@ -293,6 +369,39 @@ class VariablesPane(CursorTree[VarNode]):
         meta = event.style.meta
         line = meta.get("line")
         self._first_click = line is not None and not meta.get("toggle") and line != self.cursor_line
+        self._clicked = line is not None
+
+    _clicked = False
+
+    def action_display(self, how: str) -> None:
+        """Show the highlighted value as its repr, its str() or its type (pudb's r s t)."""
+        node = self.cursor_node
+        if node is None or node.data is None or node.data.kind != "var" or not node.data.path:
+            return
+        key = (node.data.scope, node.data.path)
+        if how == "repr":
+            self.shown_as.pop(key, None)
+        else:
+            self.shown_as[key] = how
+        if how == "str":
+            self.post_message(ShowStr(node.data.scope, node.data.path))
+        self.redraw()
+
+    def action_cycle_names(self) -> None:
+        self.name_filter = NAME_FILTERS[(NAME_FILTERS.index(self.name_filter) + 1)
+                                        % len(NAME_FILTERS)]
+        self.redraw()
+        self.notify(f"Variables: {FILTER_NOTES[self.name_filter]} (* for the next)",
+                    title="Names shown", timeout=3)
+
+    def set_str(self, key: Key, value: str) -> None:
+        self.str_values[key] = value
+        self.redraw()
+
+    def redraw(self) -> None:
+        """The last stop's variables again, with the filter and displays as they are now."""
+        if self._last is not None:
+            self.show(*self._last)
 
     def action_edit_value(self) -> None:
         node = self.cursor_node

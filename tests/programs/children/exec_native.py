@@ -1,0 +1,5 @@
+"""A program that exec's into a program that is not Python."""
+import os
+
+print("into sleep", flush=True)
+os.execv("/bin/sleep", ["sleep", "60"])
