@@ -64,6 +64,20 @@ def wants_debugpy(argv: Sequence[str]) -> bool:
     return any(word.endswith(".py") and not word.startswith("-") for word in argv[1:])
 
 
+#: Set anew by the shell for each command, and telling debugpy's adapter
+#: nothing (the program's environment is the host's, not the adapter's): an
+#: adapter started with other values of these is still the one the launch
+#: would start (a warm host's, tui_debugger/warm.py, started for the command
+#: before).
+SHELL_VOLATILE = frozenset({"_", "PWD", "OLDPWD", "SHLVL", "COLUMNS", "LINES", "TMUX_PANE",
+                            "WINDOWID"})
+
+
+def _same_env(a: dict[str, str], b: dict[str, str]) -> bool:
+    return ({k: v for k, v in a.items() if k not in SHELL_VOLATILE}
+            == {k: v for k, v in b.items() if k not in SHELL_VOLATILE})
+
+
 _spare: tuple[list[str], dict[str, str], str, subprocess.Popen[bytes]] | None = None
 
 
@@ -97,7 +111,7 @@ def take(argv: Sequence[str], cwd: str | None, env: dict[str, str] | None
         return None
     spare, _spare = _spare, None
     _, s_env, s_cwd, proc = spare
-    same = (s_env == (dict(os.environ) if env is None else env)
+    same = (_same_env(s_env, dict(os.environ) if env is None else env)
             and s_cwd == os.path.realpath(cwd or os.getcwd()))
     if same and proc.poll() is None:
         return proc

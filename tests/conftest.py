@@ -52,6 +52,8 @@ def isolated_runtime(request, tmp_path_factory, monkeypatch):
     monkeypatch.delenv("TUI_DEBUGGER_ADAPTER", raising=False)
     monkeypatch.delenv("TUI_DEBUGGER_KEYMAP", raising=False)
     monkeypatch.delenv("TUI_DEBUGGER_SESSION", raising=False)
+    # No host stays warm after a test's session (tests/test_warm_host.py turns it on).
+    monkeypatch.setenv("TUI_DEBUGGER_WARM", "0")
     monkeypatch.chdir(ROOT)
     tui_app = sys.modules.get("tui_debugger.tui.app")
     if tui_app is not None:

@@ -33,8 +33,9 @@ def config_file(tmp_path: Path, monkeypatch) -> Path:
     return path
 
 
-def test_defaults_without_a_file(config_file: Path):
+def test_defaults_without_a_file(config_file: Path, monkeypatch):
     assert not config_file.exists()
+    monkeypatch.delenv("TUI_DEBUGGER_WARM")  # the suite's isolation turns warm hosts off
     cfg = reload_settings()
     # (the suite's isolation gives every test its state directory through the env)
     assert cfg.model_dump(exclude={"state_dir"}) == Settings().model_dump(exclude={"state_dir"})

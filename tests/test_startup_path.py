@@ -195,3 +195,20 @@ def test_debugpys_adapter_and_launcher_start_without_what_their_log_would_use(tm
     program = ["-c", "from debugpy.common import log"]
     assert _debugpy_start(tmp_path, program, {}) == as_shipped
     assert _debugpy_start(tmp_path, adapter, {"TUI_DEBUGGER_PYDEVD_SPEEDUPS": "0"}) == as_shipped
+
+
+#: Opened on demand, after the first stop is on screen: the TUI's start does
+#: not import them (docs/performance.md, "A lighter first screen").
+ON_DEMAND = ("attach_dialog", "breakpoint_dialog", "command_form", "exception_dialog",
+             "help_screen", "memory_screen", "open_file_dialog", "quit_dialog",
+             "session_picker", "value_dialog")
+
+
+def test_the_tuis_start_imports_no_dialog(tmp_path):
+    probe = ("import sys, tui_debugger.cli.full, tui_debugger.tui.app; "
+             "print(' '.join(m for m in sys.modules if m.startswith('tui_debugger.tui.widgets.')))")
+    out = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=60, check=True).stdout.split()
+    loaded = {m.rsplit(".", 1)[1] for m in out}
+    assert "source_view" in loaded  # the probe sees the TUI's widgets
+    assert not loaded & set(ON_DEMAND), sorted(loaded & set(ON_DEMAND))

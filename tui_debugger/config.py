@@ -100,6 +100,10 @@ class Settings(BaseModel):
     # headless sessions
     idle_timeout_s: int = Field(1_800, ge=0, description="a headless session ends after this long unused (0: never)")
     linger_s: int = Field(30, ge=0, description="a headless session's host stays this long after its program ends")
+    warm: bool = Field(True, description="a session's host stays, warm, after its session "
+                       "ends, to start the next session sooner (TUI_DEBUGGER_WARM=0: off)")
+    warm_idle_s: int = Field(600, ge=0, description="how long a warm host waits for the next "
+                             "session before it ends (0: no warm host)")
     orphan_grace_s: int = Field(10, ge=0, description="a session whose TUI was killed outright ends "
                                 "this long after, unless a client (`tui-debugger ui`) joins it")
     # breakpoints

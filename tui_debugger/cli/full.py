@@ -54,8 +54,13 @@ async def _call(cmd: Command, args: dict[str, Any], session: str | None) -> tupl
         # next command never finds a session that is about to vanish.
         from backends.process import pid_alive
 
+        from .. import warm
+
+        def warm_now() -> bool:  # it ended its session and waits for the next one
+            return (warm.status() or {}).get("pid") == handle.host_pid
+
         deadline = time.monotonic() + 5
-        while pid_alive(handle.host_pid) and time.monotonic() < deadline:
+        while pid_alive(handle.host_pid) and not warm_now() and time.monotonic() < deadline:
             if handle.host_pid == os.getpid():
                 break
             await asyncio.sleep(0.05)

@@ -463,6 +463,16 @@ def _lost(name: str, as_json: bool) -> int:
                   "`tui-debugger start PROGRAM`.", as_json)
 
 
+def _warm_now(base: str, pid: int) -> bool:
+    """The host `pid` has ended its session and waits warm for the next one
+    (its warm.json: tui_debugger/warm.py), rather than exiting."""
+    try:
+        with open(os.path.join(base, "warm.json")) as f:  # warm.META_NAME
+            return json.load(f).get("pid") == pid
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
 def _print_answer(answer: dict[str, Any], link: _Link, base: str) -> int:
     rc = int(answer.get("rc", 1))
     if "stdout" in answer or "stderr" in answer:
@@ -479,7 +489,8 @@ def _print_answer(answer: dict[str, Any], link: _Link, base: str) -> int:
 
         link.close()
         deadline = time.monotonic() + 5
-        while pid_alive(link.host_pid) and time.monotonic() < deadline:
+        while (pid_alive(link.host_pid) and not _warm_now(base, link.host_pid)
+               and time.monotonic() < deadline):
             time.sleep(0.02)
     session = (answer.get("acted") or link.name) if _several_live(base) else None
     if "json" in answer:

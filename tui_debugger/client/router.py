@@ -259,7 +259,12 @@ class Router:
             if joined is not None:  # one root per cluster: the live one attaches them
                 self._current = joined.session
                 return joined
-        spare, self._spare = self._spare, None
+        from ..host.early import take_warm
+
+        # The user's warm host, when it fits; else this front end's own spare.
+        spare = await asyncio.to_thread(take_warm, cwd or self.cwd)
+        if spare is None:
+            spare, self._spare = self._spare, None
         try:
             raw = await start_host(cmd.id, wire_args(validated), cwd=cwd or self.cwd,
                                    origin=self.origin, spare=spare, owned=self.owns_started,

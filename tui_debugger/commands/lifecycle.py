@@ -23,7 +23,7 @@ from ..stops import SessionStops
 from .context import LIVE, abs_path, build_context, parse_location, session_of, status_of
 from .render import breakpoint_line
 from .registry import Args, CliSpec, Command, CommandContext, NoArgs, register
-from .views import SessionList, SessionListEntry, SessionStatus
+from .views import SessionList, SessionListEntry, SessionStatus, WarmHostView, WarmStopped
 
 
 class LaunchBreakpoint(Args):
@@ -608,7 +608,25 @@ async def _sessions(ctx: CommandContext, args: NoArgs) -> SessionList:
         mine = [e for e in entries if e.this_project and not e.parent]
         for entry in named or (mine if len(mine) == 1 else []):
             entry.current = True
-    return SessionList(sessions=_as_tree(entries))
+    return SessionList(sessions=_as_tree(entries), warm_host=warm_host_view())
+
+
+def warm_host_view() -> WarmHostView | None:
+    """The user's warm host, as `sessions` and `doctor` show it."""
+    from .. import warm
+
+    info = warm.status()
+    if info is None:
+        return None
+    return WarmHostView(pid=info["pid"], project=info.get("project"), python=info.get("python"),
+                        until=info.get("until"))
+
+
+async def _warm_stop(ctx: CommandContext, args: NoArgs) -> WarmStopped:
+    from .. import warm
+
+    pid = await asyncio.to_thread(warm.stop)
+    return WarmStopped(stopped=pid is not None, pid=pid)
 
 
 def _as_tree(entries: list[SessionListEntry]) -> list[SessionListEntry]:
@@ -633,4 +651,14 @@ register(Command(
     description="Live sessions, each with its child processes; a name is a debugSessionId.",
     args=NoArgs, result=SessionList, handler=_sessions, read_only=True, needs_session=False,
     mcp="debug_sessions", cli=[CliSpec(("sessions",))],
+))
+
+
+register(Command(
+    id="warm_stop", help="End the warm host: a finished session's host kept for the next one.",
+    description="A session's host stays warm for `warm_idle_s` after its session ends, so the "
+    "next session of the project (run, start, an agent's launch) starts sooner; this ends it "
+    "now (TUI_DEBUGGER_WARM=0 or the `warm` setting turns warm hosts off).",
+    args=NoArgs, result=WarmStopped, handler=_warm_stop, needs_session=False,
+    cli=[CliSpec(("warm", "stop"))], tui_action=False,
 ))

@@ -272,9 +272,26 @@ def status(result: Any) -> str:
     return "\n".join(lines)
 
 
+def _warm_line(warm: Any) -> str:
+    until = f", until {time.strftime('%H:%M:%S', time.localtime(warm.until))}" if warm.until else ""
+    return (f"warm host: pid {warm.pid}, project {warm.project or '?'}{until} "
+            "(the next session starts on it; tui-debugger warm stop ends it)")
+
+
+def _warm_stopped(result: Any) -> str:
+    return (f"Warm host {result.pid} ended." if result.stopped
+            else "No warm host was waiting.")
+
+
 def _sessions(result: Any) -> str:
+    text = _sessions_only(result) or "No live sessions. Start one: tui-debugger start PROGRAM"
+    warm = getattr(result, "warm_host", None)
+    return text if warm is None else f"{text}\n{_warm_line(warm)}"
+
+
+def _sessions_only(result: Any) -> str:
     if not result.sessions:
-        return "No live sessions. Start one: tui-debugger start PROGRAM"
+        return ""
     def program_pid(s: Any) -> str:
         live = s.program_pid and s.state not in ("terminated", "idle")
         return f"pid {s.program_pid}" if live else "no program"
@@ -390,6 +407,8 @@ def _doctor(result: Any) -> str:
     if getattr(result, "program_python", None):
         lines.append(f"Python programs started here run under {result.program_python}; "
                      "choose another with --python PATH.")
+    if getattr(result, "warm_host", None) is not None:
+        lines.append(_warm_line(result.warm_host))
     return "\n".join(lines)
 
 
@@ -412,7 +431,7 @@ def _script(result: Any) -> str:
 
 _RENDERERS: dict[type, Callable[[Any], str]] = {
     views.RunResult: run, views.ContextResult: context, views.SessionStatus: status,
-    views.SessionList: _sessions, views.BreakpointResult: _breakpoint,
+    views.SessionList: _sessions, views.WarmStopped: _warm_stopped, views.BreakpointResult: _breakpoint,
     views.BreakpointList: _breakpoints, views.BreakpointsRemoved: _removed,
     views.StackResult: _stack, views.VariablesResult: _variables,
     views.EvaluateResult: _evaluate, views.ThreadsResult: _threads,

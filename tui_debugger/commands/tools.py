@@ -15,6 +15,7 @@ from pydantic import Field
 from backends import adapters
 
 from .context import parse_location
+from .lifecycle import warm_host_view
 from .registry import Args, CliSpec, Command, CommandContext, NoArgs, register
 from .views import AdapterView, DoctorResult, ScriptResult
 
@@ -37,7 +38,7 @@ async def _doctor(ctx: CommandContext, args: NoArgs) -> DoctorResult:
     return DoctorResult(
         adapters=[*(AdapterView(**i.to_dict()) for i in infos), AdapterView(**ray)],
         python=sys.version.split()[0], platform=f"{platform.system()} {platform.machine()}",
-        program_python=program_python,
+        program_python=program_python, warm_host=warm_host_view(),
     )
 
 

@@ -91,8 +91,22 @@ class SessionListEntry(Result):
     started_by: str | None = None  # tui / cli / mcp
 
 
+class WarmHostView(Result):
+    """The user's warm host (tui_debugger/warm.py): a host kept for the next session."""
+    pid: int
+    project: str | None = None
+    python: str | None = None
+    until: float | None = Field(None, description="when it ends unless a session takes it (epoch s)")
+
+
+class WarmStopped(Result):
+    stopped: bool
+    pid: int | None = None
+
+
 class SessionList(Result):
     sessions: list[SessionListEntry]
+    warm_host: WarmHostView | None = None
 
 
 class BreakpointResult(ActionResult):
@@ -243,6 +257,7 @@ class DoctorResult(Result):
     platform: str
     program_python: str | None = Field(None, description="the Python that would run a Python "
                                        "program started from here, and why that one")
+    warm_host: WarmHostView | None = None
 
 
 class ScriptHit(Result):

@@ -58,7 +58,11 @@ def _write_ready(message: HostReady) -> None:
     with contextlib.suppress(OSError):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)
+        os.close(devnull)  # a warm host writes this once per session (host/warm_stay.py)
 
+
+#: A signal told this host to end (serve): it then ends, and does not stay warm.
+_signalled: int | bool = False
 
 #: How often a host no client is joined to checks that its socket is still
 #: there to be found (SessionServer.reachable).
@@ -89,9 +93,11 @@ async def serve(spec: HostSpec, as_json: bool = False) -> int:
         hub, spec.command, spec.args or {}, origin=spec.origin or "cli", client_cwd=spec.cwd,
         view=View.from_wire(spec.view), client=spec.client))
 
-    def stop() -> None:
+    def stop(signum: int = 0) -> None:
         # Told to stop before the session is up (its starter gave up waiting):
         # abandon the start; the hub ends whatever it had begun.
+        global _signalled
+        _signalled = signum or True  # a host told to end by a signal does not stay warm
         if not starting.done():
             starting.cancel()
         stop_requested.set()
@@ -99,7 +105,7 @@ async def serve(spec: HostSpec, as_json: bool = False) -> int:
 
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         with contextlib.suppress(NotImplementedError):
-            loop.add_signal_handler(sig, stop)
+            loop.add_signal_handler(sig, stop, int(sig))
     try:
         try:
             result = await starting
@@ -288,13 +294,31 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     from ..gcpause import pause
 
+    #: the starter's environment, before a watchdog's tag or a setting is added
+    starter_env = dict(os.environ)
     pause()  # until the start command is answered (serve)
     if "--debugpy" in argv:
         start_debugpy_early()
     try:
         import_host_modules(debugpy="--debugpy" in argv)
+        from .warm_stay import WarmState
+
+        state = WarmState(starter_env, start_adapter=start_debugpy_early, read_spec=read_spec)
         spec = read_spec(preload="--spare" in argv)
-        return run_daemon(spec) if spec is not None else 0
+        if spec is None:
+            return 0
+        rc = run_daemon(spec)
+        while not _signalled:  # a failed launch too: the host is as it was
+            state.served(spec)
+            spec = state.stay()  # the next session's, once a starter takes this host
+            if spec is None:
+                return 0
+            rc = run_daemon(spec)
+        if _signalled:
+            # Told to end (or a starter gave up on its start): it does not stay warm.
+            print(f"host: ended by signal {_signalled}; not staying warm", file=sys.stderr,
+                  flush=True)
+        return rc
     finally:
         early_adapter.discard()
 

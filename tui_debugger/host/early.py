@@ -131,7 +131,8 @@ def exited_text(proc: subprocess.Popen[bytes], log: Path | str) -> str:
     with contextlib.suppress(OSError):
         with open(log, errors="replace") as f:
             tail = f.read()[-2000:]
-    return (f"The session host exited before it was ready (code {proc.returncode}). "
+    code = f" (code {proc.returncode})" if proc.returncode is not None else ""
+    return (f"The session host exited before it was ready{code}. "
             f"{tail.strip()[-800:]}")
 
 
@@ -193,8 +194,22 @@ def start_early(argv: list[str] | None = None) -> None:
     global _early
     from backends.early_adapter import wants_debugpy
 
+    _early = take_warm()
+    if _early is not None:
+        return
     with contextlib.suppress(Exception):  # then the launch starts one as before
         _early = SpareHost(preload=False, debugpy=wants_debugpy(argv or []))
+
+
+def take_warm(cwd: str | None = None) -> Any:
+    """The user's warm host, if one fits a session started from `cwd`
+    (tui_debugger/warm.py): a SpareHost to its taker; else None."""
+    from .. import warm
+
+    try:
+        return warm.take(cwd)
+    except Exception:  # whatever went wrong, a cold start still works
+        return None
 
 
 def discard_early() -> None:

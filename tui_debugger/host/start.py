@@ -24,7 +24,7 @@ from backends.procinfo import start_time
 
 from .. import paths
 from .early import (SpareHost, _send_spec, _spawn, end_process, exited_text, not_started_text,
-                    take_early)
+                    take_early, take_warm)
 
 
 def no_first_stop_wait(command: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -66,6 +66,8 @@ class PendingHost:
         self.name_hint = name or "daemon"
         if spare is None:
             spare = take_early()
+        if spare is None:
+            spare = take_warm(cwd)
         if spare is not None and spare.alive():
             self.proc, self.log = spare.proc, spare.log
             spare.hand_over(spec)

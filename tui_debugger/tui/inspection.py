@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.widgets import TabbedContent
@@ -22,7 +22,9 @@ from .messages import (CompleteName, Evaluate, ExpandResult, Inspect, LoadChildr
 from .pane_data import PAGE
 from .widgets.console_pane import ConsolePane
 from .widgets.console_results import ConsoleResults
-from .widgets.memory_screen import MemoryScreen
+
+if TYPE_CHECKING:
+    from .widgets.memory_screen import MemoryScreen
 
 
 class Inspection:
@@ -60,6 +62,8 @@ class Inspection:
         result = await self._call("memory_read", {"count": 128, **args})
         if result is None:
             return
+        from .widgets.memory_screen import MemoryScreen  # after the first paint: on demand
+
         if isinstance(self.screen, MemoryScreen):
             self.screen.show(result)
         else:

@@ -22,11 +22,7 @@ from backends.errors import DebuggerError
 from ..commands import registry
 from .format import display_path
 from .messages import EditBreakpoint, EditValue, Ordered, RunCommand, SendInput, ToggleBreakpoint, in_flight, next_order
-from .widgets.breakpoint_dialog import BreakpointDialog
-from .widgets.command_form import CommandForm, needs_form
-from .widgets.exception_dialog import ExceptionDialog
 from .widgets.output_pane import OutputPane
-from .widgets.value_dialog import ValueDialog
 
 #: The TUI learns of the stop from the session's events, so it does not wait for it.
 RESUMING = {"continue", "next", "step", "finish", "stepi", "nexti"}
@@ -65,6 +61,8 @@ class OrderedCommands:
         if args is None and command_id == "exception_breakpoints":
             self.action_exception_breakpoints()  # a checklist of the debugger's filters
             return
+        from .widgets.command_form import CommandForm, needs_form  # on demand, as the dialogs
+
         if args is None and needs_form(command):
             initial: dict[str, Any] = {}
             fields = command.args.model_fields
@@ -188,6 +186,8 @@ class OrderedCommands:
             elif values:
                 self._run("breakpoint_update", {"breakpoint_id": bp.id, **values})
 
+        from .widgets.breakpoint_dialog import BreakpointDialog
+
         self.push_screen(BreakpointDialog(where, initial, existing=bp is not None), done)
 
     def on_send_input(self, message: SendInput) -> None:
@@ -206,6 +206,8 @@ class OrderedCommands:
                 self._run("set_variable", {"path": message.path, "value": value,
                                            "frame_index": self.selected_frame})
 
+        from .widgets.value_dialog import ValueDialog
+
         self.push_screen(ValueDialog(message.path, message.value), done)
 
     def action_exception_breakpoints(self) -> None:
@@ -223,5 +225,7 @@ class OrderedCommands:
         def done(filters: list[str] | None) -> None:
             if filters is not None:
                 self._run("exception_breakpoints", {"filters": filters})
+
+        from .widgets.exception_dialog import ExceptionDialog
 
         self.push_screen(ExceptionDialog(listed.filters), done)

@@ -17,8 +17,6 @@ from .format import display_path
 from .widgets.breakpoints_pane import BreakpointsPane
 from .widgets.console_pane import ConsoleInput
 from .widgets.disassembly_view import DisassemblyView
-from .widgets.help_screen import PUDB_KEYS, PYTEST_HOWTO, HelpScreen, binding_rows
-from .widgets.open_file_dialog import OpenFileDialog, program_files, project_files
 from .widgets.output_pane import OutputPane, ProgramInput
 from .widgets.source_prompt import SourcePrompt
 from .widgets.source_view import SourceView
@@ -137,6 +135,9 @@ class PaneActions:
             self.run_worker(self._refresh_disassembly, group="disassembly", exclusive=True)
 
     def action_help(self) -> None:
+        # on demand, after the first paint
+        from .widgets.help_screen import PUDB_KEYS, PYTEST_HOWTO, HelpScreen, binding_rows
+
         sections = [
             ("Everywhere", binding_rows(list(self.BINDINGS), self.keymap)
              + [("Ctrl+P", "command palette: every command")]),
@@ -229,6 +230,8 @@ class PaneActions:
             source.focus()
 
     def action_open_file(self) -> None:
+        from .widgets.open_file_dialog import OpenFileDialog, program_files, project_files
+
         seen: set[str] = set()
         candidates: list[tuple[str, str]] = []
 

@@ -20,9 +20,6 @@ from .. import events, paths
 from ..commands.registry import View
 from ..client.router import RemoteHandle, join
 from .messages import StartSession, SwitchSession
-from .widgets.attach_dialog import AttachDialog
-from .widgets.quit_dialog import QuitDialog
-from .widgets.session_picker import SessionPicker
 
 #: The TUI shows each scope in its own node, values cut at the pane's width,
 #: and the whole activity log: sent with its calls (registry.View).
@@ -70,6 +67,8 @@ class SessionLink:
                     # None of this project's, or several: offer them, never pick one.
                     self.state = "idle"
                     self.status.message = "no session of this project: pick one, or Ctrl+A"
+                    from .widgets.session_picker import SessionPicker
+
                     self.push_screen(SessionPicker(exc.details["sessions"],
                                                    exc.message.splitlines()[0]),
                                      self._session_picked)
@@ -263,6 +262,8 @@ class SessionLink:
         self.open_start_dialog()
 
     def open_start_dialog(self, tab: str = "process", note: str = "") -> None:
+        from .widgets.attach_dialog import AttachDialog  # on demand, after the first paint
+
         if not isinstance(self.screen, AttachDialog):
             self.push_screen(AttachDialog(tab, note), self._start_dialog_closed)
 
@@ -285,6 +286,8 @@ class SessionLink:
         the new session. The one on screen before keeps running (see _leave).
         Cancelled (the dialog closed while it waits for an app), the host that was
         not ready yet is ended."""
+        from .widgets.attach_dialog import AttachDialog
+
         try:
             link = await self._host(command_id, args)
         except DebuggerError as exc:
@@ -403,6 +406,8 @@ class SessionLink:
         async def done(quit_now: bool | None) -> None:
             if quit_now:
                 await self.action_quit()
+
+        from .widgets.quit_dialog import QuitDialog
 
         self.push_screen(QuitDialog(consequence), done)
 
