@@ -335,11 +335,18 @@ def launch_args_from(ns: argparse.Namespace) -> dict[str, Any]:
 # ============================================================================ output
 
 
+def _json_of(result: Any) -> Any:
+    """A result's JSON (registry.Result.as_json: the tree's fields only when set)."""
+    if hasattr(result, "as_json"):
+        return result.as_json()
+    return result.model_dump(mode="json", by_alias=True)
+
+
 def emit_result(result: Any, as_json: bool, session: str | None = None) -> None:
     """Print a result; `session`: the session it came from, named in the answer
     (when several are live, so nobody mistakes one for another)."""
     if as_json:
-        data = result.model_dump(mode="json", by_alias=True)
+        data = _json_of(result)
         if session is not None:
             data.setdefault("session", session)
         print(json.dumps(data, indent=2))
@@ -358,7 +365,7 @@ def error_text(exc: DebuggerError, as_json: bool) -> tuple[str, str]:
 def result_answer(result: Any, as_json: bool) -> dict[str, Any]:
     """What emit_result prints, for a client to print (stdout, stderr, rc)."""
     if as_json:
-        out = json.dumps(result.model_dump(mode="json", by_alias=True), indent=2) + "\n"
+        out = json.dumps(_json_of(result), indent=2) + "\n"
     else:
         text = render(result)
         out = text + "\n" if text else ""
@@ -457,7 +464,7 @@ async def run_on_host(hub: Any, session: Any, request: CommandLine, client: str)
     if getattr(result, "process", None) is not None:
         answer["acted"] = result.process.session  # the process of the tree it acted on
     if as_json:
-        answer["json"] = result.model_dump(mode="json", by_alias=True)
+        answer["json"] = _json_of(result)
     else:
         from ..commands.render import relative_to
 

@@ -227,7 +227,7 @@ register(Command(
 
 
 class UntilArgs(RunArgs):
-    file: str = Field("", description="Source file (default: the current frame's).")
+    file: str = Field("", description="Source file.")
     line: int = Field(description="Line to run to.")
     jump: bool = Field(False, description="Make that line the next statement instead; the code "
                        "between is not run.")

@@ -45,6 +45,13 @@ class ProcessRef(BaseModel):
     program: str | None = None
 
 
+class ResultPart(BaseModel):
+    """A piece a result holds (a frame, a variable, a hit): a result's own
+    fields, the process and what happened meanwhile, are the whole answer's."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, defer_build=True)
+
+
 class Result(BaseModel):
     # Built on first use: a CLI command needs two or three of these models, not all.
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, defer_build=True)
@@ -54,6 +61,30 @@ class Result(BaseModel):
     process: SkipJsonSchema[ProcessRef | None] = None
     #: stops in the program's other processes this client has not been told of
     meanwhile: SkipJsonSchema[list[str]] = Field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        """The result as its callers read it (by alias, JSON values), without the
+        tree's fields when they are unset: a one-process program's answers, and
+        debug-script's (whose shape is seeds/002's exactly), carry neither."""
+        return without_unset_tree_fields(self.model_dump(mode="json", by_alias=True))
+
+
+def without_unset_tree_fields(data: Any) -> Any:
+    """`data` (a Result's dump) without `process: null` and `meanwhile: []`, at
+    every depth: the views a result holds (frames, variables, hits) are
+    Results too, and each would carry both."""
+    if isinstance(data, dict):
+        if "meanwhile" in data and "process" in data:
+            if data["process"] is None:
+                del data["process"]
+            if not data["meanwhile"]:
+                del data["meanwhile"]
+        for value in data.values():
+            without_unset_tree_fields(value)
+    elif isinstance(data, list):
+        for item in data:
+            without_unset_tree_fields(item)
+    return data
 
 
 class ActionResult(Result):

@@ -11,10 +11,10 @@ from backends.models import Breakpoint, SourceLocation
 
 from ..output import OutputLine
 from ..models import ActivityEntry, ClientInfo, StopInfo, Watch
-from .registry import ActionResult, Result
+from .registry import ActionResult, Result, ResultPart
 
 
-class FrameView(Result):
+class FrameView(ResultPart):
     index: int
     name: str
     file: str | None = None
@@ -23,7 +23,7 @@ class FrameView(Result):
     has_source: bool = False
 
 
-class VariableView(Result):
+class VariableView(ResultPart):
     name: str
     value: str
     type: str | None = None
@@ -34,7 +34,7 @@ class VariableView(Result):
     value_truncated: bool = False
 
 
-class SourceLineView(Result):
+class SourceLineView(ResultPart):
     line: int
     text: str
     current: bool = False
@@ -75,7 +75,7 @@ class SessionStatus(ActionResult):
     _as_before: bool = PrivateAttr(default=False)
 
 
-class SessionListEntry(Result):
+class SessionListEntry(ResultPart):
     name: str
     pid: int  # the process hosting the session
     program: str | None = None
@@ -91,7 +91,7 @@ class SessionListEntry(Result):
     started_by: str | None = None  # tui / cli / mcp
 
 
-class WarmHostView(Result):
+class WarmHostView(ResultPart):
     """The user's warm host (tui_debugger/warm.py): a host kept for the next session."""
     pid: int
     project: str | None = None
@@ -189,7 +189,7 @@ class EvaluateResult(ActionResult):
     value_truncated: bool = False
 
 
-class CompletionView(Result):
+class CompletionView(ResultPart):
     label: str
     text: str = Field(description="replaces `length` characters of the text from `start`")
     start: int = Field(description="0-based offset in the text")
@@ -203,7 +203,7 @@ class CompletionsResult(Result):
     items: list[CompletionView] = Field(default_factory=list)
 
 
-class ThreadView(Result):
+class ThreadView(ResultPart):
     id: int
     name: str
     selected: bool = False
@@ -242,7 +242,7 @@ class RawCommandResult(ActionResult):
     truncated: bool = False
 
 
-class AdapterView(Result):
+class AdapterView(ResultPart):
     name: str
     available: bool
     path: str | None = None
@@ -260,7 +260,7 @@ class DoctorResult(Result):
     warm_host: WarmHostView | None = None
 
 
-class ScriptHit(Result):
+class ScriptHit(ResultPart):
     type: str
     value: Any = None
 
@@ -284,7 +284,7 @@ class ActivityResult(Result):
     note: str | None = None
 
 
-class InstructionView(Result):
+class InstructionView(ResultPart):
     address: str
     instruction: str
     bytes: str | None = None
@@ -314,7 +314,7 @@ class WatchResult(ActionResult):
     watches: list[Watch] = Field(default_factory=list)
     removed: list[Watch] = Field(default_factory=list)
     message: str | None = None
-class ExceptionFilterView(Result):
+class ExceptionFilterView(ResultPart):
     id: str
     label: str
     enabled: bool

@@ -55,7 +55,7 @@ from backends.errors import DebuggerError, ErrorCode, InternalError, InvalidInpu
 
 from .. import __version__, paths
 from ..commands import registry
-from ..commands.registry import Command, Result, View
+from ..commands.registry import Command, Result, View, without_unset_tree_fields
 from .http import HTTP_REQUEST_TIMEOUT_S, serve_http  # noqa: F401
 from .stdio import serve_stdio  # noqa: F401
 from ..client.router import Router
@@ -326,7 +326,11 @@ def answer_result(structured: dict[str, Any], text: str) -> CallToolResult:
 
 def _script_result(result: Result) -> CallToolResult:
     # seeds/002: the values only, no text.
-    return CallToolResult(content=[], structured_content=result.model_dump(mode="json"))
+    # seeds/002's shape exactly: none of the tree's fields, at any depth.
+    data = without_unset_tree_fields(result.model_dump(mode="json"))
+    data.pop("process", None)
+    data.pop("meanwhile", None)
+    return CallToolResult(content=[], structured_content=data)
 
 
 def _script_error(exc: DebuggerError) -> CallToolResult:
