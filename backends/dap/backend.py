@@ -157,7 +157,12 @@ class DapBackend(LaunchingMixin, BreakpointsMixin, StopsMixin, ValuesMixin, Back
 
     async def event_exited(self, body: Message) -> BackendEvent | None:
         code = body.get("exitCode")
-        return ExitedEvent(exit_code=code if isinstance(code, int) else None)
+        if not isinstance(code, int):
+            return ExitedEvent(exit_code=None)
+        if self.client is not None:
+            # a signal, said as the native backends say it (-15: "killed by SIGTERM")
+            code = self.client.signal_behind(code) or code
+        return ExitedEvent(exit_code=code)
 
     async def event_terminated(self, body: Message) -> BackendEvent | None:
         return TerminatedEvent(reason="the program ended")
