@@ -378,8 +378,9 @@ async def test_the_host_starts_the_program_as_debugpys_launcher_would(
     """The host plays debugpy's launcher (backends/dap/debugpy_launcher.py): the
     program is its own child, no launcher process between, the adapter's token
     in its environment, not on its command line. What a session sees is what
-    it saw with debugpy's launcher: the same exit code (a signal's as the
-    launcher reports it), output, environment, and a terminate that ends it."""
+    it saw with debugpy's launcher: the same exit code (and a signal's for what
+    it is: the host is the program's parent), output, environment, and a
+    terminate that ends it."""
     from backends.dap import debugpy_launcher
 
     program = tmp_path / "ends.py"
