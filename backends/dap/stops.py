@@ -319,6 +319,10 @@ class StopsMixin(_Host):
         self._continue_unanswered += continuing
         try:
             body = await self._request(command, arguments)
+        except CommandFailed:
+            if await self._ended_instead():
+                return  # the program died on its way (a step over os._exit): its end is told
+            raise
         finally:
             self._resume_unanswered -= 1
             if continuing:
@@ -338,6 +342,24 @@ class StopsMixin(_Host):
                 all_threads_continued=bool(body.get("allThreadsContinued", True)),
             )
         )
+
+    async def _ended_instead(self, within: float = 2.0) -> bool:
+        """Whether a resume that failed did so because the program ended under
+        it: debugpy answers a step whose line kills the program with
+        "Server[1] disconnected unexpectedly" (its pydevd went away before the
+        answer), where a continue, answered first, sees the end as an end."""
+        from ..procinfo import pid_alive
+
+        deadline = time.monotonic() + within
+        while True:
+            if self._state == "ended":
+                return True
+            pid = self.debuggee_pid
+            if pid is not None and not pid_alive(pid):
+                return True
+            if time.monotonic() > deadline:
+                return False
+            await asyncio.sleep(0.02)
 
     async def _default_thread(self) -> int:
         if self._last_stopped_thread is not None:
