@@ -232,6 +232,7 @@ class BreakpointRegistryNeeds(FanOutOffers, GuardsOffers, Protocol):
     _backend_ids: dict[int, int | str]
     _bp_lock: asyncio.Lock
     _next_bp_id: int
+    _held: deque[StoppedEvent]
 
 
 class WatchpointsNeeds(FanOutOffers, GuardsOffers, RunControlOffers, InspectionOffers, Protocol):
