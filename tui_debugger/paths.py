@@ -356,6 +356,16 @@ def source_problem(path: str) -> str | None:
     return None
 
 
+def is_binary(path: str) -> bool:
+    """Whether a file holds binary data: a NUL byte in its first 8 KB (git's
+    rule). No source text has one; an executable, an image, a .pyc do."""
+    try:
+        with open(path, "rb") as f:
+            return b"\0" in f.read(8192)
+    except OSError:
+        return False
+
+
 def clean_daemon_logs(keep: int = 10, max_bytes: int = 10 * 1024 * 1024) -> None:
     """Daemon logs do not pile up: of the daemons that ended, the newest `keep`
     logs stay (for a look after a failure) and the rest go; a live daemon's log

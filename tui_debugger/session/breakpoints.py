@@ -98,10 +98,14 @@ class BreakpointRegistry(_Needs):
                     f"against {self.cwd}."
                 )
             if os.path.exists(spec.path):
-                from ..paths import source_problem
+                from ..paths import is_binary, source_problem
 
                 problem = source_problem(spec.path)
-                if problem and "bytes" not in problem:  # a large source is still a source
+                if problem and "bytes" in problem and not self._reads_its_sources():
+                    problem = None  # a native debugger reads its debug information, not the file
+                if problem is None and is_binary(spec.path):
+                    problem = "it is a binary file (a NUL byte in its first 8 KB), not a text source"
+                if problem:
                     raise InvalidInput(
                         f"No breakpoint in {spec.path}: {problem}. Give FILE:LINE of a source "
                         "file.")
@@ -158,6 +162,15 @@ class BreakpointRegistry(_Needs):
                     await self._apply_functions()
         self._publish_breakpoints(origin)
         return targets
+
+    def _reads_its_sources(self) -> bool:
+        """Whether the debugger reads a breakpoint's source file itself (debugpy
+        and node compile it: a 73 MB file held setBreakpoints 56 s, then it
+        failed). A native one maps lines through the binary's debug information.
+        Unknown yet (no program started): taken as reading it."""
+        from backends import adapters
+
+        return self.adapter is None or not adapters.profile(self.adapter).native_binaries
 
     def _release_held(self, removed: list[Breakpoint]) -> None:
         """Threads held at breakpoints that are going (threads beside the shown

@@ -227,6 +227,7 @@ class BreakpointRegistryNeeds(FanOutOffers, GuardsOffers, Protocol):
     backend: Backend | None
     breakpoints: dict[int, Breakpoint]
     attach_request: AttachRequest | None
+    adapter: str | None
     cwd: str
     exception_filters: list[str] | None
     _backend_ids: dict[int, int | str]
