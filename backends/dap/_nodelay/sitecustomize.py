@@ -470,33 +470,57 @@ def _child_tokens_off_argv():
         wrap(sys.modules[name])
         return
 
-    class WrapOnImport:
-        def find_spec(self, fullname, path=None, target=None):
-            if fullname != name:
-                return None
-            import importlib.machinery
+    class WrapOnImport(_AfterImport):
+        NAME = name
 
-            sys.meta_path.remove(self)
-            spec = importlib.machinery.PathFinder.find_spec(fullname, path)
-            if spec is None or spec.loader is None:
-                return spec
-            loader = spec.loader
-            original_exec = loader.exec_module
-
-            def exec_module(module):
-                original_exec(module)
-                try:
-                    wrap(module)
-                except Exception:
-                    pass
-
-            loader.exec_module = exec_module
-            return spec
+        def then(self, module):
+            wrap(module)
 
     sys.meta_path.insert(0, WrapOnImport())
 
 
-class _QuietEnvironmentDescription:
+class _AfterImport:
+    """A finder, first on sys.meta_path, that waits for module NAME's import,
+    runs `then` on the module once it ran, and leaves sys.meta_path."""
+
+    NAME = ""
+
+    def then(self, module):
+        raise NotImplementedError
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != self.NAME:
+            return None
+        import importlib.machinery
+
+        self.leave()
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        loader = getattr(spec, "loader", None)
+        if loader is None or not hasattr(loader, "exec_module"):
+            return spec
+        run_module = loader.exec_module
+
+        def exec_module(module):
+            run_module(module)
+            try:
+                self.then(module)
+            except Exception:
+                pass
+
+        try:
+            loader.exec_module = exec_module
+        except Exception:
+            pass
+        return spec
+
+    def leave(self):
+        try:
+            sys.meta_path.remove(self)
+        except ValueError:
+            pass
+
+
+class _QuietEnvironmentDescription(_AfterImport):
     """Spares debugpy's adapter, launcher and program a description of their
     environment that nobody reads.
 
@@ -514,36 +538,8 @@ class _QuietEnvironmentDescription:
 
     NAME = "debugpy.common.log"
 
-    def find_spec(self, fullname, path=None, target=None):
-        if fullname != self.NAME:
-            return None
-        import importlib.machinery
-
-        self.leave()
-        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
-        loader = getattr(spec, "loader", None)
-        if loader is None or not hasattr(loader, "exec_module"):
-            return spec
-        run_module = loader.exec_module
-
-        def exec_module(module):
-            run_module(module)
-            try:
-                _quiet_describe(module)
-            except Exception:
-                pass
-
-        try:
-            loader.exec_module = exec_module
-        except Exception:
-            pass
-        return spec
-
-    def leave(self):
-        try:
-            sys.meta_path.remove(self)
-        except ValueError:
-            pass
+    def then(self, module):
+        _quiet_describe(module)
 
 
 def _quiet_describe(log):
