@@ -33,6 +33,7 @@ from ..models import (
     StoppedEvent,
     TerminatedEvent,
 )
+from ..procinfo import death_by
 from .breakpoints import BreakpointsMixin
 from .client import DapClient, Message
 from .launching import LaunchingMixin
@@ -162,7 +163,8 @@ class DapBackend(LaunchingMixin, BreakpointsMixin, StopsMixin, ValuesMixin, Back
         if self.client is not None:
             # a signal, said as the native backends say it (-15: "killed by SIGTERM")
             code = self.client.signal_behind(code) or code
-        return ExitedEvent(exit_code=code)
+        # lldb-dap says "exit code 15" for a death by the SIGTERM it stopped at
+        return ExitedEvent(exit_code=death_by(code, self.last_stop_signal))
 
     async def event_terminated(self, body: Message) -> BackendEvent | None:
         return TerminatedEvent(reason="the program ended")

@@ -16,6 +16,7 @@ import time
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import CommandFailed, DebuggerError, InvalidInput, NotSupported
+from ..procinfo import signal_number
 from ..models import BackendEvent, ContinuedEvent, StoppedEvent, Thread, ThreadEvent
 from .client import Message
 from .values import _location
@@ -168,6 +169,9 @@ class StopsMixin(_Host):
                 return
             await asyncio.sleep(0.05)
 
+    #: the signal the last stop was at (SIGTERM: 15), None for any other stop
+    last_stop_signal: int | None = None
+
     # ------------------------------------------------ stops, as the session hears them
 
     async def event_stopped(self, body: Message) -> BackendEvent | None:
@@ -177,6 +181,10 @@ class StopsMixin(_Host):
         if reason == "exception":
             found, traceback = await self._exception_info(body)
             text = found or text
+        # lldb-dap stops at a signal first, and reports the death by it that
+        # may follow as an exit status of the signal's number (event_exited).
+        said = f"{text or ''} {body.get('description') or ''}"
+        self.last_stop_signal = signal_number(said) if "signal SIG" in said else None
         hit_ids = list(body.get("hitBreakpointIds") or [])
         if reason == "pause" and self._plain_breakpoints and body.get("threadId") is not None:
             held_at = await self._held_at(body)

@@ -38,3 +38,34 @@ def test_a_death_by_signal_is_said(isolated_runtime, no_leftover_daemons, tmp_pa
         assert "exit code" not in status, status
     finally:
         cli("stop", "--session", "dies")
+
+
+NATIVE = """#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+    if (argc > 1) abort();
+    kill(getpid(), SIGTERM);
+    return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("adapter", ["lldb-dap", "lldb-cli"])
+@pytest.mark.parametrize("extra, said", [([], "killed by SIGTERM"), (["abort"], "killed by SIGABRT")])
+def test_a_native_death_by_signal_is_said(isolated_runtime, no_leftover_daemons, tmp_path,
+                                          adapter, extra, said):
+    """LLDB stops at the signal first; the death that follows it was "exit code
+    15" (the signal's number as an exit status)."""
+    program = tmp_path / "dies.c"
+    program.write_text(NATIVE)
+    done = cli("start", "--session", "dies", "--adapter", adapter, str(program), *extra)
+    assert done.returncode == 0, done.stderr
+    try:
+        stop = cli("await", "--session", "dies")
+        assert "signal SIG" in stop.stdout, stop
+        ended = cli("continue", "--session", "dies")
+        assert "The program ended" in ended.stdout and said in ended.stdout, ended
+        assert "exit code" not in ended.stdout, ended
+    finally:
+        cli("stop", "--session", "dies")
