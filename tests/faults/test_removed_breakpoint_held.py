@@ -9,6 +9,9 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 THREADS = 40
 PROGRAM = """import sys, threading
@@ -41,7 +44,7 @@ def run_to_held(program: str) -> str:
     """Continue until a stop at the breakpoint has two more threads held there."""
     text = cli("continue", "--session", "held")
     while held(text) < 2:
-        assert "Stopped (breakpoint #1)" in text, text
+        assert "Stopped (breakpoint #" in text, text
         text = cli("continue", "--session", "held")
     return text
 
@@ -60,6 +63,27 @@ def test_a_removed_breakpoint_holds_no_thread(isolated_runtime, no_leftover_daem
         assert "Stopped (breakpoint #1)" in text and held(text) >= 1, text
         # Removing the one they are held at lets them all go.
         cli("break", "rm", "--session", "held", "1")
+        text = cli("continue", "--session", "held")
+        assert "held" not in text and "The program ended: exit code 0" in text, text
+    finally:
+        subprocess.run([sys.executable, "-m", "tui_debugger", "stop", "--session", "held"],
+                       capture_output=True, timeout=60)
+
+
+NATIVE = Path(__file__).resolve().parents[1] / "programs" / "native_thread_hits.c"
+
+
+@pytest.mark.parametrize("adapter", ["lldb-dap"])  # (lldb-cli holds no hit beside a stop)
+def test_a_removed_native_breakpoint_holds_no_thread(isolated_runtime, no_leftover_daemons,
+                                                     adapter):
+    line = next(n for n, text in enumerate(NATIVE.read_text().splitlines(), 1) if "@hit" in text)
+    cli("start", "--session", "held", "--adapter", adapter, "--stop-on-entry", str(NATIVE),
+        "barrier", "20")
+    try:
+        added = cli("break", "add", "--session", "held", f"{NATIVE}:{line}")
+        number = re.search(r"#(\d+)", added).group(1)
+        run_to_held(str(NATIVE))
+        cli("break", "rm", "--session", "held", number)
         text = cli("continue", "--session", "held")
         assert "held" not in text and "The program ended: exit code 0" in text, text
     finally:
