@@ -79,6 +79,12 @@ def _die_with(parent: int) -> Any:
     return preexec
 
 
+def die_with_this_process() -> Any:
+    """A preexec_fn for a child that must not outlive this process (Linux:
+    PR_SET_PDEATHSIG, SIGKILL), or None where that cannot be had."""
+    return _die_with(os.getpid()) if _LIBC is not None else None
+
+
 async def spawn(
     argv: Sequence[str],
     *,

@@ -32,3 +32,27 @@ def start_time(pid: int) -> int | None:
         return None if fields[0] in ("Z", "X") else int(fields[19])
     except (OSError, ValueError, IndexError):
         return None
+
+
+def death_by(exit_code: int | None, stopped_at_signal: int | None) -> int | None:
+    """The exit status to report (-N for a death by signal N), from what a
+    native debugger said: LLDB stops at a signal first, and gives the death by
+    it that follows as an exit status of the signal's number (or 128 + N)."""
+    if (exit_code is not None and stopped_at_signal
+            and exit_code in (stopped_at_signal, 128 + stopped_at_signal)):
+        return -stopped_at_signal
+    return exit_code
+
+
+def signal_number(name: str | None) -> int | None:
+    """A signal's number by its name ("SIGTERM", "signal SIGTERM"), or None."""
+    import re
+    import signal
+
+    match = re.search(r"\bSIG([A-Z]+[0-9]*)\b", name or "")
+    if match is None:
+        return None
+    try:
+        return int(signal.Signals["SIG" + match.group(1)])
+    except KeyError:
+        return None

@@ -116,6 +116,7 @@ async def _execute(
         session.command_guard(cmd.id)
     ctx = CommandContext(hub=hub, origin=origin, session=session, client_cwd=client_cwd,
                          session_name=session_name, view=view)
+    resumed = _ResumeRecorder(session, cmd, args, origin, client)
     try:
         result = await cmd.handler(ctx, args)
     except DebuggerError as exc:
@@ -127,6 +128,8 @@ async def _execute(
         raise
     except Exception as exc:
         raise InternalError(f"{cmd.id} failed unexpectedly: {exc!r}. Please report this.") from exc
+    finally:
+        resumed.close()
     if isinstance(result, registry.ActionResult) and not result.next_steps:
         result.next_steps = registry.next_step_models(cmd, result)
     target = ctx.session or session
@@ -134,7 +137,8 @@ async def _execute(
         _name_the_process(hub, cmd, result, target, client)
     # Watches and hovers re-evaluate at every stop; they are looking, not acting.
     quiet = getattr(args, "context", "repl") in ("watch", "hover")
-    if target is not None and cmd.log_activity and not cmd.read_only and not quiet:
+    if (target is not None and cmd.log_activity and not cmd.read_only and not quiet
+            and not resumed.recorded):
         target.record_activity(origin, cmd.id, summarize(cmd, args), client=client)
     return result
 
@@ -153,6 +157,35 @@ def _name_the_process(hub: SessionHost | None, cmd: Command, result: Result, tar
             target.backend.debuggee_pid if target.backend is not None else None)
         result.process = registry.ProcessRef(session=target.name, pid=pid, program=target.program)
     result.meanwhile = tree.meanwhile(hub, target, client)
+
+
+class _ResumeRecorder:
+    """A call that resumes the program is in the activity log from the moment
+    it does, not when it answers: a continue waits up to a minute for the
+    stop, and one cancelled meanwhile (its client gave up) still resumed it."""
+
+    def __init__(self, session: Session | None, cmd: Command, args: Args, origin: str,
+                 client: str) -> None:
+        self.session = session if cmd.log_activity and not cmd.read_only else None
+        self.recorded = False
+        if self.session is None:
+            return
+        from . import events
+
+        def on_event(event: Any) -> None:
+            if (not self.recorded and isinstance(event, events.Continued)
+                    and event.origin == origin and self.session is not None):
+                self.recorded = True
+                asyncio.get_running_loop().call_soon(
+                    self.session.record_activity, origin, cmd.id, summarize(cmd, args),
+                    True, client)
+
+        self._listener = on_event
+        self.session.add_listener(on_event)
+
+    def close(self) -> None:
+        if self.session is not None:
+            self.session.remove_listener(self._listener)
 
 
 #: how a call waits or answers, not what it does: left out of the activity log

@@ -230,8 +230,60 @@ def live_sessions(clean_stale: bool = True) -> list[LiveSession]:
                         info.get("program_pid"), info.get("parent"), info.get("project"),
                         info.get("started_by"))
         )
+    listed = {s.name for s in out}
+    for sock in base.glob("*.sock"):
+        if sock.stem not in listed:
+            found = _healed(sock)
+            if found is not None:
+                out.append(found)
     out.sort(key=lambda s: s.created_at)
     return out
+
+
+#: How long a reader waits for a host to write its damaged <name>.json again.
+HEAL_WAIT_S = 1.0
+
+
+def _healed(sock: Path) -> LiveSession | None:
+    """A live session whose <name>.json is damaged (truncated, garbage, gone)
+    while its socket answers: connecting makes its host write the file again
+    (SessionServer), which is then read. A socket that does not answer, or a
+    file that stays unreadable, is no session (and nothing is removed)."""
+    import stat
+
+    try:
+        if not stat.S_ISSOCK(os.lstat(sock).st_mode):
+            return None
+    except OSError:
+        return None
+    meta = sock.with_suffix(".json")
+    if _read_ours(meta) is not None or not socket_answers(sock):
+        return None  # an intact file (listed above, or a dead host's) or no host
+    deadline = time.monotonic() + HEAL_WAIT_S
+    while True:
+        info = _read_ours(meta)
+        if info is not None:
+            try:
+                pid = int(info.get("pid", 0))
+            except (TypeError, ValueError):
+                return None
+            if not (pid > 0 and pid_alive(pid)):
+                return None
+            return LiveSession(sock.stem, pid, sock, float(info.get("created_at", 0)),
+                               info.get("program"), info.get("adapter"), info.get("state"),
+                               info.get("program_pid"), info.get("parent"), info.get("project"),
+                               info.get("started_by"))
+        if time.monotonic() > deadline:
+            return None
+        time.sleep(0.02)
+
+
+def _read_ours(meta: Path) -> dict | None:
+    try:
+        info = json.loads(meta.read_text())
+    except (OSError, ValueError, RecursionError):
+        return None
+    return info if _ours(info) else None
 
 
 #: (the environment that named it, the runtime directory): several_live's
@@ -302,6 +354,16 @@ def source_problem(path: str) -> str | None:
     if st.st_size > MAX_SOURCE_BYTES:
         return f"it is {st.st_size:,} bytes, over the {MAX_SOURCE_BYTES:,} read for a source"
     return None
+
+
+def is_binary(path: str) -> bool:
+    """Whether a file holds binary data: a NUL byte in its first 8 KB (git's
+    rule). No source text has one; an executable, an image, a .pyc do."""
+    try:
+        with open(path, "rb") as f:
+            return b"\0" in f.read(8192)
+    except OSError:
+        return False
 
 
 def clean_daemon_logs(keep: int = 10, max_bytes: int = 10 * 1024 * 1024) -> None:

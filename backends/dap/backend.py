@@ -33,6 +33,7 @@ from ..models import (
     StoppedEvent,
     TerminatedEvent,
 )
+from ..procinfo import death_by
 from .breakpoints import BreakpointsMixin
 from .client import DapClient, Message
 from .launching import LaunchingMixin
@@ -157,7 +158,13 @@ class DapBackend(LaunchingMixin, BreakpointsMixin, StopsMixin, ValuesMixin, Back
 
     async def event_exited(self, body: Message) -> BackendEvent | None:
         code = body.get("exitCode")
-        return ExitedEvent(exit_code=code if isinstance(code, int) else None)
+        if not isinstance(code, int):
+            return ExitedEvent(exit_code=None)
+        if self.client is not None:
+            # a signal, said as the native backends say it (-15: "killed by SIGTERM")
+            code = self.client.signal_behind(code) or code
+        # lldb-dap says "exit code 15" for a death by the SIGTERM it stopped at
+        return ExitedEvent(exit_code=death_by(code, self.last_stop_signal))
 
     async def event_terminated(self, body: Message) -> BackendEvent | None:
         return TerminatedEvent(reason="the program ended")

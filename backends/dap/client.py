@@ -476,6 +476,18 @@ class DapClient:
             adapter=self.name, stderr=tail,
         )
 
+    def signal_behind(self, reported: int) -> int | None:
+        """The program's own status (-N, a signal) behind the exit code the
+        adapter reported for it: debugpy's launcher (played by the host) can
+        only send a number, so a death by SIGTERM arrives as 241 (256 - 15),
+        which reads as an exit code. None: no such death."""
+        for launcher in self._launchers:
+            child = launcher.child
+            code = child.proc.returncode if child is not None else None
+            if code is not None and code < 0 and code & 0xFF == reported & 0xFF:
+                return code
+        return None
+
     async def _stream_ended(self, reason: str) -> None:
         if self._death is not None:
             return

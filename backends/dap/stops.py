@@ -16,6 +16,7 @@ import time
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import CommandFailed, DebuggerError, InvalidInput, NotSupported
+from ..procinfo import signal_number
 from ..models import BackendEvent, ContinuedEvent, StoppedEvent, Thread, ThreadEvent
 from .client import Message
 from .values import _location
@@ -168,6 +169,9 @@ class StopsMixin(_Host):
                 return
             await asyncio.sleep(0.05)
 
+    #: the signal the last stop was at (SIGTERM: 15), None for any other stop
+    last_stop_signal: int | None = None
+
     # ------------------------------------------------ stops, as the session hears them
 
     async def event_stopped(self, body: Message) -> BackendEvent | None:
@@ -177,6 +181,10 @@ class StopsMixin(_Host):
         if reason == "exception":
             found, traceback = await self._exception_info(body)
             text = found or text
+        # lldb-dap stops at a signal first, and reports the death by it that
+        # may follow as an exit status of the signal's number (event_exited).
+        said = f"{text or ''} {body.get('description') or ''}"
+        self.last_stop_signal = signal_number(said) if "signal SIG" in said else None
         hit_ids = list(body.get("hitBreakpointIds") or [])
         if reason == "pause" and self._plain_breakpoints and body.get("threadId") is not None:
             held_at = await self._held_at(body)
@@ -319,6 +327,10 @@ class StopsMixin(_Host):
         self._continue_unanswered += continuing
         try:
             body = await self._request(command, arguments)
+        except CommandFailed:
+            if await self._ended_instead():
+                return  # the program died on its way (a step over os._exit): its end is told
+            raise
         finally:
             self._resume_unanswered -= 1
             if continuing:
@@ -338,6 +350,24 @@ class StopsMixin(_Host):
                 all_threads_continued=bool(body.get("allThreadsContinued", True)),
             )
         )
+
+    async def _ended_instead(self, within: float = 2.0) -> bool:
+        """Whether a resume that failed did so because the program ended under
+        it: debugpy answers a step whose line kills the program with
+        "Server[1] disconnected unexpectedly" (its pydevd went away before the
+        answer), where a continue, answered first, sees the end as an end."""
+        from ..procinfo import pid_alive
+
+        deadline = time.monotonic() + within
+        while True:
+            if self._state == "ended":
+                return True
+            pid = self.debuggee_pid
+            if pid is not None and not pid_alive(pid):
+                return True
+            if time.monotonic() > deadline:
+                return False
+            await asyncio.sleep(0.02)
 
     async def _default_thread(self) -> int:
         if self._last_stopped_thread is not None:

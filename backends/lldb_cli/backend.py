@@ -99,6 +99,8 @@ class LldbCliBackend(LifecycleMixin, BreakpointsMixin, RunControlMixin, Inspecti
         self._quiet_stopped = False
         self._stop_on_entry = False
         self._first_stop = True
+        #: the signal the last stop was at (a death by it follows as its number)
+        self._last_stop_signal: int | None = None
         self._stop_id: int | None = None
         self._threads_seen: list[Thread] = []
         self._source_breakpoints: dict[str, list[int]] = {}

@@ -87,6 +87,7 @@ class LldbHost(Protocol):
     _quiet_stopped: bool
     _stop_on_entry: bool
     _first_stop: bool
+    _last_stop_signal: int | None
     _stop_id: int | None
     _threads_seen: list[Thread]
     _terminated: bool

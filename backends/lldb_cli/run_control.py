@@ -15,6 +15,7 @@ from typing import Any, Awaitable, Callable, TypeVar
 
 from ..errors import DebuggerError, InvalidInput, Timeout
 from ..models import ContinuedEvent, ExitedEvent, OutputEvent, StoppedEvent, TerminatedEvent, Thread
+from ..procinfo import death_by, signal_number
 from .host import LldbHost
 from .lldb_process import RUNNING
 from .protocol import sanitize
@@ -177,6 +178,9 @@ class RunControlMixin:
         if state == "stopped":
             self._state = "stopped"
             self._stop_id = info.get("stop_id")
+            self._last_stop_signal = next(
+                (signal_number(t["signal"]) for t in info.get("threads") or []
+                 if t.get("reason") and t.get("signal") not in (None, "SIGSTOP")), None)
             self._remember_threads(info)
             if self._quiet_interrupt and not self._real_stop(info):
                 self._quiet_stopped = True
@@ -185,7 +189,9 @@ class RunControlMixin:
             self._report_stopped(info, reason_override="entry" if entry else None)
         elif state == "exited":
             self._state = "exited"
-            self.emit(ExitedEvent(exit_code=info.get("exit_code")))
+            # "exit code 15" after a stop at SIGTERM was a death by it
+            self.emit(ExitedEvent(exit_code=death_by(info.get("exit_code"),
+                                                     self._last_stop_signal)))
             self._emit_terminated("the program ended")
         elif state == "lost":
             self._state = "exited"

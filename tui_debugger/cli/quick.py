@@ -247,8 +247,10 @@ class _Link:
 
 def _link(base: str, name: str) -> _Link | None:
     info = _metadata(base, name)
-    if info is None or not _alive(info):
+    if info is not None and not _alive(info):
         return None
+    # A damaged file (info None) with a live host: its socket still answers
+    # (and the host writes the file again on the connection).
     try:
         link = _Link(name, os.path.join(base, f"{name}.sock"))
     except OSError:

@@ -11,8 +11,8 @@ from typing import Any
 
 from . import views
 from .render import (
-    _breakpoint, _short, ending, killed, mid_line_column, others, process_line, render, stop_line,
-    watch_change_text,
+    _breakpoint, _short, breakpoint_line, ending, killed, mid_line_column, others, process_line,
+    render, stop_line, watch_change_text,
 )
 
 
@@ -279,6 +279,10 @@ def short_text(result: Any) -> str:
         text = result.message or f"{len(result.results)} hit(s)"
     elif isinstance(result, views.BreakpointResult):
         text = _breakpoint(result).replace("\n  ", " ")
+    elif isinstance(result, views.BreakpointList) and len(result.breakpoints) > 1:
+        # The first, and how many more the data holds: "the first of 25" read as all.
+        first = breakpoint_line(result.breakpoints[0])
+        text = f"{first} (+{len(result.breakpoints) - 1} more)"
     elif isinstance(result, views.OutputResult):
         lines = sum(e.text.count("\n") or 1 for e in result.entries)
         text = (f"[{result.note}]" if result.note else

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import json
 import os
 from typing import Callable
 
@@ -124,6 +125,29 @@ class Hub:
             "parent": session.parent,
             **self.origins.get(session.name, {}),
         }
+
+    def heal_meta(self, name: str) -> None:
+        """<name>.json written again when it no longer reads as a session's
+        file (truncated, garbage, removed) while this host serves `name` at its
+        socket: a client that found the socket (paths.live_sessions) then finds
+        the session. A file of another session is left as it is."""
+        server = self.servers.get(name)
+        session = self.sessions.get(name)
+        if not self.serve or server is None or session is None or not server.reachable():
+            return
+        try:
+            text = paths.meta_path(name).read_text()
+            info = json.loads(text)
+        except FileNotFoundError:
+            info = None
+        except (OSError, ValueError, RecursionError):
+            info = None
+        if isinstance(info, dict) and info.get("kind") == paths.META_KIND:
+            return
+        info = self._meta_of(session)
+        with contextlib.suppress(DebuggerError):
+            paths.write_meta(name, info)
+            self._meta_written[name] = info
 
     def update_meta(self, session: Session) -> None:
         """<name>.json says the session as it is now, written by a thread of its

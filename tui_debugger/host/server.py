@@ -83,6 +83,8 @@ class SessionServer:
         task = asyncio.current_task()
         assert task is not None
         self._connections.add(task)
+        # A client reached this socket: the session's file must say it too.
+        self.hub.heal_meta(self.session.name)
         client_id = f"client-{next(_client_ids)}"
         origin = "cli"
         subscription = None

@@ -60,6 +60,10 @@ def inspect_line(line: str) -> tuple[dict[str, Any] | None, dict[str, Any] | Non
                      "(batches and bare values are not requests).")
     msg_id = message.get("id")
     if not isinstance(msg_id, (str, int)) or isinstance(msg_id, bool):
+        if "method" in message and msg_id is not None:
+            # (the SDK drops it unanswered: a caller would wait for ever)
+            return error(-32600, 'Invalid Request: "id" must be a string or an integer, not '
+                         f"{json.dumps(msg_id)[:40]}.")
         msg_id = None
     is_request = "method" in message and "id" in message
     if message.get("jsonrpc") != "2.0":
@@ -73,6 +77,14 @@ def inspect_line(line: str) -> tuple[dict[str, Any] | None, dict[str, Any] | Non
             return error(-32602, 'Invalid params: "params" must be an object, e.g. '
                          '{"name": "debug_status", "arguments": {}}.', msg_id) \
                 if is_request else (None, None)
+        if (is_request and message["method"] == "tools/call" and isinstance(params, dict)
+                and params.get("arguments") is not None
+                and not isinstance(params["arguments"], dict)):
+            given = params["arguments"]
+            kind = "a list" if isinstance(given, list) else type(given).__name__
+            return error(-32602, 'Invalid params: "arguments" must be an object of the tool\'s '
+                         f'arguments, not {kind}, e.g. {{"name": "debug_status", '
+                         '"arguments": {}}.', msg_id)
         bad = _lone_surrogate(message)
         if bad is not None:
             where = bad.encode("utf-8", "backslashreplace").decode()[:60]
@@ -205,6 +217,19 @@ class _ToolCalls:
             task.cancel()
             return True
         return False
+
+    def too_early(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        """The error answer for a request before the connection's handshake
+        (none yet, and no 2026 per-request envelope): the SDK's own says only
+        "Invalid request parameters", with empty data."""
+        method, msg_id = message.get("method"), message.get("id")
+        if (self.modern is not None or method in (None, "initialize", "ping") or msg_id is None
+                or _enveloped(message.get("params"))):
+            return None
+        return {"jsonrpc": "2.0", "id": msg_id, "error": {
+            "code": -32602, "message": f"Invalid params: {method} came before the handshake. "
+            "Send `initialize`, then the `notifications/initialized` notification, first (or "
+            "name the protocol version in each request's params._meta)."}}
 
     def given(self, message: Any) -> None:
         """The SDK was given `message` (its JSON-RPC model): the first request
@@ -411,6 +436,8 @@ class _SdkReadStream:
                 self.calls.cancel_all()
                 raise anyio.EndOfStream from None
             message, problem = inspect_line(line.decode("utf-8", "replace"))
+            if problem is None and message is not None:
+                problem = self.calls.too_early(message)
             if problem is not None:
                 self.out.write(_error_line(problem))
             elif message is not None and self.calls.take(message):

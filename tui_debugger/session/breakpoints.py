@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections import deque
 from typing import TYPE_CHECKING, Any
 
 from backends.errors import DebuggerError, InvalidInput, NotSupported
-from backends.models import Breakpoint, BreakpointChangedEvent, BreakpointSpec, ExceptionFilter
+from backends.models import (Breakpoint, BreakpointChangedEvent, BreakpointSpec, ExceptionFilter,
+                             StoppedEvent)
 
 from .. import events
 from ..models import Origin, SessionState
@@ -98,10 +100,14 @@ class BreakpointRegistry(_Needs):
                     f"against {self.cwd}."
                 )
             if os.path.exists(spec.path):
-                from ..paths import source_problem
+                from ..paths import is_binary, source_problem
 
                 problem = source_problem(spec.path)
-                if problem and "bytes" not in problem:  # a large source is still a source
+                if problem and "bytes" in problem and not self._reads_its_sources():
+                    problem = None  # a native debugger reads its debug information, not the file
+                if problem is None and is_binary(spec.path):
+                    problem = "it is a binary file (a NUL byte in its first 8 KB), not a text source"
+                if problem:
                     raise InvalidInput(
                         f"No breakpoint in {spec.path}: {problem}. Give FILE:LINE of a source "
                         "file.")
@@ -145,6 +151,7 @@ class BreakpointRegistry(_Needs):
     async def remove_breakpoints(self, ids: list[int] | None, origin: Origin) -> list[Breakpoint]:
         targets = list(self.breakpoints.values()) if ids is None else [self.get_breakpoint(i) for i in ids]
         async with self._bp_lock:
+            self._release_held(targets)
             for bp in targets:
                 self.breakpoints.pop(bp.id, None)
                 self._backend_ids.pop(bp.id, None)
@@ -157,6 +164,34 @@ class BreakpointRegistry(_Needs):
                     await self._apply_functions()
         self._publish_breakpoints(origin)
         return targets
+
+    def _reads_its_sources(self) -> bool:
+        """Whether the debugger reads a breakpoint's source file itself (debugpy
+        and node compile it: a 73 MB file held setBreakpoints 56 s, then it
+        failed). A native one maps lines through the binary's debug information.
+        Unknown yet (no program started): taken as reading it."""
+        from backends import adapters
+
+        return self.adapter is None or not adapters.profile(self.adapter).native_binaries
+
+    def _release_held(self, removed: list[Breakpoint]) -> None:
+        """Threads held at breakpoints that are going (threads beside the shown
+        stop, each shown by a continue) are held no longer: the next continue
+        runs them on, rather than stopping at a breakpoint that is not there.
+        A hit held for a breakpoint that stays, or for an exception, is kept."""
+        going = {bp.id for bp in removed}
+        staying = {str(bid) for bp_id, bid in self._backend_ids.items() if bp_id not in going}
+
+        def released(event: StoppedEvent) -> bool:
+            if "breakpoint" not in event.reason:
+                return False
+            hit = {str(b) for b in event.hit_breakpoint_ids}
+            if not hit:  # the adapter did not say which: only when none stays
+                return not staying
+            return not hit & staying  # no breakpoint that stays holds it
+
+        if self._held:
+            self._held = deque(e for e in self._held if not released(e))
 
     def _backend_ready(self) -> bool:
         return self.backend is not None and self.state in (
@@ -190,7 +225,14 @@ class BreakpointRegistry(_Needs):
         bp.line = state.line if state.line else (bp.spec.line if bp.spec.path else None)
         bp.message = state.message
         if state.backend_id is not None:
+            was = self._backend_ids.get(bp.id)
             self._backend_ids[bp.id] = state.backend_id
+            if was is not None and str(was) != str(state.backend_id) and self._held:
+                # Set again (debugpy numbers a file's breakpoints anew): hits held
+                # at it still name it.
+                for event in self._held:
+                    event.hit_breakpoint_ids = [state.backend_id if str(b) == str(was) else b
+                                                for b in event.hit_breakpoint_ids]
         else:
             self._backend_ids.pop(bp.id, None)
 

@@ -48,6 +48,10 @@ class FanOut(_Needs):
         breakpoints as they change (persist.py). It must be quick and not block."""
         self._listeners.append(callback)
 
+    def remove_listener(self, callback) -> None:
+        with contextlib.suppress(ValueError):
+            self._listeners.remove(callback)
+
     def record_activity(self, origin: Origin, command: str, summary: str = "", ok: bool = True,
                         client: str | None = None) -> None:
         self._last_activity = time.monotonic()

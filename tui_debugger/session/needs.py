@@ -233,11 +233,13 @@ class BreakpointRegistryNeeds(FanOutOffers, GuardsOffers, Protocol):
     breakpoints: dict[int, Breakpoint]
     attach_request: AttachRequest | None
     launch_request: LaunchRequest | None
+    adapter: str | None
     cwd: str
     exception_filters: list[str] | None
     _backend_ids: dict[int, int | str]
     _bp_lock: asyncio.Lock
     _next_bp_id: int
+    _held: deque[StoppedEvent]
 
 
 class WatchpointsNeeds(FanOutOffers, GuardsOffers, RunControlOffers, InspectionOffers, Protocol):

@@ -263,7 +263,12 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
 
         handlers = {signal.SIGTERM: lambda: loop.create_task(self.action_quit()),
                     signal.SIGHUP: lambda: loop.create_task(hang_up())}
-        for sig, handler in handlers.items():
+        on_loop = dict(handlers)
+        tab_gone = getattr(self._driver, "tab_gone", None)
+        if tab_gone is not None:  # a browser tab's driver handles SIGTERM itself (web_tab)
+            handlers[signal.SIGTERM] = lambda: tab_gone(143)
+            del on_loop[signal.SIGTERM]
+        for sig, handler in on_loop.items():
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                 loop.add_signal_handler(sig, handler)
                 self._signals.append(sig)

@@ -19,7 +19,8 @@ def own_origin() -> str:
     """How this TUI names itself to the session: "web" when it is drawn in a
     browser tab (`tui-debugger serve` runs it under Textual's web driver, through
     textual-serve), else "tui". The other clients then see the tab as "web"."""
-    return "web" if "web_driver" in os.environ.get("TEXTUAL_DRIVER", "") else "tui"
+    driver = os.environ.get("TEXTUAL_DRIVER", "")
+    return "web" if "web_driver" in driver or "web_tab" in driver else "tui"
 
 
 def who(origin: str | None) -> str:

@@ -34,6 +34,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from backends.errors import DebuggerError, InvalidInput
+from backends.process import die_with_this_process
 
 from .. import paths
 
@@ -42,6 +43,10 @@ COOKIE = "tui_debugger_token"
 #: Where the token of the running server is kept (0600), per port.
 TOKEN_FILE = "serve-{port}.token"
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+#: The driver a tab's `tui-debugger ui` runs with.
+TAB_DRIVER = "tui_debugger.tui.web_tab:TabDriver"
+#: How long a tab's process has to quit when asked, then when sent SIGTERM.
+TAB_QUITS_WITHIN = 5.0
 
 log = logging.getLogger("tui-debugger.serve")
 
@@ -214,7 +219,8 @@ class WebServer:
                     await service.set_terminal_size(_int(data.get("width"), width),
                                                     _int(data.get("height"), height))
                 elif kind == "ping":
-                    await socket.send_json(["pong", data])
+                    with contextlib.suppress(ConnectionError):  # the tab is closing
+                        await socket.send_json(["pong", data])
                 elif kind == "blur":
                     await service.blur()
                 elif kind == "focus":
@@ -224,7 +230,9 @@ class WebServer:
         finally:
             self.services.discard(service)
             with contextlib.suppress(Exception):
-                await service.stop()
+                # Shielded: a tab closing mid-start cancels this handler, and its
+                # process must still be ended.
+                await asyncio.shield(service.stop())
             with contextlib.suppress(Exception):
                 await socket.close()
         return socket
@@ -240,11 +248,27 @@ class WebServer:
             async def _open_app_process(self, width: int = 80, height: int = 24) -> Any:
                 env = self._build_environment(width=width, height=height)
                 env.pop("TUI_DEBUGGER_SERVE_TOKEN", None)
+                # textual's WebDriver, plus: the tab's end (the end of its input,
+                # a failed write, SIGTERM) is the app's end (tui/web_tab.py).
+                env["TEXTUAL_DRIVER"] = TAB_DRIVER
+                # A group of its own (ended whole), and it dies with serve even
+                # when serve is killed outright (PR_SET_PDEATHSIG).
                 self._process = process = await asyncio.create_subprocess_exec(
                     *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                    stderr=asyncio.subprocess.PIPE, env=env, start_new_session=True)
+                    stderr=asyncio.subprocess.PIPE, env=env, start_new_session=True,
+                    preexec_fn=die_with_this_process())
                 self._stdin = process.stdin
                 return process
+
+            async def stop(self) -> None:
+                """Ask the app to quit, then end its process group if it did not
+                (textual-serve's stop would wait on it for ever), also for a tab
+                that closed while its process was starting (no reader task yet)."""
+                process = self._process
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(super().stop(), TAB_QUITS_WITHIN)
+                if process is not None:
+                    await end_tab_process(process)
 
         return TabService(argv[0], write_bytes=socket.send_bytes, write_str=socket.send_str,
                           close=socket.close, download_manager=DownloadManager())
@@ -278,11 +302,21 @@ class WebServer:
         self.allowed = allowed_hosts(self.host, self.port, self.extra_hosts)
 
     async def stop(self) -> None:
-        for service in list(self.services):
-            with contextlib.suppress(Exception):
-                await service.stop()
+        await asyncio.gather(*(service.stop() for service in list(self.services)),
+                             return_exceptions=True)
         if self.runner is not None:
             await self.runner.cleanup()
+
+
+async def end_tab_process(process: Any) -> None:
+    """SIGTERM to a tab's process group, then SIGKILL if it is still there."""
+    for sig, grace in ((signal.SIGTERM, TAB_QUITS_WITHIN), (signal.SIGKILL, TAB_QUITS_WITHIN)):
+        if process.returncode is not None:
+            return
+        with contextlib.suppress(OSError):
+            os.killpg(process.pid, sig)
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(process.wait(), grace)
 
 
 def _int(value: Any, default: int) -> int:

@@ -397,7 +397,130 @@ def _hide_token():
     subprocess.Popen.__init__ = __init__
 
 
-class _QuietEnvironmentDescription:
+#: where a Python child of the debuggee finds pydevd's tokens (its environment)
+_CHILD_TOKENS = {"--access-token": "TUI_DEBUGGER_PYDEVD_ACCESS_TOKEN",
+                 "--client-access-token": "TUI_DEBUGGER_PYDEVD_CLIENT_TOKEN"}
+
+
+def _child_tokens_off_argv():
+    """pydevd starts a Python child of the debuggee (subprocess, exec) as
+    `pydevd.py ... --client-access-token T --file PROG` or `python -c "...
+    settrace(..., client_access_token='T')"`: on a command line every user
+    reads with `ps`. Here they move to the child's environment (readable by
+    its owner only): pydevd's patch_args is wrapped as it is imported, and a
+    child started so puts them back on its own sys.argv (not its command line)
+    before pydevd reads them."""
+    import re
+
+    argv = sys.argv
+    if argv and os.path.basename(argv[0]) in ("pydevd.py", "pydevd.pyc"):
+        for flag, key in _CHILD_TOKENS.items():
+            value = os.environ.get(key)
+            if value and flag not in argv:
+                argv[1:1] = [flag, value]
+
+    # settrace(access_token='T', ...) and its __setup_holder__={'access-token': 'T'}
+    in_code = re.compile(r"(\b(?:client_)?access_token=|'(?:client-)?access-token': )('[^'\\]*')")
+    keys = {"access_token=": _CHILD_TOKENS["--access-token"],
+            "client_access_token=": _CHILD_TOKENS["--client-access-token"],
+            "'access-token': ": _CHILD_TOKENS["--access-token"],
+            "'client-access-token': ": _CHILD_TOKENS["--client-access-token"]}
+
+    def in_code_to_env(match):
+        name, literal = match.group(1), match.group(2)
+        os.environ[keys[name]] = literal[1:-1]
+        return "%s__import__('os').environ.get(%r)" % (name, keys[name])
+
+    def without_tokens(args):
+        out = []
+        at = 0
+        while at < len(args):
+            word = args[at]
+            text = word.decode("utf-8", "surrogateescape") if isinstance(word, bytes) else word
+            if isinstance(text, str) and text in _CHILD_TOKENS and at + 1 < len(args):
+                value = args[at + 1]
+                if isinstance(value, bytes):
+                    value = value.decode("utf-8", "surrogateescape")
+                os.environ[_CHILD_TOKENS[text]] = value
+                at += 2
+                continue
+            if isinstance(text, str) and ("access_token=" in text or "access-token'" in text):
+                text = in_code.sub(in_code_to_env, text)
+                word = text.encode("utf-8", "surrogateescape") if isinstance(word, bytes) else text
+            out.append(word)
+            at += 1
+        return out
+
+    def wrap(module):
+        original = module.patch_args
+
+        def patch_args(args, is_exec=False):
+            patched = original(args, is_exec)
+            try:
+                if isinstance(patched, (list, tuple)) and patched is not args:
+                    return without_tokens(list(patched))
+            except Exception:
+                pass
+            return patched
+
+        module.patch_args = patch_args
+
+    name = "_pydev_bundle.pydev_monkey"
+    if name in sys.modules:
+        wrap(sys.modules[name])
+        return
+
+    class WrapOnImport(_AfterImport):
+        NAME = name
+
+        def then(self, module):
+            wrap(module)
+
+    sys.meta_path.insert(0, WrapOnImport())
+
+
+class _AfterImport:
+    """A finder, first on sys.meta_path, that waits for module NAME's import,
+    runs `then` on the module once it ran, and leaves sys.meta_path."""
+
+    NAME = ""
+
+    def then(self, module):
+        raise NotImplementedError
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != self.NAME:
+            return None
+        import importlib.machinery
+
+        self.leave()
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        loader = getattr(spec, "loader", None)
+        if loader is None or not hasattr(loader, "exec_module"):
+            return spec
+        run_module = loader.exec_module
+
+        def exec_module(module):
+            run_module(module)
+            try:
+                self.then(module)
+            except Exception:
+                pass
+
+        try:
+            loader.exec_module = exec_module
+        except Exception:
+            pass
+        return spec
+
+    def leave(self):
+        try:
+            sys.meta_path.remove(self)
+        except ValueError:
+            pass
+
+
+class _QuietEnvironmentDescription(_AfterImport):
     """Spares debugpy's adapter, launcher and program a description of their
     environment that nobody reads.
 
@@ -415,36 +538,8 @@ class _QuietEnvironmentDescription:
 
     NAME = "debugpy.common.log"
 
-    def find_spec(self, fullname, path=None, target=None):
-        if fullname != self.NAME:
-            return None
-        import importlib.machinery
-
-        self.leave()
-        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
-        loader = getattr(spec, "loader", None)
-        if loader is None or not hasattr(loader, "exec_module"):
-            return spec
-        run_module = loader.exec_module
-
-        def exec_module(module):
-            run_module(module)
-            try:
-                _quiet_describe(module)
-            except Exception:
-                pass
-
-        try:
-            loader.exec_module = exec_module
-        except Exception:
-            pass
-        return spec
-
-    def leave(self):
-        try:
-            sys.meta_path.remove(self)
-        except ValueError:
-            pass
+    def then(self, module):
+        _quiet_describe(module)
 
 
 def _quiet_describe(log):
@@ -542,6 +637,10 @@ except Exception:
     pass
 try:
     _hide_token()
+except Exception:
+    pass
+try:
+    _child_tokens_off_argv()
 except Exception:
     pass
 try:
