@@ -196,6 +196,21 @@ def cluster_bin_dirs(pid: int) -> list[str]:
     return dirs
 
 
+def py_spy_hint(tasks: list[PausedTask]) -> str | None:
+    """What to install where, when a paused worker of this machine could not
+    be read for want of py-spy (its place then shows only once attached)."""
+    unread = [t for t in tasks if t.kind is None and os.path.exists(f"/proc/{t.pid}")]
+    if not unread or find_py_spy(unread[0].pid) is not None:
+        return None
+    dirs = cluster_bin_dirs(unread[0].pid)
+    python = next((os.path.join(d, "python") for d in dirs
+                   if os.access(os.path.join(d, "python"), os.X_OK)), None)
+    into = f"`{python} -m pip install py-spy`" if python else "`pip install py-spy`"
+    return (f"Where each task waits is read with py-spy, found neither on PATH nor in the "
+            f"cluster's environment: {into} (the cluster's environment; `ray[default]` has "
+            "it), or put py-spy on PATH. Attaching shows the place meanwhile.")
+
+
 _FRAME = re.compile(r"^\s+(?P<function>\S+) \((?P<file>[^)]+):(?P<line>\d+)\)")
 
 
@@ -241,7 +256,8 @@ def require_dashboard_reachable(dashboard: str) -> None:
     _get(dashboard, "/api/v0/nodes?limit=1")
 
 
-__all__ = ["PausedTask", "dashboard_url", "find_py_spy", "list_paused", "read_stack"]
+__all__ = ["PausedTask", "cluster_bin_dirs", "dashboard_url", "find_py_spy", "list_paused",
+           "py_spy_hint", "read_stack"]
 
 
 def doctor_info() -> dict[str, object]:
