@@ -408,44 +408,50 @@ def test_tui_debugger_in_a_venv_of_its_own_lists_attaches_and_reads_two_paused_t
         return done
 
     driver = cluster.driver()
-    cluster.paused(3)
-    paused = json.loads(tui("ray", "--json").stdout)["paused"]
-    assert sorted(t["kind"] for t in paused) == ["breakpoint", "breakpoint", "post-mortem"], paused
-    assert all(t["where"].endswith("driver.py:11") for t in paused if t["kind"] == "breakpoint")
+    try:
+        cluster.paused(3)
+        paused = json.loads(tui("ray", "--json").stdout)["paused"]
+        assert sorted(t["kind"] for t in paused) == ["breakpoint", "breakpoint", "post-mortem"], paused
+        assert all(t["where"].endswith("driver.py:11") for t in paused if t["kind"] == "breakpoint")
 
-    attached = json.loads(tui("ray", "attach", "--all", "--json").stdout)
-    assert not attached["errors"] and len(attached["workers"]) == 3, attached
-    names = [w["session"] for w in attached["workers"]]
-    squares = sorted(n for n in names if n.startswith("ray-square"))
-    (failed,) = [n for n in names if n.startswith("ray-explode")]
-    values = set()
-    for name in squares:
-        assert "y (int) = " in tui("locals", "--session", name).stdout
-        printed = tui("print", "y", "--session", name).stdout
-        values.add(printed.removeprefix(f"[session {name}] ").split()[0])
-    assert values == {"1", "4"}, values
-    assert "ValueError" in tui("context", "--session", failed).stdout
-    for name in [*squares, failed]:
-        tui("continue", "--session", name, "--wait-ms", "0")
-    # The late task pauses once those are done, and is attached as it comes.
-    deadline = time.monotonic() + 90
-    late = None
-    while late is None:
-        listed = json.loads(tui("sessions", "--json").stdout)["sessions"]
-        for entry in listed:
-            if entry.get("parent") == "ray" and entry["state"] == "stopped" \
-                    and "x (int) = 5" in tui("locals", "--session", entry["name"]).stdout:
-                late = entry["name"]
-        assert late or time.monotonic() < deadline, "the late task never showed"
-        time.sleep(0.3)
-    tui("continue", "--session", late, "--wait-ms", "0")
-    out = finish_driver(driver)
-    assert "results [0, 1, 4, 9]" in out and "late 25" in out, out
-    tui("stop", "--session", "ray")
-    deadline = time.monotonic() + 30
-    while json.loads(tui("sessions", "--json").stdout)["sessions"]:
-        assert time.monotonic() < deadline, "the Ray sessions outlived their stop"
-        time.sleep(0.3)
+        attached = json.loads(tui("ray", "attach", "--all", "--json").stdout)
+        assert not attached["errors"] and len(attached["workers"]) == 3, attached
+        names = [w["session"] for w in attached["workers"]]
+        squares = sorted(n for n in names if n.startswith("ray-square"))
+        (failed,) = [n for n in names if n.startswith("ray-explode")]
+        values = set()
+        for name in squares:
+            assert "y (int) = " in tui("locals", "--session", name).stdout
+            printed = tui("print", "y", "--session", name).stdout
+            values.add(printed.removeprefix(f"[session {name}] ").split()[0])
+        assert values == {"1", "4"}, values
+        assert "ValueError" in tui("context", "--session", failed).stdout
+        for name in [*squares, failed]:
+            tui("continue", "--session", name, "--wait-ms", "0")
+        # The late task pauses once those are done, and is attached as it comes.
+        deadline = time.monotonic() + 90
+        late = None
+        while late is None:
+            listed = json.loads(tui("sessions", "--json").stdout)["sessions"]
+            for entry in listed:
+                if entry.get("parent") == "ray" and entry["state"] == "stopped" \
+                        and "x (int) = 5" in tui("locals", "--session", entry["name"]).stdout:
+                    late = entry["name"]
+            assert late or time.monotonic() < deadline, "the late task never showed"
+            time.sleep(0.3)
+        tui("continue", "--session", late, "--wait-ms", "0")
+        out = finish_driver(driver)
+        assert "results [0, 1, 4, 9]" in out and "late 25" in out, out
+        tui("stop", "--session", "ray")
+        deadline = time.monotonic() + 30
+        while json.loads(tui("sessions", "--json").stdout)["sessions"]:
+            assert time.monotonic() < deadline, "the Ray sessions outlived their stop"
+            time.sleep(0.3)
+    finally:
+        if driver.poll() is None:  # failed midway: the driver goes, `ray stop` takes its tasks
+            os.killpg(driver.pid, signal.SIGKILL)
+            driver.wait()
+            tui("stop", "--session", "ray", check=False)
 
 
 def test_without_py_spy_anywhere_the_listing_says_what_to_install_where(tmp_path):
