@@ -354,3 +354,122 @@ def test_mcp_attaches_the_tree_and_the_tui_follows_it(cluster, tmp_path):
         assert time.monotonic() < deadline, "the agent's Ray sessions outlived it"
         time.sleep(0.3)
     assert json.loads(cluster.tui("ray", "--json").stdout)["paused"] == []
+
+
+def apart_venv() -> Path:
+    """tui-debugger installed from this checkout (not editable) into a venv of
+    its own on another Python, as a user installs a tool (a venv, pipx): no
+    Ray there, nor the cluster's py-spy. The venv and its dependencies are
+    made once under tests/.cache; tui-debugger itself is installed afresh."""
+    import hashlib
+
+    from tests.support import ROOT, one_at_a_time
+    from tests.support.pyenvs import base_python
+
+    lock = ROOT / "requirements" / "test-lock.txt"
+    digest = hashlib.sha256(lock.read_bytes() + (ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    venv = ROOT / "tests" / ".cache" / "venvs" / f"ray-apart-{digest[:12]}"
+    python = venv / "bin" / "python"
+    pip = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+    with one_at_a_time("ray-apart-venv"):
+        if not (venv / ".made").exists():
+            shutil.rmtree(venv, ignore_errors=True)
+            subprocess.run([base_python("3.12"), "-m", "venv", str(venv)], check=True,
+                           capture_output=True, timeout=120)
+            done = subprocess.run([*pip, "-c", str(lock), str(ROOT)], capture_output=True,
+                                  text=True, timeout=600)
+            assert done.returncode == 0, done.stderr[-3000:]
+            (venv / ".made").write_text("")
+        done = subprocess.run([*pip, "--no-deps", "--force-reinstall", str(ROOT)],
+                              capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr[-3000:]
+    no_ray = subprocess.run([str(python), "-c", "import ray"], capture_output=True)
+    assert no_ray.returncode != 0, "the venv apart from the cluster's must not see its Ray"
+    return venv
+
+
+def test_tui_debugger_in_a_venv_of_its_own_lists_attaches_and_reads_two_paused_tasks(cluster):
+    """The cluster runs on the test venv's Ray; tui-debugger runs from another
+    venv (another Python, no Ray, no py-spy, neither on PATH): where each task
+    waits is still read (with the cluster's py-spy), and the attach, locals and
+    evaluations of two paused tasks work as from the cluster's own venv."""
+    venv = apart_venv()
+    path = f"{venv / 'bin'}:/usr/sbin:/usr/bin:/sbin:/bin"
+    assert shutil.which("py-spy", path=path) is None and shutil.which("ray", path=path) is None
+    env = {**os.environ, "PATH": path}
+    env.pop("VIRTUAL_ENV", None)
+
+    def tui(*args: str, check: bool = True) -> subprocess.CompletedProcess:
+        done = subprocess.run([*cluster.prefix, str(venv / "bin" / "tui-debugger"), *args],
+                              cwd=cluster.work, env=env, capture_output=True, text=True,
+                              timeout=120)
+        if check:
+            assert done.returncode == 0, (args, done.stdout, done.stderr)
+        return done
+
+    driver = cluster.driver()
+    try:
+        cluster.paused(3)
+        paused = json.loads(tui("ray", "--json").stdout)["paused"]
+        assert sorted(t["kind"] for t in paused) == ["breakpoint", "breakpoint", "post-mortem"], paused
+        assert all(t["where"].endswith("driver.py:11") for t in paused if t["kind"] == "breakpoint")
+
+        attached = json.loads(tui("ray", "attach", "--all", "--json").stdout)
+        assert not attached["errors"] and len(attached["workers"]) == 3, attached
+        names = [w["session"] for w in attached["workers"]]
+        squares = sorted(n for n in names if n.startswith("ray-square"))
+        (failed,) = [n for n in names if n.startswith("ray-explode")]
+        values = set()
+        for name in squares:
+            assert "y (int) = " in tui("locals", "--session", name).stdout
+            printed = tui("print", "y", "--session", name).stdout
+            values.add(printed.removeprefix(f"[session {name}] ").split()[0])
+        assert values == {"1", "4"}, values
+        assert "ValueError" in tui("context", "--session", failed).stdout
+        for name in [*squares, failed]:
+            tui("continue", "--session", name, "--wait-ms", "0")
+        # The late task pauses once those are done, and is attached as it comes.
+        deadline = time.monotonic() + 90
+        late = None
+        while late is None:
+            listed = json.loads(tui("sessions", "--json").stdout)["sessions"]
+            for entry in listed:
+                if entry.get("parent") == "ray" and entry["state"] == "stopped" \
+                        and "x (int) = 5" in tui("locals", "--session", entry["name"]).stdout:
+                    late = entry["name"]
+            assert late or time.monotonic() < deadline, "the late task never showed"
+            time.sleep(0.3)
+        tui("continue", "--session", late, "--wait-ms", "0")
+        out = finish_driver(driver)
+        assert "results [0, 1, 4, 9]" in out and "late 25" in out, out
+        tui("stop", "--session", "ray")
+        deadline = time.monotonic() + 30
+        while json.loads(tui("sessions", "--json").stdout)["sessions"]:
+            assert time.monotonic() < deadline, "the Ray sessions outlived their stop"
+            time.sleep(0.3)
+    finally:
+        if driver.poll() is None:  # failed midway: the driver goes, `ray stop` takes its tasks
+            os.killpg(driver.pid, signal.SIGKILL)
+            driver.wait()
+            tui("stop", "--session", "ray", check=False)
+
+
+def test_without_py_spy_anywhere_the_listing_says_what_to_install_where(tmp_path):
+    """A paused worker whose environment has no py-spy (nor PATH, nor
+    tui-debugger's own venv): the hint names that environment's python."""
+    venv = apart_venv()
+    path = f"{venv / 'bin'}:/usr/bin:/bin"
+    assert shutil.which("py-spy", path=path) is None
+    worker = subprocess.Popen([str(venv / "bin" / "python"), "-c", "import time; time.sleep(120)"])
+    try:
+        probe = ("import sys; from backends.ray.discover import PausedTask, py_spy_hint; "
+                 "print(py_spy_hint([PausedTask(name='t', worker_id='w', pid=int(sys.argv[1]), "
+                 "host='127.0.0.1', port=1)]))")
+        done = subprocess.run([str(venv / "bin" / "python"), "-c", probe, str(worker.pid)],
+                              cwd=tmp_path, env={**os.environ, "PATH": path},
+                              capture_output=True, text=True, timeout=60)
+    finally:
+        worker.kill()
+        worker.wait()
+    assert done.returncode == 0, done.stderr
+    assert f"`{venv / 'bin' / 'python'} -m pip install py-spy`" in done.stdout, done.stdout

@@ -148,33 +148,67 @@ def list_paused(dashboard: str, *, read_stacks: bool = True) -> list[PausedTask]
 
 
 def find_py_spy(pid: int | None = None) -> str | None:
-    """py-spy on PATH, else beside the worker's own interpreter (the cluster's
-    environment: `ray[default]` installs it there, while tui-debugger may live
-    in a venv or pipx of its own), else beside ours."""
+    """py-spy on PATH, else in the worker's own environment (the cluster's:
+    `ray[default]` installs it there, while tui-debugger may live in a venv or
+    pipx of its own), else beside ours."""
     found = shutil.which("py-spy")
     if found:
         return found
-    dirs = []
-    if pid:
-        # argv[0] is the venv's python as Ray started it (its exe is the base
-        # interpreter the venv's python links to)
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as handle:
-                first = handle.read().split(b"\0", 1)[0].decode(errors="replace")
-            if os.path.isabs(first):
-                dirs.append(os.path.dirname(first))
-        except OSError:
-            pass
-        try:
-            dirs.append(os.path.dirname(os.readlink(f"/proc/{pid}/exe")))
-        except OSError:
-            pass
-    dirs.append(os.path.dirname(sys.executable))
-    for folder in dirs:
+    for folder in [*(cluster_bin_dirs(pid) if pid else []), os.path.dirname(sys.executable)]:
         beside = os.path.join(folder, "py-spy")
         if os.access(beside, os.X_OK):
             return beside
     return None
+
+
+def cluster_bin_dirs(pid: int) -> list[str]:
+    """The scripts folders of the environment a Ray worker runs in. Its argv
+    is no help (Ray renames the process `ray::TASK`) and its exe is the base
+    interpreter a venv links to; the environment is where the worker loaded
+    Ray's own extension modules from (/proc/PID/maps): PREFIX/lib/pythonX.Y/
+    site-packages/ray/… means PREFIX/bin (a venv, conda, ~/.local alike)."""
+    dirs: list[str] = []
+    try:
+        with open(f"/proc/{pid}/maps", encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                path = line.rstrip("\n").split(" ", 5)[-1].strip()
+                cut = path.find(f"{os.sep}site-packages{os.sep}ray{os.sep}")
+                if cut < 0:
+                    continue
+                lib = os.path.dirname(path[:cut])  # PREFIX/lib
+                folder = os.path.join(os.path.dirname(lib), "bin")
+                if folder not in dirs:
+                    dirs.append(folder)
+                break
+    except OSError:
+        pass
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            first = handle.read().split(b"\0", 1)[0].decode(errors="replace")
+        if os.path.isabs(first):
+            dirs.append(os.path.dirname(first))
+    except OSError:
+        pass
+    try:
+        dirs.append(os.path.dirname(os.readlink(f"/proc/{pid}/exe")))
+    except OSError:
+        pass
+    return dirs
+
+
+def py_spy_hint(tasks: list[PausedTask]) -> str | None:
+    """What to install where, when a paused worker of this machine could not
+    be read for want of py-spy (its place then shows only once attached)."""
+    unread = [t for t in tasks if t.kind is None and os.path.exists(f"/proc/{t.pid}")]
+    if not unread or find_py_spy(unread[0].pid) is not None:
+        return None
+    dirs = cluster_bin_dirs(unread[0].pid)
+    python = next((os.path.join(d, "python") for d in dirs
+                   if os.access(os.path.join(d, "python"), os.X_OK)), None)
+    into = f"`{python} -m pip install py-spy`" if python else "`pip install py-spy`"
+    return (f"Where each task waits is read with py-spy, found neither on PATH nor in the "
+            f"cluster's environment: {into} (the cluster's environment; `ray[default]` has "
+            "it), or put py-spy on PATH. Attaching shows the place meanwhile.")
 
 
 _FRAME = re.compile(r"^\s+(?P<function>\S+) \((?P<file>[^)]+):(?P<line>\d+)\)")
@@ -222,7 +256,8 @@ def require_dashboard_reachable(dashboard: str) -> None:
     _get(dashboard, "/api/v0/nodes?limit=1")
 
 
-__all__ = ["PausedTask", "dashboard_url", "find_py_spy", "list_paused", "read_stack"]
+__all__ = ["PausedTask", "cluster_bin_dirs", "dashboard_url", "find_py_spy", "list_paused",
+           "py_spy_hint", "read_stack"]
 
 
 def doctor_info() -> dict[str, object]:

@@ -114,10 +114,13 @@ async def _attach(address: str | None, pids: list[int], every: bool) -> Any:
 
 
 def _print_list(dashboard: str, tasks: list[Any], as_json: bool) -> int:
+    from backends.ray.discover import py_spy_hint
+
+    hint = py_spy_hint(tasks)
     if as_json:
         print(json.dumps({"dashboard": dashboard,
-                          "paused": [t.model_dump(mode="json", by_alias=True) for t in tasks]},
-                         indent=2))
+                          "paused": [t.model_dump(mode="json", by_alias=True) for t in tasks],
+                          **({"note": hint} if hint else {})}, indent=2))
         return 0
     if not tasks:
         print(f"Nothing paused in the Ray cluster at {dashboard}. A `breakpoint()` in a "
@@ -130,6 +133,8 @@ def _print_list(dashboard: str, tasks: list[Any], as_json: bool) -> int:
         place = task.where or "?"
         actor = f" actor {task.actor_id[:8]}" if task.actor_id else ""
         print(f"  {task.name:24} {kind:11} {place}  pid {task.pid} on {task.host}{actor}")
+    if hint:
+        print(hint)
     print("Attach: `tui-debugger ray attach [TASK…|--all]`, or `tui-debugger ray --ui`.")
     return 0
 
