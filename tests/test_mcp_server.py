@@ -209,14 +209,16 @@ async def test_sessions_launched_here_can_be_joined(mcp_env, no_leftover_process
             seen = []
 
             async def until_attributed() -> None:
+                # The activity is logged as the step resumes, before its stop.
                 async for event in events:
                     seen.append(event)
-                    if event.kind == "activity" and event.origin == "mcp":
+                    if (any(e.kind == "activity" and e.origin == "mcp" for e in seen)
+                            and any(e.kind == "stopped" and e.origin == "mcp" for e in seen)):
                         return
 
             await asyncio.wait_for(until_attributed(), 10)
-            assert any(e.kind == "stopped" and e.origin == "mcp" for e in seen)
-            assert seen[-1].entry.command == "next"
+            logged = [e for e in seen if e.kind == "activity" and e.origin == "mcp"]
+            assert logged[-1].entry.command == "next"
             status = await person.call("status")
             assert "tui" in {c.origin for c in status.clients}
         finally:
