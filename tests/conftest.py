@@ -218,15 +218,3 @@ def sim_app(no_leftover_processes, tmp_path):
     simulated = SimulatorApp(tmp_path)
     yield simulated
     simulated.stop_all()
-
-
-def pytest_collection_modifyitems(config, items):
-    # Known regression, under work: a child that re-executes its parent's own
-    # command line with a copied environment (Django's autoreloader) is no
-    # longer followed since the debuggee's tokens moved off the child's argv.
-    # Marked so that it shows in every run until it is fixed, not hidden.
-    for item in items:
-        if "reloader" in item.nodeid:
-            item.add_marker(pytest.mark.xfail(
-                reason="reloader child not followed since tokens left the child's argv",
-                strict=False))

@@ -453,6 +453,7 @@ def _child_tokens_off_argv():
 
     def wrap(module):
         original = module.patch_args
+        _tokens_into_given_environments()
 
         def patch_args(args, is_exec=False):
             patched = original(args, is_exec)
@@ -477,6 +478,49 @@ def _child_tokens_off_argv():
             wrap(module)
 
     sys.meta_path.insert(0, WrapOnImport())
+
+
+def _pydevd_tokens():
+    """The tokens a Python child of the debuggee needs, by the environment keys
+    it reads them from: pydevd's own setup once it has one, else what a move
+    off the command line (_child_tokens_off_argv) put in our environment."""
+    setup = getattr(getattr(sys.modules.get("pydevd"), "SetupHolder", None), "setup", None)
+    found = {}
+    for flag, key in _CHILD_TOKENS.items():
+        value = (setup.get(flag[2:]) if isinstance(setup, dict) else None) or os.environ.get(key)
+        if value:
+            found[key] = str(value)
+    return found
+
+
+def _tokens_into_given_environments():
+    """A child started with an environment of its own (`env={**os.environ,
+    ...}`, made before pydevd's patch moved the tokens into ours, as Django's
+    autoreloader does) gets them too, or it runs without its debugger."""
+    import subprocess
+
+    original = subprocess.Popen._execute_child
+    if getattr(original, "_tui_debugger_tokens", False):
+        return
+
+    def _execute_child(self, *args, **kwargs):
+        # (args, executable, preexec_fn, close_fds, pass_fds, cwd, env, ...)
+        try:
+            env = kwargs.get("env") if "env" in kwargs else (args[6] if len(args) > 6 else None)
+            if env is not None:
+                tokens = {k: v for k, v in _pydevd_tokens().items() if k not in env}
+                if tokens:
+                    env = {**env, **tokens}
+                    if "env" in kwargs:
+                        kwargs["env"] = env
+                    else:
+                        args = args[:6] + (env,) + args[7:]
+        except Exception:
+            pass
+        return original(self, *args, **kwargs)
+
+    _execute_child._tui_debugger_tokens = True
+    subprocess.Popen._execute_child = _execute_child
 
 
 class _AfterImport:
