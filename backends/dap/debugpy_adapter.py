@@ -186,15 +186,11 @@ class DebugpyProfile(AdapterProfile):
         return super().exception_text(info, stopped)
 
     async def start_adapter(self, request: LaunchRequest | AttachRequest) -> DapClient:
-        if isinstance(request, AttachRequest) and request.pid is None and request.port:
-            # `python -m debugpy --listen HOST:PORT` runs an adapter of its own on
-            # that port: speak DAP to it directly.
-            return await DapClient.connect_tcp(
-                request.host or "127.0.0.1", request.port, name=self.name,
-                connect_timeout=10.0, default_timeout=self.request_timeout,
-                run_in_terminal=self.run_in_terminal,
-                output_sink=self.backend._terminal_output,
-            )
+        # `python -m debugpy --listen HOST:PORT` runs an adapter of its own on
+        # that port: speak DAP to it directly.
+        listening = await self.listening_adapter(request)
+        if listening is not None:
+            return listening
         client = await super().start_adapter(request)
         # The host plays debugpy's launcher (debugpy_launcher.py).
         client.stand_in_for_debugpy_launcher = True

@@ -45,14 +45,10 @@ class DelveProfile(AdapterProfile):
         return [path, "dap", "--listen", "127.0.0.1:0", "--only-same-user=true"]
 
     async def start_adapter(self, request: LaunchRequest | AttachRequest) -> DapClient:
-        if isinstance(request, AttachRequest) and request.pid is None and request.port:
-            # `dlv --headless --listen HOST:PORT` (or `dlv dap --listen`) is the adapter.
-            return await DapClient.connect_tcp(
-                request.host or "127.0.0.1", request.port, name=self.name,
-                connect_timeout=10.0, default_timeout=self.request_timeout,
-                run_in_terminal=self.run_in_terminal,
-                output_sink=self.backend._terminal_output,
-            )
+        # `dlv --headless --listen HOST:PORT` (or `dlv dap --listen`) is the adapter.
+        listening = await self.listening_adapter(request)
+        if listening is not None:
+            return listening
         # The program inherits dlv's stdin: the user's file, else end of file
         # (an open pipe would hold a read forever).
         stdin_file = None
@@ -111,18 +107,9 @@ class DelveProfile(AdapterProfile):
                 raise InvalidInput(f"There is no core file at {core}. Check the path.")
             return {"mode": "core", "program": program, "coreFilePath": core,
                     "cwd": request.cwd or os.getcwd(), **request.extra}
-        arguments: dict[str, Any] = {
-            # A built binary runs as is; a directory or .go file is built by dlv.
-            "mode": "exec" if os.path.isfile(program) and not program.endswith(".go") else "debug",
-            "program": program,
-            "args": list(request.args),
-            "cwd": request.cwd or os.getcwd(),
-            "stopOnEntry": request.stop_on_entry,
-        }
-        if request.env:
-            arguments["env"] = dict(request.env)
-        arguments.update(request.extra)
-        return arguments
+        # A built binary runs as is; a directory or .go file is built by dlv.
+        mode = "exec" if os.path.isfile(program) and not program.endswith(".go") else "debug"
+        return {"mode": mode, **super().launch_arguments(request)}
 
     def attach_arguments(self, request: AttachRequest) -> dict[str, Any]:
         arguments: dict[str, Any]

@@ -89,6 +89,19 @@ class AdapterProfile:
     def __init__(self, backend: ProfileHost) -> None:
         self.backend = backend
 
+    async def listening_adapter(self, request: LaunchRequest | AttachRequest) -> DapClient | None:
+        """Attaching to HOST:PORT where an adapter of the debugger's own listens
+        (`python -m debugpy --listen`, `dlv dap --listen`): a client speaking
+        DAP to it; None for any other request."""
+        if isinstance(request, AttachRequest) and request.pid is None and request.port:
+            return await DapClient.connect_tcp(
+                request.host or "127.0.0.1", request.port, name=self.name,
+                connect_timeout=10.0, default_timeout=self.request_timeout,
+                run_in_terminal=self.run_in_terminal,
+                output_sink=self.backend._terminal_output,
+            )
+        return None
+
     async def start_adapter(self, request: LaunchRequest | AttachRequest) -> DapClient:
         """Start the adapter and return a connected client. Default: stdio."""
         return await DapClient.start_stdio(
