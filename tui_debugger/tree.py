@@ -180,7 +180,8 @@ def _on_breakpoints(hub, session: Session, event: events.Breakpoints) -> None:
                     await before
             await _mirror_breakpoints(hub, session)
 
-        _mirrors[key] = _spawn(mirror())
+        task = _mirrors[key] = _spawn(mirror())
+        task.add_done_callback(lambda done: _mirrors.get(key) is done and _mirrors.pop(key))
 
 
 async def breakpoints_settled(hub, session: Session, timeout: float = 5.0) -> None:

@@ -389,12 +389,9 @@ def main(argv: Sequence[str] | None = None,
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
-        # `tui-debugger output | head`: the reader left; that is not an error.
-        try:
-            sys.stdout = open(os.devnull, "w")
-        except OSError:
-            pass
-        return 0
+        from .quick import reader_left
+
+        return reader_left()
     # A group word alone (`tui-debugger break`): show its subcommands.
     parser.parse_args([*argv, "--help"])
     return 2

@@ -355,12 +355,7 @@ def run_command(argv: list[str]) -> int | None:
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
-        # `tui-debugger output | head`: the reader left; that is not an error.
-        try:
-            sys.stdout = open(os.devnull, "w")
-        except OSError:
-            pass
-        return 0
+        return reader_left()
     finally:
         link.close()
 
@@ -448,6 +443,16 @@ def _reap(proc: Any) -> None:
         proc.wait(timeout=5)
     except subprocess.TimeoutExpired:
         pass
+
+
+def reader_left() -> int:
+    """`tui-debugger output | head`: the reader left; that is not an error.
+    Whatever is printed after goes nowhere (the whole command line's too)."""
+    try:
+        sys.stdout = open(os.devnull, "w")
+    except OSError:
+        pass
+    return 0
 
 
 def _error(code: str, message: str, as_json: bool) -> int:

@@ -328,8 +328,6 @@ def _script_result(result: Result) -> CallToolResult:
     # seeds/002: the values only, no text.
     # seeds/002's shape exactly: none of the tree's fields, at any depth.
     data = without_unset_tree_fields(result.model_dump(mode="json"))
-    data.pop("process", None)
-    data.pop("meanwhile", None)
     return CallToolResult(content=[], structured_content=data)
 
 
