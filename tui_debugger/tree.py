@@ -381,6 +381,16 @@ async def next_stop(hub, session: Session, client: str | None, timeout: float,
     root = root_of(hub, session)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + max(timeout, 0.0)
+    # A stop that comes while this call waits is its answer, even when another
+    # call of the same client was answered it first (a pause beside a wait).
+    begun = max(last_serial(), newer_than)
+
+    def answers() -> list[Session]:
+        # new to this client, else new since the call began (a held stop is
+        # the caller's fallback)
+        return unseen(hub, root, client, newer_than, untold=True) or [
+            m for m in _stopped(tree_of(hub, root)) if _stop_serial.get(m.name, 0) > begun]
+
     subscription = root.subscribe()
     waiting = [m.answering_stop() for m in tree_of(hub, root)]
     for w in waiting:  # a stop read meanwhile reads its locals at once
@@ -388,7 +398,7 @@ async def next_stop(hub, session: Session, client: str | None, timeout: float,
     try:
         events_of = subscription.__aiter__()
         while True:
-            fresh = unseen(hub, root, client, newer_than, untold=True)
+            fresh = answers()
             if fresh:
                 return fresh[0]
             held = unseen(hub, root, client, newer_than)
@@ -402,8 +412,7 @@ async def next_stop(hub, session: Session, client: str | None, timeout: float,
             try:
                 await asyncio.wait_for(events_of.__anext__(), remaining)
             except (asyncio.TimeoutError, StopAsyncIteration):
-                found = (unseen(hub, root, client, newer_than, untold=True)
-                         or unseen(hub, root, client, newer_than))
+                found = answers() or unseen(hub, root, client, newer_than)
                 return found[0] if found else None
     finally:
         for w in waiting:

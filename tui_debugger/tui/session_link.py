@@ -345,8 +345,23 @@ class SessionLink:
             self._after_compose()
         self._show_now(link)
         await self._sync_all()
+        await self._stops_elsewhere_now()
         if previous is not None and previous.name != link.name:
             await self._leave(previous)
+
+    async def _stops_elsewhere_now(self) -> None:
+        """The tree's processes stopped now: a stop told while no pump read the
+        events (during the switch) is not lost; one that went on is dropped."""
+        await self._fetch_processes()
+        rows = getattr(self, "_processes", None)
+        if self.link is None or not rows:
+            return
+        stopped = {row.session for row in rows if row.state == "stopped" and not row.shown}
+        for name in stopped - set(self._stopped_elsewhere):
+            self._stopped_elsewhere[name] = "?"
+        for name in set(self._stopped_elsewhere) - stopped - {self.link.name}:
+            self._stopped_elsewhere.pop(name, None)
+        self._tell_stopped_elsewhere()
 
     def _reset_panes_state(self) -> None:
         self.stop_info = None
