@@ -3,8 +3,10 @@ same `launch` command every front end uses, on real programs."""
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -259,6 +261,13 @@ async def test_attach_to_a_python_pid_names_the_session_after_its_script(no_left
     script.write_text("import time\nn = 0\nwhile True:\n    n += 1\n    time.sleep(0.02)\n")
     proc = subprocess.Popen([sys.executable, str(script)], stdin=subprocess.DEVNULL,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # Attach once it runs the script: on a busy machine the new process can
+    # still be between fork and exec, its command line not yet its own.
+    cmdline = Path(f"/proc/{proc.pid}/cmdline")
+    for _ in range(1000):
+        if str(script).encode() in cmdline.read_bytes():
+            break
+        await asyncio.sleep(0.01)
     hub = Hub(serve=False)
     try:
         status = await execute(hub, "attach", {"pid": proc.pid}, origin="cli")
