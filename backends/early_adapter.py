@@ -64,13 +64,16 @@ def wants_debugpy(argv: Sequence[str]) -> bool:
     return any(word.endswith(".py") and not word.startswith("-") for word in argv[1:])
 
 
-#: Set anew by the shell for each command, and telling debugpy's adapter
-#: nothing (the program's environment is the host's, not the adapter's): an
-#: adapter started with other values of these is still the one the launch
-#: would start (a warm host's, tui_debugger/warm.py, started for the command
-#: before).
-SHELL_VOLATILE = frozenset({"_", "PWD", "OLDPWD", "SHLVL", "COLUMNS", "LINES", "TMUX_PANE",
-                            "WINDOWID"})
+#: Set anew by the shell for each command, or by the terminal for each window,
+#: and telling debugpy's adapter nothing (the program's environment is the
+#: host's, not the adapter's): an adapter started with other values of these
+#: is still the one the launch would start (a warm host's, tui_debugger/warm.py,
+#: started for the command before, which adopts the new command's values).
+#: TMUX names the tmux session too: each `tmux new` has its own.
+SHELL_VOLATILE = frozenset({"_", "PWD", "OLDPWD", "SHLVL", "COLUMNS", "LINES", "TMUX", "TMUX_PANE",
+                            "WINDOWID", "STY", "WINDOW", "TERM_SESSION_ID", "ITERM_SESSION_ID",
+                            "KITTY_WINDOW_ID", "WEZTERM_PANE", "ALACRITTY_WINDOW_ID",
+                            "SSH_TTY", "GPG_TTY"})
 
 
 def _same_env(a: dict[str, str], b: dict[str, str]) -> bool:
@@ -117,7 +120,7 @@ def take(argv: Sequence[str], cwd: str | None, env: dict[str, str] | None
         return proc
     print("debugpy's adapter started early was not used: the launch wants it in another "
           "directory or environment", file=sys.stderr)
-    _end(proc)
+    end_process(proc)
     return None
 
 
@@ -126,10 +129,11 @@ def discard() -> None:
     global _spare
     spare, _spare = _spare, None
     if spare is not None:
-        _end(spare[3])
+        end_process(spare[3])
 
 
-def _end(proc: subprocess.Popen[bytes]) -> None:
+def end_process(proc: subprocess.Popen[bytes]) -> None:
+    """End a process started early that nothing took (its group), and close its pipes."""
     with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
         os.killpg(proc.pid, signal.SIGKILL)
     with contextlib.suppress(Exception):

@@ -18,7 +18,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from . import early_adapter
+from . import early_adapter, spare_program
 from .errors import DependencyMissing
 # Their home is light: the CLI client and host.py read them.
 from .procinfo import pid_alive, start_time  # noqa: F401
@@ -95,12 +95,28 @@ async def spawn(
     stderr: int | None = subprocess.PIPE,
     what: str = "process",
     install_hint: str = "",
+    spare_prefix: int | None = None,
 ) -> ChildProcess:
     """Start `argv` in a new session (so a process group of its own), to die
     with the process that started it (Linux: PR_SET_PDEATHSIG), so a host that
     is killed (kill -9, a closed terminal) leaves no debugger, and with it no
-    debuggee, running."""
+    debuggee, running.
+
+    `spare_prefix`: argv is a Python program under debugpy whose first words
+    (interpreter, options, debugpy's directory) are that many; a spare
+    process already started for them is taken (spare_program)."""
     argv = [str(a) for a in argv]
+    if spare_prefix is not None and (stdout, stderr) == (subprocess.PIPE,) * 2:
+        spare_program.remember(argv[:spare_prefix], cwd, env)
+        if spare_program.pending():
+            spare = spare_program.take(argv, spare_prefix, cwd, env, stdin,
+                                       also_volatile=frozenset({HOST_TAG}))
+            if spare is not None:
+                _spawned.add(spare.pid)
+                adopted = await _adopt(spare)
+                if stdin != subprocess.PIPE:
+                    adopted.stdin.close()  # its input is /dev/null, which it opened itself
+                return ChildProcess(adopted, argv)  # type: ignore[arg-type]
     if early_adapter.pending():
         early = early_adapter.take(argv, cwd, env)
         if early is not None and (stdin, stdout, stderr) == (subprocess.PIPE,) * 3:

@@ -16,8 +16,15 @@ window, unless --size says otherwise): one without (0x0) made Textual lay the
 screen out at 80x25, then at 80x24, a layout and paint a real terminal never
 costs.
 
-Without --program, a two-line program in a temporary directory (its Python:
-the active venv's, else python3 on PATH, as for any program there).
+With warm processes on (`--warm`'s warm runs, or no --warm), each TUI lives
+on after its stop until it has started the warm screen for the next `run`
+(tui_debugger/warm_screen.py), as a person's TUI does; a `run` that the warm
+screen takes is a starter that only waits, so its CPU is the starter's, not
+the TUI's.
+
+Without --program, a two-line program in a temporary directory. Its Python,
+and pudb's: the venv of the Python that runs this benchmark, activated as
+the README's set-up leaves a shell (`activated`).
 """
 
 from __future__ import annotations
@@ -77,6 +84,17 @@ def once(env: dict[str, str], program: str, cwd: str, size: tuple[int, int],
     if pudb:
         os.killpg(proc.pid, signal.SIGKILL)  # one process, the program in it
     else:
+        if env.get("TUI_DEBUGGER_WARM") != "0":
+            # As a person's TUI does, it lives on after its first stop: long enough
+            # to start the warm screen for the next `run` (after the stop is shown).
+            screen = os.path.join(env["TUI_DEBUGGER_RUNTIME_DIR"], "screen.json")
+            deadline = time.perf_counter() + 15
+            while not os.path.exists(screen) and time.perf_counter() < deadline:
+                if select.select([master], [], [], 0.1)[0]:
+                    try:
+                        os.read(master, 65536)
+                    except OSError:
+                        break
         proc.send_signal(signal.SIGTERM)  # quits as `q` does: the session ends with it
     while proc.poll() is None:
         if select.select([master], [], [], 0.2)[0]:
@@ -87,6 +105,59 @@ def once(env: dict[str, str], program: str, cwd: str, size: tuple[int, int],
     proc.wait(timeout=30)
     os.close(master)
     return took, cpu
+
+
+def screen_ready(runtime_dir: str, timeout: float = 15.0) -> None:
+    """Wait until the warm screen in `runtime_dir` says it is ready, if one is starting."""
+    import json
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with open(os.path.join(runtime_dir, "screen.json")) as f:
+                if json.load(f).get("ready"):
+                    return
+        except FileNotFoundError:
+            return
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.05)
+
+
+def end_spares(runtime_dir: str) -> None:
+    """End the spare program process of the warm host in `runtime_dir`: the
+    next launch then starts its program as a cold one does."""
+    import json
+
+    try:
+        with open(os.path.join(runtime_dir, "warm.json")) as f:
+            host = int(json.load(f)["pid"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                spare = b"spare_debuggee.py" in f.read()
+        except (OSError, ValueError, IndexError):
+            continue
+        if ppid == host and spare:
+            os.kill(int(entry), signal.SIGKILL)
+
+
+def activated() -> dict[str, str]:
+    """The environment of a shell where this Python's venv is activated, as the
+    README's set-up leaves it: the program then runs under the venv's Python, as
+    pudb's does under the Python that runs it. Without it, `python3` on PATH
+    runs the program: on a machine with pyenv, its shim, ~80 ms of bash per
+    start that pudb never pays."""
+    if sys.prefix == sys.base_prefix:
+        return {}
+    return {"VIRTUAL_ENV": sys.prefix,
+            "PATH": os.path.join(sys.prefix, "bin") + os.pathsep + os.environ.get("PATH", "")}
 
 
 def main() -> None:
@@ -100,11 +171,14 @@ def main() -> None:
     parser.add_argument("--warm", action="store_true", help="alternate cold runs "
                         "(TUI_DEBUGGER_WARM=0) with runs that take the warm host the last one "
                         "left (one untimed run first makes it)")
+    parser.add_argument("--no-spare", action="store_true", help="with --warm: also warm runs "
+                        "whose warm host's spare program process is ended first, so the launch "
+                        "starts the program cold (backends/spare_program.py)")
     parser.add_argument("--pudb", action="store_true", help="alternate with `python -m pudb "
                         "PROGRAM` to its first screen (pudb installed in this Python)")
     ns = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        env = {**os.environ, "TERM": "xterm-256color",
+        env = {**os.environ, **activated(), "TERM": "xterm-256color",
                "TUI_DEBUGGER_RUNTIME_DIR": os.path.join(tmp, "run"),
                "TUI_DEBUGGER_STATE_DIR": os.path.join(tmp, "state"),
                "TUI_DEBUGGER_CONFIG": os.path.join(tmp, "none.toml")}
@@ -120,6 +194,8 @@ def main() -> None:
         if ns.warm:
             variants = {"cold": variants.pop("this"), **variants,
                         "warm": {**env, "TUI_DEBUGGER_WARM": "1"}}
+            if ns.no_spare:
+                variants["warm, no spare"] = variants["warm"]
             once(variants["warm"], program, os.path.dirname(program), (columns, rows))
         if ns.pudb:
             config = os.path.join(tmp, "xdg")
@@ -130,11 +206,17 @@ def main() -> None:
         runs: dict[str, list[tuple[float | None, float | None]]] = {k: [] for k in variants}
         for _ in range(ns.runs):
             for name, variant_env in variants.items():
+                if name.startswith("warm"):
+                    # As a person's next `run` comes seconds later: the warm
+                    # screen the last TUI started has imported and rehearsed.
+                    screen_ready(variant_env["TUI_DEBUGGER_RUNTIME_DIR"])
+                if name == "warm, no spare":
+                    end_spares(variant_env["TUI_DEBUGGER_RUNTIME_DIR"])
                 runs[name].append(once(variant_env, program, os.path.dirname(program),
                                        (columns, rows), pudb=name == "pudb"))
-        if ns.warm:
+        if ns.warm or "this" in variants:
             subprocess.run([sys.executable, "-m", "tui_debugger", "warm", "stop"],
-                           env=variants["warm"], capture_output=True, timeout=30)
+                           env=variants.get("warm", env), capture_output=True, timeout=30)
     medians = {}
     for name, results in runs.items():
         shown = [t for t, _ in results if t is not None]

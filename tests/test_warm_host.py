@@ -36,6 +36,9 @@ def warm_on(no_leftover_daemons, monkeypatch, tmp_path):
     shutil.copy(PROGRAMS / "py_basic.py", work / "py_basic.py")
     yield work
     warm.stop()
+    from tests.test_warm_screen import stop_screens
+
+    stop_screens()  # a TUI's `run` starts one for the next `run`
 
 
 def wait_for(predicate, timeout: float = 30.0, what: str = ""):

@@ -32,7 +32,7 @@ import struct
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from backends.early_adapter import SHELL_VOLATILE
 from backends.procinfo import pid_alive
@@ -44,6 +44,18 @@ SOCKET_NAME = "warm.sock"
 META_NAME = "warm.json"
 LOCK_NAME = "warm.lock"
 META_KIND = "tui-debugger-warm-host"
+
+
+class Place(NamedTuple):
+    """Where a warm process of the user waits: its socket, description and
+    lock in the runtime directory, and the kind its description names."""
+    socket: str
+    meta: str
+    lock: str
+    kind: str
+
+
+HOST = Place(SOCKET_NAME, META_NAME, LOCK_NAME, META_KIND)
 
 #: What may differ between the starter's environment and the warm host's: set
 #: anew by the shell for each command, telling nothing a program runs by.
@@ -139,9 +151,9 @@ def misfit(request: dict[str, Any], *, project: str, env: dict[str, str]) -> str
 # ============================================================================ a starter's side
 
 
-def _socket_path() -> Path | None:
+def _socket_path(place: Place = HOST) -> Path | None:
     try:
-        return paths.runtime_dir() / SOCKET_NAME
+        return paths.runtime_dir() / place.socket
     except Exception:  # no runtime directory: no warm host
         return None
 
@@ -173,9 +185,9 @@ def _read_line(sock: socket.socket, limit: int = 65536) -> bytes:
     return data
 
 
-def _ask(message: dict[str, Any], timeout: float = ANSWER_TIMEOUT_S
+def _ask(message: dict[str, Any], timeout: float = ANSWER_TIMEOUT_S, place: Place = HOST
          ) -> tuple[socket.socket, dict[str, Any]] | None:
-    path = _socket_path()
+    path = _socket_path(place)
     if path is None or not os.path.exists(path):
         return None
     sock = _connect(path, timeout)
@@ -321,28 +333,39 @@ class WarmHost:
         self.proc.stdout.close()
 
 
-def take(cwd: str | None = None) -> WarmHost | None:
-    """The user's warm host for a session started from `cwd`, if there is one
-    and it fits (same Python, install, project and environment); None: start
-    a host cold."""
-    if not enabled():
-        return None
-    asked = _ask(fit_request(cwd or os.getcwd()))
+def ask_to_take(request: dict[str, Any], place: Place = HOST
+                ) -> tuple[socket.socket, dict[str, Any]] | None:
+    """The connection to the warm process at `place` and its answer, once it
+    said it is taken for `request` (a fit_request); None: none, or not taken."""
+    asked = _ask(request, place=place)
     if asked is None:
         return None
     sock, answer = asked
     if not answer.get("ok"):
         sock.close()
         return None
+    return sock, answer
+
+
+def take(cwd: str | None = None) -> WarmHost | None:
+    """The user's warm host for a session started from `cwd`, if there is one
+    and it fits (same Python, install, project and environment); None: start
+    a host cold."""
+    if not enabled():
+        return None
+    taken = ask_to_take(fit_request(cwd or os.getcwd()))
+    if taken is None:
+        return None
+    sock, answer = taken
     pid, _, _ = peer_credentials(sock)
     sock.settimeout(None)
     return WarmHost(sock, pid, str(answer.get("log") or ""))
 
 
-def stop(timeout: float = 10.0) -> int | None:
-    """End the warm host; its pid once it is gone, None when there was none
-    (or it did not answer)."""
-    asked = _ask({"op": "stop"})
+def stop(timeout: float = 10.0, place: Place = HOST) -> int | None:
+    """End the warm host (or the warm screen, by its `place`); its pid once it
+    is gone, None when there was none (or it did not answer)."""
+    asked = _ask({"op": "stop"}, place=place)
     if asked is None:
         return None
     sock, answer = asked
@@ -351,20 +374,30 @@ def stop(timeout: float = 10.0) -> int | None:
     except OSError:
         pid = int(answer.get("pid") or 0)
     sock.close()
-    deadline = time.monotonic() + timeout
-    while pid and pid_alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.02)
+    if pid:
+        wait_gone(pid, timeout)
     return pid or None
 
 
-def status() -> dict[str, Any] | None:
-    """What `warm.json` says of the warm host, if its process is alive."""
+def wait_gone(pid: int, timeout: float) -> bool:
+    """Whether `pid` has ended within `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while pid_alive(pid):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def status(place: Place = HOST) -> dict[str, Any] | None:
+    """What `warm.json` says of the warm host (or the warm screen's
+    description of it, by its `place`), if its process is alive."""
     try:
-        meta = paths.runtime_dir() / META_NAME
+        meta = paths.runtime_dir() / place.meta
         info = json.loads(meta.read_text())
     except Exception:
         return None
-    if not isinstance(info, dict) or info.get("kind") != META_KIND:
+    if not isinstance(info, dict) or info.get("kind") != place.kind:
         return None
     pid = info.get("pid")
     if not isinstance(pid, int) or not pid_alive(pid):
@@ -382,22 +415,23 @@ class Ended(Exception):
 class Listener:
     """The warm host's lock, socket and description, held while it waits."""
 
-    def __init__(self, base: Path, lock_fd: int, sock: socket.socket) -> None:
-        self.base, self._lock_fd, self.sock = base, lock_fd, sock
+    def __init__(self, base: Path, lock_fd: int, sock: socket.socket, place: Place = HOST) -> None:
+        self.base, self._lock_fd, self.sock, self.place = base, lock_fd, sock, place
 
     @classmethod
-    def claim(cls) -> Listener | None:
-        """Become the user's warm host: None when another is one already."""
+    def claim(cls, place: Place = HOST) -> Listener | None:
+        """Become the user's warm host (or warm screen, by its `place`): None
+        when another is one already."""
         import fcntl
 
         base = paths.runtime_dir()
-        fd = os.open(base / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        fd = os.open(base / place.lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             os.close(fd)
             return None
-        path = base / SOCKET_NAME
+        path = base / place.socket
         with contextlib.suppress(FileNotFoundError):
             os.unlink(path)  # a warm host that died; we hold the lock
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -412,19 +446,19 @@ class Listener:
             os.umask(old)
         os.chmod(path, 0o600)
         sock.listen(8)
-        return cls(base, fd, sock)
+        return cls(base, fd, sock, place)
 
     def describe(self, info: dict[str, Any]) -> None:
-        meta = self.base / META_NAME
-        tmp = meta.with_name(f".{META_NAME}.{os.getpid()}")
+        meta = self.base / self.place.meta
+        tmp = meta.with_name(f".{self.place.meta}.{os.getpid()}")
         with contextlib.suppress(OSError):
-            tmp.write_text(json.dumps({"kind": META_KIND, **info}))
+            tmp.write_text(json.dumps({"kind": self.place.kind, **info}))
             os.chmod(tmp, 0o600)
             tmp.replace(meta)
 
     def release(self) -> None:
         """Give up the socket, the description and the lock (taken, or ending)."""
-        for name in (SOCKET_NAME, META_NAME):
+        for name in (self.place.socket, self.place.meta):
             with contextlib.suppress(OSError):
                 os.unlink(self.base / name)
         with contextlib.suppress(OSError):

@@ -37,7 +37,7 @@ from .framing import Decoder, FramingError, encode
 Message = dict[str, Any]
 #: starts the program: (argv, cwd, env) -> the process (process.spawn, with the
 #: input and output the runInTerminal process gets)
-Spawner = Callable[[list[str], "str | None", dict[str, str]], Awaitable[ChildProcess]]
+Spawner = Callable[..., Awaitable[ChildProcess]]  # (argv, cwd, env, words before debugpy's)
 
 #: how long the adapter may take to send the launch configuration
 CONFIG_TIMEOUT_S = 30.0
@@ -107,7 +107,7 @@ class HostLauncher:
         arguments = request.get("arguments") or {}
         try:
             argv, program_env = self._program(arguments, env)
-            child = await spawn(argv, cwd, program_env)
+            child = await spawn(argv, cwd, program_env, self._debugpy_words(arguments))
         except Exception as exc:
             message = getattr(exc, "message", None) or str(exc)
             self._send({"type": "response", "request_seq": request.get("seq"), "success": False,
@@ -126,6 +126,14 @@ class HostLauncher:
         self._spawn_task(self._serve(reader))
         self._spawn_task(self._report_exit(child))
         return child
+
+    def _debugpy_words(self, arguments: Message) -> int | None:
+        """How many words of the program's command line come before debugpy's
+        own (the interpreter, its options, debugpy's directory): a spare
+        process started with them can be the program (spare_program)."""
+        if arguments.get("noDebug", False):
+            return None
+        return len(arguments.get("python") or []) + 3  # -X frozen_modules=off DIR
 
     def _program(self, arguments: Message, env: dict[str, str]) -> tuple[list[str], dict[str, str]]:
         """The program's command line and environment, as the launcher makes them

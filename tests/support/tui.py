@@ -23,9 +23,24 @@ async def wait_until(pilot, predicate, timeout: float = 15.0, what: str = "condi
     started = time.monotonic()
     while not predicate():
         if time.monotonic() - started > timeout:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}"
+                                 f"{_where_the_app_is(pilot.app)}")
         await pilot.pause(0.02)
     return time.monotonic() - started
+
+
+def _where_the_app_is(app) -> str:
+    """What the debugger app showed when a wait gave up: its state, stop and
+    status line, so a failure under load says whether it was slow or lost."""
+    try:
+        stop = getattr(app, "stop_info", None)
+        where = stop.location if stop is not None else None
+        return (f" (app state {getattr(app, 'state', '?')!r}, stop "
+                f"{getattr(stop, 'reason', None)!r} at "
+                f"{getattr(where, 'path', None)}:{getattr(where, 'line', None)}, "
+                f"status {getattr(app.status, 'message', '')!r})")
+    except Exception as exc:  # noqa: BLE001 - a diagnostic never hides the timeout
+        return f" (app not readable: {exc!r})"
 
 
 def screen_text(app) -> str:

@@ -16,7 +16,9 @@ from . import route
 # No `typing` either: annotations stay strings (from __future__ import annotations).
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, screen: bool = True) -> int:
+    """`screen`: a `run` in a terminal may be handed to the warm screen
+    (tui_debugger/warm_screen.py); not when this is the warm screen."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv == ["--version"]:
         print(f"tui-debugger {__version__}")
@@ -27,6 +29,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         rc = quick.run_command(argv)
         if rc is not None:
             return rc
+    if argv[:1] == ["run"]:
+        from .. import warm_screen
+
+        if warm_screen.usable(argv):
+            rc = warm_screen.take_and_run(argv) if screen else None
+            if rc is not None:
+                return rc
+            warm_screen.remember_starter()  # its TUI starts one for the next `run`
     early = route.starts_early(argv)
     if argv and argv[0] in ("run", "start", "ui", "attach"):
         from ..gcpause import pause

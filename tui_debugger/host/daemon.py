@@ -29,7 +29,7 @@ from backends.process import (
     stop_orphan_watchdog,
 )
 
-from backends import early_adapter
+from backends import early_adapter, spare_program
 
 # The hub, the commands and pydantic are imported by serve(): a host told to
 # (--debugpy) starts debugpy's adapter before it imports them.
@@ -111,6 +111,7 @@ async def serve(spec: HostSpec, as_json: bool = False) -> int:
             result = await starting
         finally:
             early_adapter.discard()  # an adapter started early that the launch did not take
+            spare_program.discard()  # a spare program process the launch did not take
             from ..gcpause import resume
 
             resume()  # the start is over (daemon.main paused it)
@@ -321,6 +322,7 @@ def main(argv: list[str] | None = None) -> int:
         return rc
     finally:
         early_adapter.discard()
+        spare_program.discard()
 
 
 def start_debugpy_early() -> None:

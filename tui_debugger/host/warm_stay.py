@@ -4,14 +4,16 @@ asks `stay()` for the next one; None ends the host.
 
 Staying, the host goes back to what its starter gave it (the environment and
 the directory of the session it hosted), becomes the user's warm host if no
-other is one, starts debugpy's adapter as a host told `--debugpy` does, and
-waits. Taken, it adopts the new starter's environment (the starter checked
-it matches but for `warm.VOLATILE`), puts the connection where a cold host
-has its spec pipe (stdin) and its answer pipe (stdout), and reads the spec
-from it: the rest of the session is a cold host's. Nothing it starts while
-warm outlives it: the adapter dies with it (PR_SET_PDEATHSIG, the watchdog's
-tag), and an end by a signal, `warm stop`, the idle time or a new version of
-the package ends the adapter and the watchdog first.
+other is one, starts debugpy's adapter as a host told `--debugpy` does and a
+spare of the last program's process (its Python with debugpy and pydevd
+imported, backends/spare_program.py), and waits. Taken, it adopts the new
+starter's environment (the starter checked it matches but for
+`warm.VOLATILE`), puts the connection where a cold host has its spec pipe
+(stdin) and its answer pipe (stdout), and reads the spec from it: the rest of
+the session is a cold host's. Nothing it starts while warm outlives it: the
+adapter and the spare die with it (PR_SET_PDEATHSIG, the watchdog's tag), and
+an end by a signal, `warm stop`, the idle time or a new version of the
+package ends them and the watchdog first.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import sys
 import time
 from typing import Any
 
-from backends import early_adapter
+from backends import early_adapter, spare_program
 from backends.process import HOST_TAG, stop_orphan_watchdog
 
 from .. import paths, warm
@@ -59,6 +61,7 @@ class WarmState:
                 return spec
             # The starter let it go without a spec: warm again.
             early_adapter.discard()
+            spare_program.discard()
             stop_orphan_watchdog()
 
     def _wait(self) -> bool | None:
@@ -82,6 +85,8 @@ class WarmState:
                 apply_config()  # as the next session's host will: the adapter's environment
             if not early_adapter.pending():
                 self._start_adapter()
+            if not spare_program.pending():
+                _start_spare_program()
             gc.collect()  # the last session's cycles, before the wait
             log = _log_path()
             now = time.time()
@@ -100,6 +105,7 @@ class WarmState:
             print(f"warm host: ending ({exc})", file=sys.stderr, flush=True)
             listener.release()
             early_adapter.discard()
+            spare_program.discard()
             stop_orphan_watchdog()
             return None
         finally:
@@ -120,6 +126,15 @@ class WarmState:
         except ValueError as exc:
             print(f"warm host: a spec that is not one: {exc}", file=sys.stderr, flush=True)
             return None
+
+
+def _start_spare_program() -> None:
+    """The last session's program, started again up to its launch: its Python
+    with debugpy and pydevd imported (backends/spare_program.py), in the
+    environment it had, to die with this host as its adapter does."""
+    from backends.process import _LIBC, _die_with
+
+    spare_program.start(preexec=_die_with(os.getpid()) if _LIBC is not None else None)
 
 
 def _still_wanted() -> bool:
