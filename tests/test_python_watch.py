@@ -207,3 +207,20 @@ async def test_the_tui_watches_from_variables_and_shows_old_and_new():
                          what="old → new on screen")
         assert app.source.location_line == changing_lines()[0]
         await app.action_quit()
+
+
+def test_the_cli_marks_the_line_a_watched_value_changed_at():
+    """The stop is just after the changing line, often lines below it (on the
+    function's return): the excerpt marks that line `W`."""
+    from types import SimpleNamespace as NS
+
+    from tui_debugger.commands import render
+
+    stop = NS(location=NS(path="/venv/toolz/dicttoolz.py", line=300),
+              watch_changes=[NS(at="dicttoolz.py:297")])
+    source = [NS(line=n, text=f"line {n}", current=n == 300, breakpoint=False)
+              for n in (297, 298, 299, 300)]
+    shown = render.source_lines(source, render._changed_lines(stop))
+    assert shown[0].startswith(" W 297 |") and shown[3].startswith("-> 300 |"), shown
+    other = NS(location=NS(path="/app/bank.py", line=9), watch_changes=[NS(at="dicttoolz.py:297")])
+    assert render._changed_lines(other) == set()

@@ -11,8 +11,8 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from ..errors import DebuggerError
-from ..models import (BackendEvent, DataBreakpointSpec, DataBreakpointState, SourceLocation,
-                      WatchChangeEvent)
+from ..models import (BackendEvent, CopiedWatch, DataBreakpointSpec, DataBreakpointState,
+                      SourceLocation, WatchChangeEvent, WatchesCopiedEvent)
 
 if TYPE_CHECKING:
     from .host import DapHost as _Host
@@ -101,6 +101,8 @@ class PythonWatches(_Host):
         return int(frames[0]["id"])
 
     async def event_tuiDebuggerWatch(self, body: dict[str, Any]) -> BackendEvent | None:  # noqa: N802
+        if isinstance(body.get("copied"), list):
+            return self._copied_watches(body)
         key = body.get("id")
         if not isinstance(key, int):
             return None
@@ -112,3 +114,24 @@ class PythonWatches(_Host):
             function=body.get("function"), thread_id=thread if isinstance(thread, int) else None,
             hit=int(body.get("hit") or 0), stopped=bool(body.get("stopped")),
             note=body.get("note"), gone=body.get("gone"))
+
+    def _copied_watches(self, body: dict[str, Any]) -> WatchesCopiedEvent | None:
+        """A forked child's agent holds its parent's watches: they are this
+        session's now (kept, removed and told of as if set here)."""
+        copies = []
+        for item in body["copied"]:
+            if not isinstance(item, dict) or not isinstance(item.get("id"), int):
+                continue
+            copies.append(CopiedWatch(
+                key=item["id"], expression=str(item.get("expression") or ""),
+                condition=item.get("condition"), hit_count=item.get("hit_count") or None,
+                log_only=bool(item.get("log_only")), kind=item.get("kind"),
+                value=item.get("value"), hits=int(item.get("hits") or 0),
+                origin_pid=item.get("origin_pid")))
+        if not copies:
+            return None
+        if not hasattr(self, "_python_watches"):
+            self._python_watches = set()
+        self._python_watches |= {c.key for c in copies}
+        pid = body.get("pid")
+        return WatchesCopiedEvent(watches=copies, pid=pid if isinstance(pid, int) else None)

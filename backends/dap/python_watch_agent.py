@@ -17,6 +17,11 @@ A change is told to the client as a DAP event of ours, `tuiDebuggerWatch`
 (debugpy's adapter passes unknown events on), sent before the stop it causes;
 the thread is then suspended by pydevd itself in the frame where the change
 was seen, so debugpy sends an ordinary `stopped` event there.
+
+A forked child has a copy of the agent and of every watched object. pydevd
+makes a debugger of its own there (`settrace_forked`: a new PyDB, connected
+to the adapter as the child's session): once it is ready, the agent tells
+that session which watches it holds (`copied`), and goes on in the child.
 """
 
 from __future__ import annotations
@@ -80,6 +85,8 @@ class Watch:
         self.anchor_locals = dict(frame.f_locals)
         self.holder = holder  # keeps a weakref (and its callback) alive
         self.hits = 0
+        #: the process it was set in (a forked child holds copies of its parent's)
+        self.origin_pid = os.getpid()
         self.take(read())
 
     def take(self, value) -> None:
@@ -206,6 +213,9 @@ class Agent:
         self.tool: int | None = None
         self.enabled: set = set()
         self.pending: list = []  # 3.11: (thread, frame) to arm again at its next call
+        #: the process whose session knows these watches (a forked child's does
+        #: not until it is told: _announce)
+        self.announced_pid = os.getpid()
 
     # ------------------------------------------------ what the session asks
 
@@ -248,7 +258,67 @@ class Agent:
             self._start_monitoring()
         else:
             self._start_tracing()
+        self._follow_forks()
         self.started = True
+
+    # ------------------------------------------------ a forked child
+
+    def _follow_forks(self) -> None:
+        if hasattr(os, "register_at_fork"):
+            os.register_at_fork(after_in_child=self._after_fork)
+        pydevd = sys.modules.get("pydevd")
+        original = getattr(pydevd, "settrace_forked", None)
+        if original is None or getattr(original, "_tui_debugger_watch", False):
+            return
+        agent = self
+
+        def settrace_forked(*args, **kwargs):
+            # pydevd's fork hook (pydev_monkey._on_forked_process) looks it up
+            # on the module at each fork: its new debugger is ready when it returns.
+            try:
+                return original(*args, **kwargs)
+            finally:
+                agent._forked_ready()
+        settrace_forked._tui_debugger_watch = True
+        pydevd.settrace_forked = settrace_forked
+
+    def _after_fork(self) -> None:
+        """In the child, inside os.fork: only the forking thread goes on."""
+        self.lock = threading.RLock()  # another thread may have held it: it is gone
+        alive = set()
+        frame = sys._getframe()
+        while frame is not None:
+            alive.add(id(frame))
+            frame = frame.f_back
+        for wid, watch in list(self.watches.items()):
+            if watch.kind == "local" and id(watch.frame) not in alive:
+                del self.watches[wid]  # its thread is not in this process
+        self.last_line = {k: v for k, v in self.last_line.items() if k in alive}
+        me = threading.get_ident()
+        self.pending = [(owner, f) for owner, f in self.pending if owner == me]
+
+    def _forked_ready(self) -> None:
+        """In a forked child, pydevd's own debugger is connected: the watches go
+        on under it, and its session is told which it holds."""
+        if self.announced_pid == os.getpid() or _debugger() is None:
+            return
+        try:
+            if self.tool is None:
+                # 3.11: the new debugger's tracers, ours around them (also with no
+                # watch yet: one set in the child later finds them wrapped)
+                self._start_tracing()
+            self._refresh()
+        finally:
+            self._announce()
+
+    def _announce(self) -> None:
+        self.announced_pid = os.getpid()
+        copied = [{"id": w.id, "expression": w.expression, "condition": w.condition,
+                   "hit_count": w.hit_count, "log_only": w.log_only, "kind": w.kind,
+                   "value": w.text, "hits": w.hits, "origin_pid": w.origin_pid}
+                  for w in list(self.watches.values())]
+        if copied:
+            self._send({"copied": copied, "pid": os.getpid()})
 
     def _start_monitoring(self) -> None:
         mon = sys.monitoring
@@ -362,8 +432,10 @@ class Agent:
         # The cython tracer reads NO_FTRACE from its module's globals at each use.
         for name in ("_pydevd_bundle.pydevd_cython", "_pydevd_bundle.pydevd_frame"):
             module = sys.modules.get(name)
-            if module is not None and callable(getattr(module, "NO_FTRACE", None)):
+            if module is not None and callable(getattr(module, "NO_FTRACE", None)) and \
+                    not getattr(module.NO_FTRACE, "_tui_debugger_watch", False):
                 module.NO_FTRACE = untraced(module.NO_FTRACE)
+                module.NO_FTRACE._tui_debugger_watch = True
         py_db.enable_tracing = enable_tracing_chained
         py_db.trace_dispatch = chained(py_db.trace_dispatch)
         threading.settrace(py_db.trace_dispatch)
@@ -453,6 +525,8 @@ class Agent:
         py_db = _debugger()
         if py_db is None:
             return
+        if self.announced_pid != os.getpid() and "copied" not in body:
+            self._announce()  # a fork pydevd's hook was not told of
         try:
             from _pydevd_bundle.pydevd_net_command import NetCommand
             py_db.writer.add_command(NetCommand(

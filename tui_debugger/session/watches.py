@@ -7,7 +7,7 @@ import contextlib
 from typing import TYPE_CHECKING
 
 from backends.errors import DebuggerError, InvalidInput
-from backends.models import DataBreakpointSpec, WatchChangeEvent
+from backends.models import DataBreakpointSpec, WatchChangeEvent, WatchesCopiedEvent
 
 from .. import events
 from ..models import Origin, SessionState, Watch, WatchChange
@@ -133,7 +133,7 @@ class Watchpoints(_Needs):
         text = (f"Watch {', '.join(f'#{w.id} {w.expression}' for w in gone)} ended with the "
                 "program; set it again where the program stops.")
         self.record_activity("session", "watch ended", text)
-        self.publish(events.Notice(text=text))
+        self.publish(events.Notice(text=text, title="Watch"))
         self._publish_watches()
 
     def _on_watch_change(self, event: WatchChangeEvent) -> None:
@@ -146,7 +146,7 @@ class Watchpoints(_Needs):
             self.watches.pop(watch.id, None)
             text = f"Watch #{watch.id} {watch.expression} ended: {event.gone}."
             self.record_activity("session", "watch ended", text)
-            self.publish(events.Notice(text=text))
+            self.publish(events.Notice(text=text, title="Watch"))
             self._publish_watches()
             return
         change = WatchChange(watch_id=watch.id, expression=watch.expression, old=event.old,
@@ -156,8 +156,45 @@ class Watchpoints(_Needs):
         watch.value, watch.hits = event.new, max(watch.hits + 1, event.hit)
         watch.history = [*watch.history[-(HISTORY_CAP - 1):], change]
         self._told_watch_changes.append(change)
+        if watch.copied_from_pid is not None and self.watch_relay is not None:
+            with contextlib.suppress(Exception):  # the other session's, never this stop's
+                self.watch_relay(watch, change)
         if not event.stopped:
             self._publish_watches()
+
+    def add_relayed_change(self, watch_id: int, expression: str, change: WatchChange) -> bool:
+        """A change of a copy of this session's watch `watch_id`, made in another
+        process (a forked child): in the watch's history, naming that process."""
+        watch = self.watches.get(watch_id)
+        if watch is None or watch.expression != expression:
+            return False
+        watch.history = [*watch.history[-(HISTORY_CAP - 1):], change]
+        self._publish_watches()
+        return True
+
+    def _on_watches_copied(self, event: WatchesCopiedEvent) -> None:
+        """This process was forked from one with watches: it holds copies, which
+        stop it and are listed, kept and removed here as its own."""
+        copies = []
+        for copied in event.watches:
+            if copied.key in self.watches:
+                continue
+            watch = Watch(id=copied.key, expression=copied.expression, verified=True,
+                          set_by="session", condition=copied.condition,
+                          hit_count=copied.hit_count, log_only=copied.log_only,
+                          kind=copied.kind, value=copied.value, hits=copied.hits,
+                          copied_from_pid=copied.origin_pid)
+            self.watches[watch.id] = watch
+            copies.append(watch)
+        if not copies:
+            return
+        self._next_watch_id = max(self._next_watch_id, *(w.id + 1 for w in copies))
+        text = ("Forked with the watches of pid "
+                f"{copies[0].copied_from_pid}: "
+                + ", ".join(f"#{w.id} {w.expression}" for w in copies)
+                + " watch this process too.")
+        self.record_activity("session", "watches copied", text)
+        self._publish_watches()
 
     async def _watch_changes(self, frame_id: int | None,
                              thread_id: int | None = None) -> list[WatchChange]:
