@@ -94,7 +94,9 @@ class Breakpoint(Model):
             extras.append(f"log {spec.log_message!r}")
         if not spec.enabled:
             extras.append("disabled")
-        if not self.verified:
+        if not self.verified and (spec.enabled or self.message not in (None, "disabled")):
+            # (a disabled one is not sent: "unverified: disabled" said it twice, and
+            # read as a failure)
             extras.append("unverified" + (f": {self.message}" if self.message else ""))
         return where + (" [" + ", ".join(extras) + "]" if extras else "")
 
@@ -394,6 +396,31 @@ class WatchChangeEvent(Model):
     gone: str | None = None
 
 
+class CopiedWatch(Model):
+    """A watch a forked child process holds, copied from its parent with the
+    rest of its memory (debugpy: the agent's state)."""
+
+    key: int
+    expression: str
+    condition: str | None = None
+    hit_count: int | None = None
+    log_only: bool = False
+    kind: str | None = None
+    value: str | None = None
+    hits: int = 0
+    #: the process it was set in
+    origin_pid: int | None = None
+
+
+class WatchesCopiedEvent(Model):
+    """This process was forked from one with watches: it holds copies of them,
+    and tells their changes as its own (WatchChangeEvent)."""
+
+    kind: Literal["watches_copied"] = "watches_copied"
+    watches: list[CopiedWatch] = Field(default_factory=list)
+    pid: int | None = None
+
+
 BackendEvent = Annotated[
     Union[
         StoppedEvent,
@@ -405,6 +432,7 @@ BackendEvent = Annotated[
         ThreadEvent,
         ChildProcessEvent,
         WatchChangeEvent,
+        WatchesCopiedEvent,
     ],
     Field(discriminator="kind"),
 ]

@@ -44,10 +44,37 @@ def build_dir(source: str) -> str:
     return os.path.join(tempfile.gettempdir(), f"tui-debugger-{os.getuid()}", "build", digest)
 
 
+def _make_private(directory: str) -> None:
+    """`directory` and the folders between it and the temporary directory,
+    each made 0700 (os.makedirs gives only the last one its mode, and a
+    `tui-debugger-UID` left 0755 would then be refused as the runtime
+    directory), and each checked to be this user's, private and not a link:
+    the temporary directory is shared, and a folder another user made first
+    would receive the binary that is then debugged."""
+    import stat
+
+    top = tempfile.gettempdir()
+    parts = os.path.relpath(directory, top).split(os.sep)
+    path = top
+    for part in parts:
+        path = os.path.join(path, part)
+        try:
+            os.mkdir(path, 0o700)
+        except FileExistsError:
+            pass
+        st = os.lstat(path)
+        if (not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid()
+                or st.st_mode & 0o077):
+            raise CommandFailed(
+                f"Cannot build into {path}: it is not a private folder of this user (it must "
+                "be a directory, yours, mode 0700). Remove it if it is yours, or set TMPDIR "
+                "to a directory of your own.")
+
+
 async def build(source: str) -> tuple[str, list[str]]:
     """Build `source`; answers the binary and the command that built it."""
     directory = build_dir(source)
-    os.makedirs(directory, mode=0o700, exist_ok=True)
+    _make_private(directory)
     output = os.path.join(directory, os.path.splitext(os.path.basename(source))[0])
     argv = build_argv(os.path.abspath(source), output)
     if shutil.which(argv[0]) is None:

@@ -238,6 +238,9 @@ def main() -> int:
         os.environ["TUI_DEBUGGER_CONFIG"] = os.path.join(tmp, "none.toml")
         os.environ["TUI_DEBUGGER_STATE_DIR"] = os.path.join(tmp, "state")
         os.environ["TUI_DEBUGGER_RUNTIME_DIR"] = os.path.join(tmp, "rt")
+        # Its sessions' hosts end with them: a warm one would wait on in a
+        # runtime directory this script removes.
+        os.environ["TUI_DEBUGGER_WARM"] = "0"
         from tui_debugger.tui.app import DebuggerApp
 
         DebuggerApp.CURSOR_BLINK = False

@@ -187,7 +187,7 @@ def test_backends_import_no_front_end_library():
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("backends", ("backends",)),
     ("entry", ("tui_debugger.__main__", "tui_debugger.cli.main", "tui_debugger.cli.full",
-               "tui_debugger.cli.quick")),
+               "tui_debugger.cli.quick", "tui_debugger.cli.screen")),
     ("host", ("tui_debugger.host.daemon", "tui_debugger.host.hub", "tui_debugger.host.server",
               "tui_debugger.host.warm_stay")),
     ("parse", ("tui_debugger.cli.parse",)),

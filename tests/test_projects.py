@@ -423,6 +423,11 @@ KINDS = {
     "subprocess.run": ("run_child.py", [], "child.py", "@child", "@child-print", "value", "7"),
     "reloader": ("reloader.py", [], "reloader.py", "@serve", "@serve-return", "port", "8000"),
     "node-fork": ("fork.js", ["fork"], "worker.js", "@worker", "@worker-answer", "value", "7"),
+    "ProcessPoolExecutor": ("executor.py", [], "executor.py", "@worker", "@worker-return",
+                            "n", "3"),
+    "os.fork": ("forks.py", [], "forks.py", "@forked", "@forked-return", "n", "7"),
+    # the process re-executes itself: the new image, same pid, is a process of its own
+    "exec": ("execs.py", [], "execs.py", "@again", "@again-print", "value", "42"),
 }
 #: the cheap ones run every time; the rest are `slow`
 _CHEAP = {"subprocess.run", "node-fork"}

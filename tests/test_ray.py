@@ -103,10 +103,19 @@ class Cluster:
     def paused(self, count: int, timeout: float = 90) -> list[dict]:
         deadline = time.monotonic() + timeout
         while True:
-            listed = json.loads(self.tui("ray", "--json").stdout)["paused"]
-            if len(listed) >= count:
-                return listed
-            assert time.monotonic() < deadline, f"{len(listed)} of {count} tasks paused: {listed}"
+            done = self.tui("ray", "--json", check=False)
+            answer = json.loads(done.stdout or "{}")
+            if done.returncode == 0:
+                listed = answer["paused"]
+                if len(listed) >= count:
+                    return listed
+                said = f"{len(listed)} of {count} tasks paused: {listed}"
+            else:
+                # `ray start` returns before the dashboard serves; on a busy
+                # machine its first answers can be late: wait for it.
+                assert answer.get("error", {}).get("code") == "dependency_missing", done.stdout
+                said = f"the dashboard never answered: {done.stdout}"
+            assert time.monotonic() < deadline, said
             time.sleep(0.5)
 
     def stop(self) -> None:

@@ -6,6 +6,7 @@ elsewhere; a launched program's breakpoints outlive its run."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import time
 from pathlib import Path
@@ -28,16 +29,21 @@ def size(answer) -> int:
                           separators=(",", ":")))
 
 
-#: the kinds of child whose stop a launch answers (Node's children are the CDP
-#: backend's, followed the same way)
-TREE_KINDS = ["pool-fork", "pool-spawn", "pool-forkserver", "subprocess.run", "reloader",
-              "node-fork"]
+#: the kinds of child whose stop a launch answers: every kind (Node's children
+#: are the CDP backend's, followed the same way)
+TREE_KINDS = list(KINDS)
 _CHEAP = {"subprocess.run"}
+#: the CLI's quick loop keeps the pool it always ran
+_CHEAP_CLI = {"pool-spawn"}
+
+
+def tree_kinds(cheap: set[str]) -> list:
+    return [pytest.param(k, id=k, marks=() if k in cheap else pytest.mark.slow)
+            for k in TREE_KINDS]
 
 
 @pytest.mark.timeout(240)
-@pytest.mark.parametrize("kind", [pytest.param(k, id=k, marks=() if k in _CHEAP
-                                               else pytest.mark.slow) for k in TREE_KINDS])
+@pytest.mark.parametrize("kind", tree_kinds(_CHEAP))
 async def test_the_launch_answers_with_a_childs_stop_and_the_next_calls_act_on_it(
         kind, children, mcp_env, no_leftover_processes):
     from tests.support.mcp import call, in_process_client
@@ -163,22 +169,45 @@ async def test_each_client_keeps_its_focus_and_hears_of_stops_elsewhere(
 
 
 @pytest.mark.timeout(240)
-def test_the_cli_start_and_await_answer_with_a_workers_stop(children, no_leftover_daemons):
-    line = marker_line(children / "pool.py", "@worker")
-    after = marker_line(children / "pool.py", "@worker-return")
-    started = tdb(children, "start", "--break", f"pool.py:{line}", "pool.py", "spawn").stdout
-    head = started.splitlines()[0]
-    assert head.startswith("Session pool: running; process pool.") and head.endswith(" stopped")
-    assert f"pool.py:{line}" in started, started
-    assert "No stop yet" not in started and "Still starting" not in started, started
-    assert "n (int) = 3" in started, started
-    waited = tdb(children, "await").stdout
-    assert f"Stopped (breakpoint #1) in work at pool.py:{line}" in waited, waited
-    stepped = tdb(children, "next").stdout  # the worker's step, no --session
-    assert f"pool.py:{after}" in stepped, stepped
-    ended = tdb(children, "continue", "--all", timeout=90).stdout
-    assert "ended" in ended or "Still running" in ended, ended
-    tdb(children, "stop")
+@pytest.mark.parametrize("kind", tree_kinds(_CHEAP_CLI))
+def test_the_cli_start_and_await_answer_with_a_childs_stop(kind, children, no_leftover_daemons):
+    _needs(kind)
+    program, args, file, marker, after, name, value = KINDS[kind]
+    line = marker_line(children / file, marker)
+    after = marker_line(children / file, after)
+    root = Path(program).stem
+    started = tdb(children, "start", "--break", f"{file}:{line}", program, *args,
+                  timeout=90).stdout
+    try:
+        # The child's stop is the answer: the process named, its place, its locals.
+        head = started.splitlines()[0]
+        named = re.match(rf"Session {re.escape(root)}: running; process ({re.escape(root)}\.\S+) "
+                         r"\(pid \d+, .+\) stopped$", head)
+        assert named, started
+        process = named[1]
+        assert "No stop yet" not in started and "Still starting" not in started, started
+        at = re.compile(rf"\b{re.escape(file)}:{line}[,:]")  # Node's place has a column
+        assert "Stopped (breakpoint #1) in " in started and at.search(started), started
+        shown = started.split("\nLocals:\n", 1)
+        assert len(shown) == 2 and shown[1].startswith("  ") and " = " in shown[1], started
+        # `await` reports the same stop, in the same process.
+        waited = tdb(children, "await").stdout
+        assert waited.startswith(f"In process {process} "), waited
+        assert "Stopped (breakpoint #1) in " in waited and at.search(waited), waited
+        # No --session: the step and the print act on the child that stopped.
+        stepped = tdb(children, "next").stdout
+        assert stepped.startswith(f"In process {process} "), stepped
+        assert "Stopped (step) in " in stepped, stepped
+        assert re.search(rf"\b{re.escape(file)}:{after}[,:]", stepped), stepped
+        printed = tdb(children, "print", name).stdout
+        assert printed.startswith(f"[session {process}] {value}"), printed
+        # The whole tree goes on; the program ends.
+        ended = tdb(children, "continue", "--all", timeout=90).stdout
+        if "Still running" in ended:
+            ended = tdb(children, "await", "--session", root, "--timeout", "60", timeout=90).stdout
+        assert "The program ended" in ended, ended
+    finally:  # a failed check leaves no program behind
+        tdb(children, "stop", check=False)
     assert json.loads(tdb(children, "sessions", "--json").stdout)["sessions"] == []
 
 
@@ -245,6 +274,67 @@ def test_exec_into_python_is_debugged_and_into_another_program_says_so(children,
     assert "not Python" in said.stderr and said.returncode == 1, (said.stdout, said.stderr)
     tdb(children, "stop")
     assert json.loads(tdb(children, "sessions", "--json").stdout)["sessions"] == []
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(240)
+async def test_an_agent_is_told_a_program_that_execd_into_another_runs_undebugged(
+        children, mcp_env, no_leftover_processes):
+    import asyncio
+
+    from tests.support.mcp import call, fails, in_process_client
+
+    file = children / "exec_native.py"
+    async with in_process_client() as client:
+        # A breakpoint the exec leaves behind: the launch waits for its stop,
+        # which cannot come (the exec is at once; the wait is a loaded machine's).
+        launched = await call(client, "debug_launch", {
+            "program": str(file), "cwd": str(children), "waitMs": 10_000,
+            "breakpoints": [{"file": str(file), "line": marker_line(file, "@before-exec"),
+                             "condition": "False"}]})
+        assert launched["state"] == "running", launched.data
+        assert "undebugged" in launched["message"] and "/sleep" in launched["message"], \
+            launched.data
+        said = launched["message"]  # not that pause interrupts, nor that tracing is slow
+        assert "debug_pause interrupts" not in said and "traces every line" not in said, said
+        status = await call(client, "debug_status", {})
+        assert "undebugged" in status["message"], status.data
+        waited = await call(client, "debug_wait", {"timeoutMs": 200})
+        assert waited["status"] == "running" and "undebugged" in waited["message"], waited.data
+        await fails(client, "debug_pause", {}, "invalid_input", "not Python")
+        await call(client, "debug_terminate", {})
+        for _ in range(100):
+            listed = (await call(client, "debug_sessions", {}))["sessions"]
+            if all(s.get("state") in (None, "terminated") for s in listed):
+                break
+            await asyncio.sleep(0.1)
+        assert all(s.get("state") in (None, "terminated") for s in listed), listed
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(240)
+async def test_the_tui_says_why_a_program_that_execd_into_another_cannot_pause(
+        children, no_leftover_processes):
+    from tests.support.tui import wait_until
+    from tui_debugger.tui.app import create_app
+
+    app = create_app("launch", {"program": str(children / "exec_native.py")},
+                     cwd=str(children))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: app.state == "running", 60, "the program running")
+        for _ in range(300):  # the exec itself, seen as any client sees it
+            status = json.loads(tdb(children, "status", "--json").stdout)
+            if "undebugged" in (status.get("message") or ""):
+                break
+            await pilot.pause(0.1)
+        assert "undebugged" in (status.get("message") or ""), status
+        await pilot.press("f6")
+        await wait_until(pilot, lambda: any("not Python" in str(n.message)
+                                            for n in app._notifications), 30,  # noqa: SLF001
+                         "the refusal, in words")
+        assert app.state == "running"
+        tdb(children, "stop")
+        await wait_until(pilot, lambda: app.state == "terminated", 60, "the program ended")
 
 
 @pytest.mark.timeout(240)

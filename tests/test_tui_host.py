@@ -107,11 +107,7 @@ def session_stopped(cwd: Path, session: str | None = None) -> bool:
 
 
 async def test_quitting_ends_what_it_started_and_leaves_what_it_joined(tmp_path):
-    prog = program(tmp_path)
-    joined = cli("start", "--session", "joined", "--stop-on-entry", str(prog), cwd=tmp_path)
-    assert joined.returncode == 0, joined.stderr
-    tui = create_app("launch", {"program": str(prog), "stop_on_entry": True,
-                                "session_name": "mine"}, None, cwd=str(tmp_path))
+    tui = _mine_beside_joined(tmp_path)
     async with tui.run_test(size=(100, 30)) as pilot:
         await wait_until(pilot, lambda: tui.state == "stopped", what="the entry stop")
         # The TUI hosts nothing: its session lives in a daemon of its own.
@@ -127,6 +123,16 @@ async def test_quitting_ends_what_it_started_and_leaves_what_it_joined(tmp_path)
     assert cli("stop", "--session", "joined", cwd=tmp_path).returncode == 0
 
 
+def _mine_beside_joined(tmp_path: Path):
+    """A session "joined" started by the CLI, stopped on entry, and a TUI that
+    will launch its own ("mine") of the same program."""
+    prog = program(tmp_path)
+    joined = cli("start", "--session", "joined", "--stop-on-entry", str(prog), cwd=tmp_path)
+    assert joined.returncode == 0, joined.stderr
+    return create_app("launch", {"program": str(prog), "stop_on_entry": True,
+                                 "session_name": "mine"}, None, cwd=str(tmp_path))
+
+
 async def test_a_switch_that_lands_while_the_tui_closes_is_dropped(tmp_path, monkeypatch):
     """A child's stop or end switches the screen to another session; one whose
     join answers while the app closes (the end of a test, a quit) found its
@@ -136,11 +142,7 @@ async def test_a_switch_that_lands_while_the_tui_closes_is_dropped(tmp_path, mon
 
     from tui_debugger.tui import session_link
 
-    prog = program(tmp_path)
-    joined = cli("start", "--session", "joined", "--stop-on-entry", str(prog), cwd=tmp_path)
-    assert joined.returncode == 0, joined.stderr
-    tui = create_app("launch", {"program": str(prog), "stop_on_entry": True,
-                                "session_name": "mine"}, None, cwd=str(tmp_path))
+    tui = _mine_beside_joined(tmp_path)
     real_join = session_link.join
     joins: list[str] = []
 
@@ -168,6 +170,37 @@ async def test_a_switch_that_lands_while_the_tui_closes_is_dropped(tmp_path, mon
     wait_for(lambda: not pid_alive(mine), 10, "the host of the TUI's session to exit")
     assert [s.name for s in paths.live_sessions()] == ["joined"]
     assert session_stopped(tmp_path)
+    assert cli("stop", "--session", "joined", cwd=tmp_path).returncode == 0
+
+
+async def test_a_switch_the_apps_close_overtakes_midway_is_dropped(tmp_path):
+    """The app may begin closing at any await of a switch, not only its join:
+    a child's end switched back to the parent as a test ended, and the
+    switch's sync, after the panes were made anew, found them gone ("No nodes
+    match 'StatusBar'"), failing the app. The switch is dropped as above."""
+    import asyncio
+
+    from tui_debugger.tui.widgets.status_bar import StatusBar
+
+    tui = _mine_beside_joined(tmp_path)
+    real_sync = tui._sync_all
+    synced: list[bool] = []
+
+    async def sync_once_the_app_closes():
+        if tui.link is not None and tui.link.name == "joined":
+            synced.append(True)
+            while not tui.closing or tui.query(StatusBar):  # the panes go
+                await asyncio.sleep(0)
+        return await real_sync()
+
+    async with tui.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: tui.state == "stopped", what="the entry stop")
+        mine = host_pid("mine")
+        tui._sync_all = sync_once_the_app_closes
+        tui.run_worker(tui.switch_session("joined"), group="switch")
+        await wait_until(pilot, lambda: synced, what="the switch's sync")
+    wait_for(lambda: not pid_alive(mine), 10, "the host of the TUI's session to exit")
+    assert [s.name for s in paths.live_sessions()] == ["joined"]
     assert cli("stop", "--session", "joined", cwd=tmp_path).returncode == 0
 
 

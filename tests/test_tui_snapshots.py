@@ -32,8 +32,10 @@ SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((160, 45), id="160x45"
 
 @pytest.fixture(scope="module")
 def live_session():
-    """A headless session stopped at STOP_LINE, after the loop printed its lines."""
-    env = {**os.environ, **runtime_dirs(SHARED_RUNTIME)}
+    """A headless session stopped at STOP_LINE, after the loop printed its lines.
+    (Warm hosts off, as conftest.py's isolation turns them off for each test:
+    this module fixture runs before it, and its host stayed warm after `stop`.)"""
+    env = {**os.environ, **runtime_dirs(SHARED_RUNTIME), "TUI_DEBUGGER_WARM": "0"}
     cli = [sys.executable, "-m", "tui_debugger"]
     subprocess.run([*cli, "stop", "--session", SESSION], env=env, cwd=ROOT,
                    capture_output=True, timeout=30)
@@ -153,7 +155,7 @@ def test_watches_and_console(live_session, snap_compare, size):
 
 def test_the_session_outlived_every_scene(live_session):
     """Joining and leaving never ends the session the scenes shared."""
-    env = {**os.environ, **runtime_dirs(SHARED_RUNTIME)}
+    env = {**os.environ, **runtime_dirs(SHARED_RUNTIME), "TUI_DEBUGGER_WARM": "0"}
     status = subprocess.run([sys.executable, "-m", "tui_debugger", "status", "--session", SESSION],
                             env=env, cwd=ROOT, capture_output=True, text=True, timeout=30)
     assert "stopped" in status.stdout.lower(), status.stdout + status.stderr

@@ -152,6 +152,7 @@ class Notice(Event):
 
     kind: Literal["notice"] = "notice"
     text: str = ""
+    title: str | None = None  # what it is about; none: the wait for the first stop
 
 
 SessionEvent = Annotated[

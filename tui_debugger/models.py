@@ -70,6 +70,9 @@ class WatchChange(BaseModel):
     #: a log-only watch's record, or its condition was false: the program went on
     stopped: bool = True
     note: str | None = None
+    #: the process that changed it, when it is not the one the watch was set in
+    #: (a forked child's copy): "calc.4242 (pid 4242)"
+    process: str | None = None
 
 
 class Watch(BaseModel):
@@ -97,6 +100,8 @@ class Watch(BaseModel):
     kind: str | None = None
     #: the last changes, oldest first (capped at HISTORY_CAP), each with its line
     history: list[WatchChange] = Field(default_factory=list)
+    #: a copy this process got when it was forked: the pid of the process it was set in
+    copied_from_pid: int | None = None
 
 
 class ActivityEntry(BaseModel):

@@ -201,6 +201,12 @@ def socket_answers(path: Path, timeout: float = 0.5) -> bool:
         sock.close()
 
 
+#: Names in the runtime directory that are not sessions': the warm host's and
+#: the warm screen's sockets and descriptions (warm.py, warm_screen.py). No
+#: session takes them (unique_name), and the session listing never probes them.
+NOT_SESSIONS = frozenset({"warm", "screen"})
+
+
 def live_sessions(clean_stale: bool = True) -> list[LiveSession]:
     """Sessions whose host process is alive and whose socket answers, newest last.
     Files of dead hosts are removed (a dead daemon's stale socket)."""
@@ -232,7 +238,7 @@ def live_sessions(clean_stale: bool = True) -> list[LiveSession]:
         )
     listed = {s.name for s in out}
     for sock in base.glob("*.sock"):
-        if sock.stem not in listed:
+        if sock.stem not in listed and sock.stem not in NOT_SESSIONS:
             found = _healed(sock)
             if found is not None:
                 out.append(found)
@@ -313,7 +319,8 @@ def several_live() -> bool:
         if _listed is not None and _listed[0] == changed:
             return _listed[1]
         several = sum(1 for entry in os.scandir(_listed_dir[1])
-                      if entry.name.endswith(".json")) > 1
+                      if entry.name.endswith(".json")
+                      and entry.name[:-5] not in NOT_SESSIONS) > 1
         _listed = (changed, several) if time.time_ns() - changed > _SETTLED_NS else None
         return several
     except OSError:
@@ -325,7 +332,7 @@ def unique_name(base: str, taken: set[str]) -> str:
     base = base[:30]
     if not base[0].isalnum():
         base = "s" + base
-    existing = taken | {s.name for s in live_sessions()}
+    existing = taken | NOT_SESSIONS | {s.name for s in live_sessions()}
     if base not in existing and not meta_path(base).exists():
         return base
     i = 2

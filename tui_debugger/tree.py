@@ -104,8 +104,10 @@ async def _start_child(hub, parent: Session, event: ChildProcessEvent) -> None:
         else _child_program(pid, root.program)
     request = event.attach.model_copy(update={"program": program})
     child.program = request.program
+    child.watch_relay = lambda watch, change: _relay_watch_change(hub, child, watch, change)
     hub.update_meta(child)
     _publish(hub, child, "started")
+    _tell_unwatched(hub, parent, child, pid)
     try:
         await child.attach(request, parent.adapter or "debugpy", origin="session")
     except DebuggerError as exc:
@@ -130,6 +132,10 @@ def _child_program(pid: int | None, root_program: str | None) -> str:
             argv = [a.decode(errors="replace") for a in handle.read().split(b"\0") if a]
     except (OSError, TypeError):
         argv = []
+    if any(a.endswith("spare_debuggee.py") for a in argv[:6]):
+        # forked from a program that ran in a warm host's spare process
+        # (backends/spare_program.py): its command line is the spare's
+        return f"{root_program or 'python'} (child process)"
     if "--file" in argv:  # a Python started by the program, under pydevd: what it runs
         return " ".join(argv[argv.index("--file") + 1:])
     if "--connect" in argv:  # forked from a process debugpy started: the same program
@@ -150,6 +156,54 @@ def _child_program(pid: int | None, root_program: str | None) -> str:
     if not text or "pydevd" in text or "access_token" in text:
         return f"{root_program or 'python'} (child process)"
     return text
+
+
+def pid_of(member: Session) -> int | None:
+    return member.metadata.get("pid") or (member.backend.debuggee_pid if member.backend else None)
+
+
+def _relay_watch_change(hub, child: Session, watch, change) -> None:
+    """A change of a forked child's copy of a watch: in the history of the
+    watch in the process it was set in, naming the child."""
+    origin = next((m for m in tree_of(hub, child)
+                   if m is not child and pid_of(m) == watch.copied_from_pid), None)
+    if origin is not None:
+        origin.add_relayed_change(watch.id, watch.expression,
+                                  change.model_copy(update={"process": describe(child)}))
+
+
+def _forked_from(pid: int | None, parent_pid: int | None) -> bool | None:
+    """Whether process `pid` is a fork of `parent_pid` (the same command line:
+    an exec or a spawn has its own); None where that cannot be read."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as mine, \
+                open(f"/proc/{parent_pid}/cmdline", "rb") as theirs:
+            return mine.read() == theirs.read()
+    except (OSError, TypeError):
+        return None
+
+
+def _tell_unwatched(hub, parent: Session, child: Session, pid: int | None) -> None:
+    """Python watches reach a child forked from a process that holds them (a
+    copy of the process, watches and all); a process started afresh
+    (subprocess, multiprocessing spawn) or forked from one with none (a
+    forkserver's worker) has none: said, never missed in silence."""
+    forked = _forked_from(pid, pid_of(parent))
+    if forked is True and any(w.kind is not None for w in parent.watches.values()):
+        return  # it holds copies, and its session is told which (WatchesCopiedEvent)
+    watched = [m for m in tree_of(hub, parent) if m is not child
+               and any(w.kind is not None for w in m.watches.values())]
+    if not watched or forked is None:
+        return  # nothing to miss, or nothing known of how it started
+    child.metadata["unwatched"] = True
+    names = ", ".join(describe(m) for m in watched)
+    how = ("forked from a process with no watch" if forked
+           else "was started afresh, not forked")
+    text = (f"{describe(child)} {how}: the watches of {names} do not reach it. Set them "
+            f"there when it stops (--session / debugSessionId {child.name}).")
+    for member in watched:
+        member.record_activity("session", "not watched", text)
+        member.publish(events.Notice(text=text, title="Not watched"))
 
 
 def watch(hub, session: Session) -> None:
@@ -293,7 +347,7 @@ _focus: dict[tuple[str, str], str] = {}
 FOCUSED_COMMANDS = frozenset({
     "continue", "next", "step", "finish", "stepi", "nexti", "pause", "until", "await",
     "trace", "context", "stack", "variables", "complete", "evaluate", "set_variable",
-    "threads", "thread_select", "frame", "disassemble", "memory_read",
+    "threads", "thread_select", "frame", "disassemble", "memory_read", "watch",
 })
 
 
@@ -422,7 +476,7 @@ async def next_stop(hub, session: Session, client: str | None, timeout: float,
 
 def describe(member: Session) -> str:
     """A process in words: "worker calc.25154 (pid 25154)"."""
-    pid = member.metadata.get("pid") or (member.backend.debuggee_pid if member.backend else None)
+    pid = pid_of(member)
     return f"{member.name}" + (f" (pid {pid})" if pid else "")
 
 

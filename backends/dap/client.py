@@ -382,8 +382,10 @@ class DapClient:
         try:
             if launcher is not None:
                 self._launchers.append(launcher)
-                child = await launcher.start(cwd, env, lambda program, where, environment: spawn(
-                    program, cwd=where, env=environment, stdin=stdin, what="program"))
+                child = await launcher.start(
+                    cwd, env, lambda program, where, environment, words=None: spawn(
+                        program, cwd=where, env=environment, stdin=stdin, what="program",
+                        spare_prefix=words))
             else:
                 child = await spawn(argv, cwd=cwd, env=env, stdin=stdin,
                                     what="program (runInTerminal)")

@@ -166,3 +166,30 @@ async def test_a_full_disk_leaves_no_phantom_session(full_disk, monkeypatch, mcp
         sessions = await call(client, "debug_sessions", {})
         assert "py_sleep" not in sessions.text, sessions.text
     assert not _leftovers(full_disk), _leftovers(full_disk)
+
+
+async def test_a_native_build_makes_its_folders_private_and_refuses_another_users(
+        tmp_path, monkeypatch):
+    """A C source is built under TMPDIR/tui-debugger-UID/build: every folder it
+    makes there is 0700 (an intermediate left 0755 is then refused as the
+    runtime directory), and a folder it finds open to others is refused, not
+    built into."""
+    import tempfile
+
+    from backends import native_build
+    from backends.errors import CommandFailed
+    from tests.support import require
+
+    require(shutil.which("cc") is not None, "cc")
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    source = tmp_path / "hello.c"
+    source.write_text("int main(void) { return 0; }\n")
+    binary, _ = await native_build.build(str(source))
+    assert os.path.exists(binary)
+    top = tmp_path / f"tui-debugger-{os.getuid()}"
+    for folder in (top, top / "build", Path(binary).parent):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
+    os.chmod(top / "build", 0o755)
+    with pytest.raises(CommandFailed, match="not a private folder"):
+        await native_build.build(str(source))

@@ -132,6 +132,10 @@ def _generated_field_args(parser: argparse.ArgumentParser, cmd: Command, spec: C
             continue
         flag = "--" + name.replace("_", "-")
         help_text = cli_words(field.description)
+        if name == "frame_index":  # --frame, as every command with a frame spells it
+            parser.add_argument("--frame", "--frame-index", type=int, dest=name,
+                                help=_frame_help(help_text))
+            continue
         annotation = str(field.annotation)
         if name in spec.positional:
             parser.add_argument(name, type=int if "int" in annotation else str, help=help_text)
@@ -143,6 +147,24 @@ def _generated_field_args(parser: argparse.ArgumentParser, cmd: Command, spec: C
             parser.add_argument(flag, nargs="+", dest=name, help=help_text)
         else:
             parser.add_argument(flag, dest=name, help=help_text)
+
+
+def _frame_help(text: str | None) -> str:
+    text = (text or "Frame.").rstrip(".")
+    if "innermost" not in text:
+        text = text.replace("Frame", "Frame (0 = innermost, as `backtrace` numbers them)", 1)
+    return text + "."
+
+
+def _described_from_the_model(parser: argparse.ArgumentParser, cmd: Command) -> None:
+    """A flag a custom CLI shape added without help takes its field's
+    description (`--frame` said nothing of which frame 0 is)."""
+    fields = cmd.args.model_fields
+    for action in parser._actions:
+        field = fields.get(action.dest)
+        if action.help is None and field is not None and field.description:
+            text = cli_words(field.description)
+            action.help = _frame_help(text) if action.dest == "frame_index" else text
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -259,7 +281,8 @@ def _add_commands(sub: Any, only: str | None) -> None:
             same_level = [a[-1] for a in spec.aliases
                           if len(a) == len(spec.path) and a[:-1] == spec.path[:-1]]
             other = [a for a in spec.aliases if a[-1] not in same_level or len(a) != len(spec.path)]
-            forms = [(spec.path, {"help": cli_words(cmd.help), "aliases": same_level})]
+            said = spec.help or cmd.help  # a form of its own (jump beside until) says its own
+            forms = [(spec.path, {"help": cli_words(said), "aliases": same_level})]
             forms += [(a, {}) for a in other]  # listed nowhere, accepted everywhere
             for words, extra in forms:
                 if only is not None and only != words[0] and not (
@@ -267,11 +290,12 @@ def _add_commands(sub: Any, only: str | None) -> None:
                     continue
                 # The command's own help, not the agents' description: that one
                 # names tools and camelCase arguments.
-                cp = parent_for(words).add_parser(words[-1], description=cli_words(cmd.help),
+                cp = parent_for(words).add_parser(words[-1], description=cli_words(said),
                                                   **extra)
                 cp.set_defaults(command_id=cmd.id, cli_spec=spec)
                 if spec.build:
                     spec.build(cp)
+                    _described_from_the_model(cp, cmd)
                 else:
                     _generated_field_args(cp, cmd, spec)
                 _add_common(cp)

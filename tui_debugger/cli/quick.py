@@ -301,7 +301,8 @@ def _find(base: str, named: str | None, cwd: str) -> _Link | None:
 def _several_live(base: str) -> bool:
     """paths.several_live."""
     try:
-        return sum(1 for e in os.scandir(base) if e.name.endswith(".json")) > 1
+        return sum(1 for e in os.scandir(base) if e.name.endswith(".json")
+                   and e.name not in ("warm.json", "screen.json")) > 1  # paths.NOT_SESSIONS
     except OSError:
         return False
 

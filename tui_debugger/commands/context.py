@@ -76,6 +76,7 @@ def is_ray_root(session: Any) -> bool:
 
 def status_of(session: Session) -> SessionStatus:
     backend = session.backend
+    image = session.undebugged_exec() if session.state == SessionState.running else None
     return SessionStatus(
         session=session.name,
         state=session.state.value,
@@ -96,6 +97,7 @@ def status_of(session: Session) -> SessionStatus:
         python=session.metadata.get("python"),
         python_short=session.metadata.get("python_short"),
         capabilities=[name for name, on in backend.capabilities if on is True] if backend else [],
+        message=f"Running, undebugged: {image}" if image else None,
     )
 
 

@@ -141,7 +141,7 @@ async def run_result(session: Session, label: str, started: float,
                          + told)
     unanswered = (f"; the adapter has not answered {session.resume_unanswered}"
                   if session.resume_unanswered else "")
-    image = exec_not_debugged(session)
+    image = session.undebugged_exec()
     if image:
         return RunResult(status="running", command=label, waited_ms=waited, others=others,
                          message=f"Still running after {waited} ms, undebugged: {image}")
@@ -149,27 +149,6 @@ async def run_result(session: Session, label: str, started: float,
                      message=f"Still running after {waited} ms{unanswered}. Call debug_wait "
                      "(`tui-debugger await`) for the next stop, or debug_pause "
                      "(`tui-debugger pause`).")
-
-
-def exec_not_debugged(session: Session) -> str | None:
-    """A Python program that exec'd into a program that is not Python: its
-    debugger went with its old image, so it runs on undebugged until it ends
-    (then the session ends too). Said in words, or None."""
-    from backends import adapters
-
-    backend = session.backend
-    pid = backend.debuggee_pid if backend is not None else None
-    if not pid or not session.adapter or not adapters.profile(session.adapter).chooses_python:
-        return None
-    try:
-        exe = os.readlink(f"/proc/{pid}/exe")
-    except OSError:
-        return None
-    name = os.path.basename(exe)
-    if name.startswith(("python", "pypy")) or exe.endswith(" (deleted)"):
-        return None
-    return (f"the program exec'd into {exe}, which is not Python and cannot be debugged "
-            "here. It ends the session when it exits; `stop` (debug_terminate) ends it now.")
 
 
 def _run_command(id: str, how: str, cli: str, mcp: str, help: str, keys: tuple[str, ...],
@@ -208,7 +187,7 @@ async def _pause(ctx: CommandContext, args: RunArgs) -> RunResult:
     started = time.monotonic()
     stops = SessionStops(session, ctx.origin)  # the stop of this run is the pause's
     wait_ms = args.wait_ms if args.wait_ms is not None else 5000
-    image = exec_not_debugged(session)
+    image = session.undebugged_exec()
     if image:
         raise InvalidInput(f"Cannot pause: {image}")
     await session.pause(ctx.origin, args.thread_id,
@@ -269,8 +248,10 @@ register(Command(
     "the next statement there instead (debugpy, lldb-dap).",
     args=UntilArgs, result=RunResult, handler=_until, mcp="debug_run_to",
     cli=[CliSpec(("until",), build=_location_cli,
-                 adapt=lambda ns: dict(zip(("file", "line"), parse_line_location(ns.location)))),
+                 adapt=lambda ns: dict(zip(("file", "line"), parse_line_location(ns.location))),
+                 help="Run to a line and stop there (run to cursor)."),
          CliSpec(("jump",), build=_location_cli, fixed={"jump": True},
+                 help="Make a line the next to run, without running (set next statement).",
                  adapt=lambda ns: dict(zip(("file", "line"), parse_line_location(ns.location))))],
     keys=("ctrl+f10",), next_steps=after_stop,
     applies_in=STOPPED,

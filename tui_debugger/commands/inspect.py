@@ -410,7 +410,15 @@ async def _evaluate(ctx: CommandContext, args: EvaluateArgs) -> EvaluateResult:
               if adapters.profile(session.adapter).values == "native" else None)
     if as_hex is not None:
         args = args.model_copy(update={"expression": as_hex.group("expr")})
-    result = await session.evaluate(args.expression, args.frame_index, args.context)
+    try:
+        result = await session.evaluate(args.expression, args.frame_index, args.context)
+    except DebuggerError as exc:
+        if "NameError" in exc.message and args.context == "repl":
+            where = await _frame_named(session, args.frame_index)
+            if where:
+                exc.message += (f" (evaluated in {where}; {command_name(ctx.view, 'backtrace')} "
+                                "lists the frames, and a frame index picks another)")
+        raise
     limit = EVALUATE_CHARS if args.context == "repl" else settings().max_value_chars * 4
     length = None
     if len(result.value) > limit and args.context == "repl":
@@ -435,6 +443,22 @@ async def _evaluate(ctx: CommandContext, args: EvaluateArgs) -> EvaluateResult:
     return EvaluateResult(expression=args.expression, value=value, type=result.type,
                           has_children=result.ref > 0, children=children,
                           children_total=children_total, value_truncated=truncated)
+
+
+async def _frame_named(session: Any, frame_index: int | None) -> str | None:
+    """'frame 1: update_in at dicttoolz.py:297', the frame an expression was
+    evaluated in, for an error that depends on it (a name not found)."""
+    index = session.selected_frame_index if frame_index is None else frame_index
+    try:
+        frames, _ = await session.stack(max_frames=index + 1)
+    except (DebuggerError, TypeError):
+        return None
+    if index >= len(frames):
+        return None
+    frame = frames[index]
+    loc = frame.location
+    place = f" at {os.path.basename(loc.path)}:{loc.line}" if loc is not None and loc.path else ""
+    return f"frame {index}: {frame.name}{place}"
 
 
 class CompleteArgs(Args):

@@ -155,6 +155,10 @@ async def _launch(ctx: CommandContext, args: LaunchArgs) -> SessionStatus:
             cwd=ctx.client_cwd or base,
             explicit_source="--python" if args.python else "launch.json \"python\"")
         request_extra["python"] = [interpreter.path]
+        if interpreter.path_first:
+            # As the wrapper it was found through would have set it (pyenv exec).
+            env["PATH"] = os.pathsep.join(
+                [interpreter.path_first, env.get("PATH", os.environ.get("PATH", ""))])
     elif args.python:
         raise InvalidInput(f"--python is for Python programs; {program_path} runs with {adapter}.")
     if args.just_my_code is not None:
@@ -282,7 +286,7 @@ async def launch_status(session: Session, restored: list[Any], origin: str,
         status.context = await build_context(member, lines=3, origin=origin, embedded=True)
     elif session.state == SessionState.stopped and session.stop is not None:
         status.context = await build_context(session, lines=3, origin=origin, embedded=True)
-    elif session.state == SessionState.running:
+    elif session.state == SessionState.running and not status.message:
         status.message = ("Running; no stop yet. debug_wait waits for the first stop; "
                           "debug_pause interrupts.")
         if session.first_stop_notice and session.last_stop is None:
@@ -613,20 +617,23 @@ async def _sessions(ctx: CommandContext, args: NoArgs) -> SessionList:
 
 def warm_host_view() -> WarmHostView | None:
     """The user's warm host, as `sessions` and `doctor` show it."""
-    from .. import warm
+    from .. import warm, warm_screen
 
-    info = warm.status()
+    screen = warm_screen.status()
+    info = warm.status() or screen
     if info is None:
         return None
-    return WarmHostView(pid=info["pid"], project=info.get("project"), python=info.get("python"),
-                        until=info.get("until"))
+    return WarmHostView(pid=info["pid"] if info is not screen else None,
+                        project=info.get("project"), python=info.get("python"),
+                        until=info.get("until"), screen=screen["pid"] if screen else None)
 
 
 async def _warm_stop(ctx: CommandContext, args: NoArgs) -> WarmStopped:
-    from .. import warm
+    from .. import warm, warm_screen
 
     pid = await asyncio.to_thread(warm.stop)
-    return WarmStopped(stopped=pid is not None, pid=pid)
+    screen = await asyncio.to_thread(warm_screen.stop)
+    return WarmStopped(stopped=pid is not None or screen is not None, pid=pid, screen=screen)
 
 
 def _as_tree(entries: list[SessionListEntry]) -> list[SessionListEntry]:

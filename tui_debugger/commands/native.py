@@ -11,6 +11,8 @@ from pydantic import Field, model_validator
 
 from backends.errors import InvalidInput
 
+from .. import tree
+from ..models import SessionState
 from .context import STOPPED, session_of
 from .registry import Args, CliSpec, Command, CommandContext, register
 from .views import DisassemblyResult, InstructionView, MemoryResult, WatchResult
@@ -195,9 +197,11 @@ async def _watch(ctx: CommandContext, args: WatchArgs) -> WatchResult:
     session = session_of(ctx)
     if args.remove or args.all:
         removed = await session.remove_watches(None if args.all else args.remove, ctx.origin)
-        return WatchResult(watches=list(session.watches.values()), removed=removed)
+        return WatchResult(watches=list(session.watches.values()), removed=removed,
+                           message=_copies_left(ctx, session, removed))
     if not args.expression:
-        return WatchResult(watches=list(session.watches.values()))
+        return WatchResult(watches=list(session.watches.values()),
+                           message=_unwatched(ctx, session))
     watch = await session.add_watch(args.expression, args.access, ctx.origin, args.frame_index,
                                     condition=args.condition, hit_count=args.hit_count,
                                     log_only=args.log)
@@ -206,13 +210,60 @@ async def _watch(ctx: CommandContext, args: WatchArgs) -> WatchResult:
     return WatchResult(
         watches=list(session.watches.values()),
         message=f"Watching {watch.expression} ({watch.access}) = {watch.value}: the program "
-        f"{what}.{_PYTHON_SEES if watch.kind else ''}")
+        f"{what}.{_PYTHON_SEES + _processes(ctx, session) if watch.kind else ''}")
+
+
+def _processes(ctx: CommandContext, session) -> str:
+    """Which processes a Python watch covers: said when one is set."""
+    text = _PYTHON_COVERS
+    others = [m for m in tree.tree_of(ctx.hub, session)
+              if m is not session and m.state != SessionState.terminated] if ctx.hub else []
+    if others:
+        text += (" Running now, not watched by this one: "
+                 + ", ".join(tree.describe(m) for m in others[:5])
+                 + ("…" if len(others) > 5 else "") + " (set it there when one stops).")
+    return text
+
+
+def _unwatched(ctx: CommandContext, session) -> str | None:
+    """The processes of the tree no Python watch reaches (tree._tell_unwatched):
+    said beside the list."""
+    if ctx.hub is None or not any(w.kind for w in session.watches.values()):
+        return None
+    fresh = [m for m in tree.tree_of(ctx.hub, session) if m is not session
+             and m.state != SessionState.terminated and m.metadata.get("unwatched")]
+    if not fresh:
+        return None
+    return ("Not watched (started afresh, or forked from a process with no watch): "
+            + ", ".join(tree.describe(m) for m in fresh[:5]) + ("…" if len(fresh) > 5 else "")
+            + ". Set the watch there when it stops.")
+
+
+def _copies_left(ctx: CommandContext, session, removed: list) -> str | None:
+    """Forked children keep their copies of a removed watch: said, with where."""
+    if ctx.hub is None or not removed:
+        return None
+    pid = tree.pid_of(session)
+    ids = {w.id for w in removed}
+    holders = [m for m in tree.tree_of(ctx.hub, session)
+               if m is not session and m.state != SessionState.terminated
+               and any(w.id in ids and w.copied_from_pid == pid for w in m.watches.values())]
+    if not holders:
+        return None
+    return ("Forked child processes keep their copies: "
+            + ", ".join(tree.describe(m) for m in holders)
+            + ". Remove them there (--session NAME / debugSessionId) while it is stopped.")
 
 
 #: what a Python watch cannot see, said when one is set
 _PYTHON_SEES = (" Seen: rebinding and in-place changes (append, +=) by code that names it "
                 "(any code, for an item); not setattr() with a computed name or an alias in "
                 "code that never names it, until code that names it runs.")
+#: which processes a Python watch covers
+_PYTHON_COVERS = (" Watched in this process and the child processes it forks from now on "
+                  "(os.fork, multiprocessing fork), each stopping where it changes its copy; "
+                  "not in processes started afresh (subprocess, multiprocessing spawn or "
+                  "forkserver).")
 
 
 def _watch_cli(ns) -> dict:

@@ -190,6 +190,7 @@ class CliSpec:
     build: Callable[[argparse.ArgumentParser], None] | None = None
     adapt: Callable[[argparse.Namespace], dict[str, Any]] | None = None
     fixed: dict[str, Any] = field(default_factory=dict)  # args preset by this CLI form
+    help: str | None = None  # this form's one line, where it differs from the command's
 
 
 @dataclass

@@ -72,11 +72,27 @@ def stop_line(stop: Any) -> str:
     return text
 
 
+def _changed_lines(stop: Any) -> set[int]:
+    """The lines of the stopped frame's file that its watches' changes were
+    made at ("dicttoolz.py:297")."""
+    location = getattr(stop, "location", None)
+    path = getattr(location, "path", None)
+    lines: set[int] = set()
+    for change in getattr(stop, "watch_changes", None) or []:
+        at = getattr(change, "at", None) or ""
+        name, _, line = at.rpartition(":")
+        if path and line.isdigit() and os.path.basename(path) == os.path.basename(name):
+            lines.add(int(line))
+    return lines
+
+
 def watch_change_text(change: Any) -> str:
     """"acct.balance: 100 -> -20 at bank.py:14 (withdraw)" """
     text = f"{change.expression}: {change.old} -> {change.new}"
     if getattr(change, "at", None):
         text += f" at {change.at}" + (f" ({change.function})" if change.function else "")
+    if getattr(change, "process", None):
+        text += f" in {change.process}"
     if getattr(change, "note", None):
         text += f" [{change.note}]"
     return text
@@ -170,7 +186,7 @@ def context(result: Any, stop: Any = None) -> str:
         lines.append(f"Frame {result.frame.index}: {result.frame.name}")
     if result.source:
         lines.append("")
-        lines.extend(source_lines(result.source))
+        lines.extend(source_lines(result.source, _changed_lines(stop)))
     elif result.source_note:
         lines.append(result.source_note)
     if result.locals:
@@ -183,13 +199,18 @@ def context(result: Any, stop: Any = None) -> str:
     return "\n".join(lines)
 
 
-def source_lines(source: list[Any]) -> list[str]:
+def source_lines(source: list[Any], changed: set[int] = frozenset()) -> list[str]:
+    """`changed`: the lines a watched value was changed at (marked `W`): a
+    data breakpoint's stop is just after that line, the arrow often lines
+    below it (on the function's return)."""
     width = len(str(source[-1].line))
     out = []
     for sl in source:
         marker = "->" if sl.current else ("●" if sl.breakpoint else "  ")
         if sl.current and sl.breakpoint:
             marker = "●>"
+        elif sl.line in changed and not sl.current:
+            marker = "W"
         out.append(f"{marker:>2} {sl.line:>{width}} | {sl.text}")
     return out
 
@@ -274,12 +295,16 @@ def status(result: Any) -> str:
 
 def _warm_line(warm: Any) -> str:
     until = f", until {time.strftime('%H:%M:%S', time.localtime(warm.until))}" if warm.until else ""
-    return (f"warm host: pid {warm.pid}, project {warm.project or '?'}{until} "
+    screen = f", the TUI warm in pid {warm.screen}" if warm.screen else ""
+    host = f"pid {warm.pid}" if warm.pid else "no host"
+    return (f"warm host: {host}{screen}, project {warm.project or '?'}{until} "
             "(the next session starts on it; tui-debugger warm stop ends it)")
 
 
 def _warm_stopped(result: Any) -> str:
-    return (f"Warm host {result.pid} ended." if result.stopped
+    ended = [f"Warm host {result.pid} ended." if result.pid else "",
+             f"Warm screen {result.screen} ended." if result.screen else ""]
+    return (" ".join(e for e in ended if e) if result.stopped
             else "No warm host was waiting.")
 
 
@@ -475,7 +500,9 @@ def _watches(result: Any) -> str:
         extra = "".join([f", {w.kind}" if w.kind else "",
                          f", if {w.condition}" if w.condition else "",
                          f", from change {w.hit_count}" if w.hit_count else "",
-                         ", log only" if w.log_only else ""])
+                         ", log only" if w.log_only else "",
+                         f", forked with it from pid {w.copied_from_pid}"
+                         if getattr(w, "copied_from_pid", None) else ""])
         lines.append(f"#{w.id} {w.expression} = {w.value} ({w.access}{where}{extra}, "
                      f"hits {w.hits})")
         for change in w.history:

@@ -93,15 +93,18 @@ class SessionListEntry(ResultPart):
 
 class WarmHostView(ResultPart):
     """The user's warm host (tui_debugger/warm.py): a host kept for the next session."""
-    pid: int
+    pid: int | None = Field(None, description="the warm host's pid (none: only a warm screen waits)")
     project: str | None = None
     python: str | None = None
     until: float | None = Field(None, description="when it ends unless a session takes it (epoch s)")
+    screen: int | None = Field(None, description="the pid of the warm screen: the TUI imported, "
+                               "for the next `run` in a terminal")
 
 
 class WarmStopped(Result):
     stopped: bool
     pid: int | None = None
+    screen: int | None = Field(None, description="the warm screen's pid, if one was ended too")
 
 
 class SessionList(Result):

@@ -31,7 +31,7 @@ import contextlib
 import os
 import time
 from collections import deque
-from typing import Any
+from typing import Any, Callable
 
 from backends.adapters import create_backend
 from backends.base import Backend
@@ -170,6 +170,9 @@ class Session(FanOut, Guards, Stops, RunControl, Inspection, BreakpointRegistry,
         self._next_watch_id = 1
         #: changes the backend told (debugpy) since the last stop read them
         self._told_watch_changes: list[WatchChange] = []
+        #: called with each change of a watch copied from another process (a
+        #: forked child's): the tree adds it to the history of the one it was set in
+        self.watch_relay: Callable[[Watch, WatchChange], None] | None = None
         # Values seen at this stop and at the previous one, by path (note_value).
         self._values_generation: int | None = None
         self._values_now: dict[str, str] = {}
@@ -208,9 +211,12 @@ class Session(FanOut, Guards, Stops, RunControl, Inspection, BreakpointRegistry,
         if self.last_stop is not None or self.child_stopped or self.state not in (
                 SessionState.starting, SessionState.running):
             return
-        text = f"No stop yet after {SLOW_FIRST_STOP_S:.0f} s; the program runs."
+        image = self.undebugged_exec()
+        text = f"No stop yet after {SLOW_FIRST_STOP_S:.0f} s" + (
+            f": {image}" if image else "; the program runs.")
         hint = self.backend.slow_first_stop_hint(
-            str(self.metadata.get("python") or "") or None) if self.backend else None
+            str(self.metadata.get("python") or "") or None) if self.backend and not image \
+            else None
         if hint:
             text += " " + hint
         self.first_stop_notice = text

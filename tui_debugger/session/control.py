@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 from typing import TYPE_CHECKING, Iterator
 
 from backends.base import Backend
@@ -46,6 +47,25 @@ class RunControl(_Needs):
 
             timeout = max(settings().step_wait_ms, 1000) / 1000
         await self.wait_for_state(lambda: not self.stop_pending, timeout)
+
+    def undebugged_exec(self) -> str | None:
+        """A Python program that exec'd into a program that is not Python: its
+        debugger went with its old image, so it runs on undebugged until it ends
+        (then the session ends too) and no stop can come. Said in words, or None."""
+        from backends import adapters
+
+        pid = self.backend.debuggee_pid if self.backend is not None else None
+        if not pid or not self.adapter or not adapters.profile(self.adapter).chooses_python:
+            return None
+        try:
+            exe = os.readlink(f"/proc/{pid}/exe")
+        except OSError:
+            return None
+        name = os.path.basename(exe)
+        if name.startswith(("python", "pypy")) or exe.endswith(" (deleted)"):
+            return None
+        return (f"the program exec'd into {exe}, which is not Python and cannot be debugged "
+                "here. It ends the session when it exits; `stop` (debug_terminate) ends it now.")
 
     @property
     def resumed_by(self) -> Origin | None:

@@ -188,6 +188,7 @@ class RunControlNeeds(FanOutOffers, GuardsOffers, StopsOffers, Protocol):
     """control.RunControl: the run's state, and the stop it starts reading."""
 
     state: SessionState
+    adapter: str | None
     backend: Backend | None
     stop: StopInfo | None
     selected_thread_id: int | None
@@ -250,3 +251,4 @@ class WatchpointsNeeds(FanOutOffers, GuardsOffers, RunControlOffers, InspectionO
     watches: dict[int, Watch]
     _next_watch_id: int
     _told_watch_changes: list[WatchChange]
+    watch_relay: Callable[[Watch, WatchChange], None] | None

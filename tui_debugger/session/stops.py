@@ -26,6 +26,7 @@ from backends.models import (
     Thread,
     ThreadEvent,
     WatchChangeEvent,
+    WatchesCopiedEvent,
 )
 
 from .. import events
@@ -133,6 +134,7 @@ class Stops(_Needs):
         ThreadEvent: _on_thread,
         ChildProcessEvent: _on_child_process,
         WatchChangeEvent: lambda self, event: self._on_watch_change(event),
+        WatchesCopiedEvent: lambda self, event: self._on_watches_copied(event),
     }
 
     def _report_let_go(self, event: StoppedEvent) -> None:

@@ -347,8 +347,8 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
         events.Selection: lambda app, event: app._on_selection(event),
         events.Exited: _on_exited,
         events.Terminated: _on_terminated,
-        events.Notice: lambda app, event: app.notify(event.text, title="Waiting for the first stop",
-                                                     timeout=15),
+        events.Notice: lambda app, event: app.notify(
+            event.text, title=event.title or "Waiting for the first stop", timeout=15),
         events.Threads: _on_threads,
         events.Values: _on_values,
         events.Process: lambda app, event: app._on_process(event),
@@ -407,9 +407,11 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
         """The start is over: the new program's first state is on screen, or
         FOOTER_HELD_AT_MOST has passed. The key bar is made, and the garbage
         collector runs again (gcpause.py)."""
+        from .. import warm_screen
         from ..gcpause import resume
 
         resume()
+        warm_screen.start_one()  # once: remember_starter's record is taken
         if self._footer_held:
             self._footer_held = False
             for footer in self.query(KeyFooter):

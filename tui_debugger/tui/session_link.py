@@ -13,6 +13,7 @@ import contextlib
 from typing import Any
 
 from textual import work
+from textual.css.query import NoMatches
 
 from backends.errors import DebuggerError
 
@@ -168,7 +169,9 @@ class SessionLink:
                 # counts): one frame once they are all handled, not one each.
                 self._paint_soon = False
                 self._paint_now()
-        if not self._shutting_down and self.link is link:
+        # The stream also ends as the app closes (Textual takes the panes away
+        # first): not a host gone away, and no status bar to say it in.
+        if not self.closing and self.link is link:
             self.state = "terminated"
             self.status.message = "the session's host went away"
 
@@ -298,7 +301,7 @@ class SessionLink:
             return
         if isinstance(self.screen, AttachDialog):
             await self.screen.dismiss(True)
-        async with self._switch_lock:
+        async with self._switch_lock, self._unless_closing():
             await self._switch(link)
 
     async def switch_session(self, name: str) -> None:
@@ -318,7 +321,20 @@ class SessionLink:
                 # its panes are going, nothing to show the session in.
                 await _close_quietly(link)
                 return
-            await self._switch(link)
+            async with self._unless_closing():
+                await self._switch(link)
+
+    @contextlib.asynccontextmanager
+    async def _unless_closing(self):
+        """A switch the app's shutdown overtook: each of its awaits (composing,
+        the sync, leaving the previous session) can be the one during which
+        Textual takes the panes away, and a pane asked for then is missing.
+        That is the quit's doing, not a fault; while the app runs it still is."""
+        try:
+            yield
+        except NoMatches:
+            if not self.closing:
+                raise
 
     def other_sessions(self) -> list[str]:
         """Names of the live sessions one could switch to."""

@@ -4,7 +4,7 @@ import sys
 
 if sys.argv[1:] == ["again"]:
     value = 42  # @again
-    print("the new image", value)
+    print("the new image", value)  # @again-print
 else:
     print("before exec", flush=True)
     os.execv(sys.executable, [sys.executable, __file__, "again"])

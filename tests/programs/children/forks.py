@@ -2,14 +2,14 @@
 import os
 
 
-def in_child():
+def in_child(n):
     pid = os.getpid()  # @forked
-    return pid  # @forked-return
+    return n * 2  # @forked-return
 
 
 child = os.fork()
 if child == 0:
-    in_child()
+    in_child(7)
     os._exit(0)
 os.waitpid(child, 0)
 print("parent done")

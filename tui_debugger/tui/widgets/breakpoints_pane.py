@@ -36,7 +36,9 @@ class BreakpointsPane(DataTable):
         self.breakpoints: list[Breakpoint] = []
 
     def on_mount(self) -> None:
-        refill(self, HEADERS, [])
+        # The rows of breakpoints shown before the pane mounted (a first stop
+        # that came early), not an empty table over them.
+        self._fill()
 
     def show_breakpoints(self, breakpoints: list[Breakpoint]) -> None:
         row = self.cursor_row
