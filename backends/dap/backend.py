@@ -80,6 +80,9 @@ class DapBackend(LaunchingMixin, BreakpointsMixin, StopsMixin, ValuesMixin, Back
         self._continue_unanswered = 0
         self._stopped_when_continued: set[int] = set()
         self._continue_answered_at = 0.0
+        #: threads a continue or step let go that have not yet said they run
+        #: (per-thread stops: each says `continued` once it wakes)
+        self._unwoken: set[int] = set()
         # Stops read while a continue was on its way (see _doubtful_stop)
         self._doubtful: dict[int, Message] = {}
         #: path -> {line: backend id} of breakpoints without condition or log message

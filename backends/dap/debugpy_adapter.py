@@ -9,12 +9,14 @@ DapBackend.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import hashlib
 import importlib.util
 import os
 import re
 import sys
+import time
 from typing import Any
 
 # NODELAY_DIR: holds the sitecustomize that sets TCP_NODELAY on debugpy's sockets
@@ -333,6 +335,13 @@ class DebugpyProfile(AdapterProfile):
         return arguments
 
 
+#: how long a pause waits for its stop before it is asked again, and how often
+PAUSE_AGAIN_S = 0.5
+PAUSE_TRIES = 6
+#: how long a pause waits for the threads a continue let go to say they run
+WAKE_WAIT_S = 2.0
+
+
 class DebugpyBackend(PythonWatches, DapBackend):
     name = "debugpy"
     profile_class = DebugpyProfile
@@ -347,6 +356,36 @@ class DebugpyBackend(PythonWatches, DapBackend):
         super().__init__(emit, **options)
         if nodelay is not None and isinstance(self.profile, DebugpyProfile):
             self.profile.nodelay = nodelay
+
+    async def pause(self, thread_id: int | None) -> None:
+        await self._woken()
+        generation = self._stop_generation
+        await super().pause(thread_id)
+        if self._state == "running":
+            asyncio.get_running_loop().create_task(self._pause_again(thread_id, generation))
+
+    async def _woken(self) -> None:
+        """Wait until the threads the last continue or step let go have left
+        their stop. pydevd marks them running at once, but each leaves its wait
+        loop only when it next wakes; a pause that comes first marks it
+        suspended again, so it never left, and no stop is ever told of it (seen
+        in CI: a pause right after a continue, answered, and no stop in 15 s).
+        pydevd tells each thread's wake as a `continued` of that thread."""
+        deadline = time.monotonic() + WAKE_WAIT_S
+        while self._unwoken and self._state == "running" and time.monotonic() < deadline:
+            await asyncio.sleep(0.005)
+
+    async def _pause_again(self, thread_id: int | None, generation: int) -> None:
+        """A pause lost on its way (answered, and no stop) is asked again while
+        no stop came, the thread chosen alike."""
+        for _ in range(PAUSE_TRIES):
+            await asyncio.sleep(PAUSE_AGAIN_S)
+            if self._stop_generation != generation or self._state != "running":
+                return
+            try:
+                await super().pause(thread_id)  # the same request, the thread chosen alike
+            except (DebuggerError, InvalidInput):
+                return
 
     def breakpoint_message(self, text: str) -> str:
         # debugpy's advice is a launch.json edit; ours is a launch option.

@@ -50,6 +50,7 @@ class DapHost(Protocol):
     _continue_unanswered: int
     _stopped_when_continued: set[int]
     _continue_answered_at: float
+    _unwoken: set[int]
     _doubtful: dict[int, Message]
     _others_paused: bool
     _pause_asked: bool

@@ -70,6 +70,7 @@ class StopsMixin(_Host):
 
     def _note_stopped(self, body: Message) -> None:
         self._stop_generation += 1
+        self._unwoken.discard(body.get("threadId"))  # it woke, and stopped again
         self._state = "stopped"
         self._pause_asked = False
         if self.profile.per_thread_stops and not self._others_paused:
@@ -89,10 +90,12 @@ class StopsMixin(_Host):
 
     def _note_continued(self, body: Message) -> bool | None:
         if body.get("allThreadsContinued", True) or body.get("threadId") is None:
+            self._unwoken.clear()
             self._stopped_threads.clear()
             self._all_threads_stopped = False
         else:
             self._stopped_threads.discard(body["threadId"])
+            self._unwoken.discard(body["threadId"])
             if self._all_threads_stopped or self._stopped_threads:
                 return False  # one thread went on; the program is still stopped
         if self._state == "stopped":
@@ -101,6 +104,7 @@ class StopsMixin(_Host):
 
     def _note_exited(self, body: Message) -> None:
         self._state = "ended"
+        self._unwoken.clear()
 
     def _note_terminated(self, body: Message) -> None:
         self._state = "ended"
@@ -323,6 +327,9 @@ class StopsMixin(_Host):
         continuing = command == "continue"
         if continuing:
             self._stopped_when_continued = set(self._stopped_threads)
+        if self.profile.per_thread_stops:
+            # a continue lets every stopped thread go; a step, its own
+            self._unwoken = (set(self._stopped_threads) | {thread_id}) if continuing else {thread_id}
         self._resume_unanswered += 1
         self._continue_unanswered += continuing
         try:
