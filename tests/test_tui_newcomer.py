@@ -88,11 +88,10 @@ async def test_keys_typed_ahead_act_in_the_order_typed():
 def row_offset(app, widget, y: int, wanted) -> tuple[int, int]:
     """The offset in `widget` of the first cell of row y whose meta fits `wanted`
     (what the screen hands a click there)."""
-    region = widget.region
-    for x in range(region.width):
-        if wanted(app.screen.get_style_at(region.x + x, region.y + y).meta):
-            return x, y
-    raise AssertionError(f"no such cell on row {y} of {widget}")
+    cell = _cell_in_row(app, widget, y, wanted)
+    if cell is None:
+        raise AssertionError(f"no such cell on row {y} of {widget}")
+    return cell
 
 
 def node_row(tree, node) -> int:
@@ -100,6 +99,34 @@ def node_row(tree, node) -> int:
     if not 0 <= node.line - tree.scroll_offset.y < tree.scrollable_content_region.height:
         tree.scroll_to(y=max(0, node.line - 1), animate=False, immediate=True)
     return node.line - tree.scroll_offset.y
+
+
+def _cell_in_row(app, widget, y: int, wanted) -> tuple[int, int] | None:
+    region = widget.region
+    if not 0 <= y < region.height:
+        return None
+    for x in range(region.width):
+        if wanted(app.screen.get_style_at(region.x + x, region.y + y).meta):
+            return x, y
+    return None
+
+
+async def node_cell(pilot, widget, node, wanted, what: str = "the node's row") -> tuple[int, int]:
+    """The offset in tree `widget` of the first cell of `node`'s row whose meta
+    fits `wanted`, once that row is on screen: a node just added has no line
+    (-1) until the tree builds its lines, and its row no cells until painted."""
+    found: list[tuple[int, int]] = []
+
+    def on_screen() -> bool:
+        if node.line < 0:
+            return False
+        cell = _cell_in_row(pilot.app, widget, node_row(widget, node), wanted)
+        if cell is not None:
+            found.append(cell)
+        return cell is not None
+
+    await wait_until(pilot, on_screen, what=f"{what} on screen")
+    return found[-1]
 
 
 async def test_the_mouse_alone_in_every_pane():
@@ -116,21 +143,19 @@ async def test_the_mouse_alone_in_every_pane():
 
         # Variables: ▶ opens a value and closes it again.
         item = find_node(tree, "item")
-        await pilot.click(tree, offset=row_offset(app, tree, node_row(tree, item),
-                                                  lambda m: m.get("toggle")))
+        await pilot.click(tree, offset=await node_cell(pilot, tree, item, lambda m: m.get("toggle")))
         await wait_until(pilot, lambda: find_node(tree, "item.quantity") is not None,
                          what="item opened by a click on ▶")
         # A plain value: a click highlights it, a second click asks for a new value.
         quantity = find_node(tree, "item.quantity")
-        where = row_offset(app, tree, node_row(tree, quantity), lambda m: "line" in m and "toggle" not in m)
+        where = await node_cell(pilot, tree, quantity, lambda m: "line" in m and "toggle" not in m)
         await pilot.click(tree, offset=(where[0] + 6, where[1]))
         assert tree.cursor_node is quantity and not isinstance(app.screen, ValueDialog)
         await pilot.click(tree, offset=(where[0] + 6, where[1]))
         await wait_until(pilot, lambda: isinstance(app.screen, ValueDialog), what="the value dialog")
         await pilot.press("escape")
         item = find_node(tree, "item")
-        await pilot.click(tree, offset=row_offset(app, tree, node_row(tree, item),
-                                                  lambda m: m.get("toggle")))
+        await pilot.click(tree, offset=await node_cell(pilot, tree, item, lambda m: m.get("toggle")))
         await wait_until(pilot, lambda: not find_node(tree, "item").is_expanded, what="item closed")
 
         # The console's results tree opens with the mouse too.
@@ -140,15 +165,15 @@ async def test_the_mouse_alone_in_every_pane():
         await pilot.pause()
         result = results.root.children[-1]
         if result.is_expanded:  # opened with its first page: close it by a click
-            await pilot.click(results, offset=row_offset(app, results, node_row(results, result),
-                                                         lambda m: m.get("toggle")))
+            await pilot.click(results, offset=await node_cell(pilot, results, result,
+                                                              lambda m: m.get("toggle")))
             await wait_until(pilot, lambda: not result.is_expanded, what="the result closed")
-        await pilot.click(results, offset=row_offset(app, results, node_row(results, result),
-                                                     lambda m: m.get("toggle")))
+        await pilot.click(results, offset=await node_cell(pilot, results, result,
+                                                          lambda m: m.get("toggle")))
         await wait_until(pilot, lambda: result.is_expanded and result.children, what="the result open")
         shelf = result.children[0]
-        await pilot.click(results, offset=row_offset(app, results, node_row(results, shelf),
-                                                     lambda m: m.get("toggle")))
+        await pilot.click(results, offset=await node_cell(pilot, results, shelf,
+                                                          lambda m: m.get("toggle")))
         await wait_until(pilot, lambda: shelf.is_expanded and shelf.children
                          and "loading" not in shelf.children[0].label.plain, what="a shelf open")
 
