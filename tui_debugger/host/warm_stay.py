@@ -87,6 +87,9 @@ class WarmState:
                 self._start_adapter()
             if not spare_program.pending():
                 _start_spare_program()
+            from ..gcpause import thaw
+
+            thaw()  # what the last session's start froze (gcpause.resume)
             gc.collect()  # the last session's cycles, before the wait
             log = _log_path()
             now = time.time()
