@@ -214,6 +214,42 @@ def test_another_users_connection_is_not_answered(monkeypatch):
     assert not taken and ended == ["idle time over"]
 
 
+def test_a_host_without_a_pid_here_is_not_taken(monkeypatch):
+    """A warm host in another PID namespace shows pid 0 on the socket: it
+    could be neither waited for nor signalled (pid 0 is the starter's own
+    group), so the starter lets it go and starts cold; the host waits on."""
+    monkeypatch.setenv("TUI_DEBUGGER_WARM", "1")
+    listener = warm.Listener.claim()
+    assert listener is not None
+    taken: list = []
+    ended: list = []
+
+    def serve():
+        try:
+            taken.append(warm.wait_for_taker(listener, idle_s=5, stamp=warm.install_stamp(),
+                                             project=paths.project_of(os.getcwd()),
+                                             env=dict(os.environ), log=""))
+        except warm.Ended as exc:
+            ended.append(str(exc))
+
+    real = warm.peer_credentials
+    # the starter's view of the host: no pid in its namespace; the host's view stays real
+    monkeypatch.setattr(warm, "peer_credentials",
+                        lambda sock: (0, *real(sock)[1:]) if threading.current_thread()
+                        is threading.main_thread() else real(sock))
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        assert warm.take(os.getcwd()) is None
+    finally:
+        thread.join(timeout=10)
+    conn, _ = taken[0]  # the host was taken, and its starter said nothing: EOF
+    conn.settimeout(5)
+    assert conn.recv(100) == b""
+    conn.close()
+    assert not ended
+
+
 def test_peer_credentials_are_the_peers():
     a, b = socket.socketpair(socket.AF_UNIX)
     try:

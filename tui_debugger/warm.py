@@ -358,6 +358,12 @@ def take(cwd: str | None = None) -> WarmHost | None:
         return None
     sock, answer = taken
     pid, _, _ = peer_credentials(sock)
+    if pid <= 0:
+        # A host in another PID namespace has no pid here: it could be neither
+        # waited for nor signalled (a signal to pid 0 is our own group's). Let
+        # it go without a spec (it waits warm again) and start cold.
+        sock.close()
+        return None
     sock.settimeout(None)
     return WarmHost(sock, pid, str(answer.get("log") or ""))
 
