@@ -38,16 +38,22 @@ class PythonWatches(_Host):
 
     _python_watches: set[int]
 
+    @property
+    def _watch_keys(self) -> set[int]:
+        """The keys of the watches the agent holds (made at the first use: a
+        mixin has no __init__ of its own)."""
+        if not hasattr(self, "_python_watches"):
+            self._python_watches = set()
+        return self._python_watches
+
     async def set_data_breakpoints(
         self, specs: list[DataBreakpointSpec]
     ) -> list[DataBreakpointState]:
         if not self.capabilities.data_breakpoints:  # not launched yet
             return await super().set_data_breakpoints(specs)
         self._require_stopped()
-        if not hasattr(self, "_python_watches"):
-            self._python_watches = set()
         keys = [spec.key for spec in specs if spec.key is not None]
-        if set(keys) != self._python_watches and self._python_watches:
+        if set(keys) != self._watch_keys and self._watch_keys:
             await self._agent_call(f"keep({json.dumps(keys)!r})", None)
             self._python_watches &= set(keys)
         states = []
@@ -130,8 +136,6 @@ class PythonWatches(_Host):
                 origin_pid=item.get("origin_pid")))
         if not copies:
             return None
-        if not hasattr(self, "_python_watches"):
-            self._python_watches = set()
-        self._python_watches |= {c.key for c in copies}
+        self._watch_keys.update(c.key for c in copies)
         pid = body.get("pid")
         return WatchesCopiedEvent(watches=copies, pid=pid if isinstance(pid, int) else None)
