@@ -107,6 +107,33 @@ def once(env: dict[str, str], program: str, cwd: str, size: tuple[int, int],
     return took, cpu
 
 
+def busy_share() -> tuple[int, int]:
+    """(busy, all) jiffies of every core since boot (Linux /proc/stat)."""
+    with open("/proc/stat") as f:
+        fields = [int(v) for v in f.readline().split()[1:]]
+    idle = fields[3] + fields[4]  # idle, iowait
+    return sum(fields) - idle, sum(fields)
+
+
+def settled(timeout: float = 5.0, window: float = 0.25, share: float = 0.2) -> None:
+    """Wait until the cores have been busier than `share` for no `window` of
+    the last: what the last run left working (a TUI starting the warm screen
+    for the next `run`, its rehearsal, a warm host's spare program) is done,
+    and the next run, cold or not, meets the machine as a person's command
+    would. A machine that stays busy (another suite) waits `timeout` only."""
+    if not os.path.exists("/proc/stat"):
+        return
+    deadline = time.monotonic() + timeout
+    before = busy_share()
+    while time.monotonic() < deadline:
+        time.sleep(window)
+        now = busy_share()
+        busy, total = now[0] - before[0], now[1] - before[1]
+        before = now
+        if total and busy / total < share:
+            return
+
+
 def screen_ready(runtime_dir: str, timeout: float = 15.0) -> None:
     """Wait until the warm screen in `runtime_dir` says it is ready, if one is starting."""
     import json
@@ -190,7 +217,10 @@ def main() -> None:
         columns, rows = (int(n) for n in ns.size.lower().split("x"))
         variants = {"this": {**env, "TUI_DEBUGGER_WARM": "0"} if ns.warm else env}
         if ns.against:
-            variants = {"against": {**env, "PYTHONPATH": os.path.abspath(ns.against)}, **variants}
+            # As "this" runs: cold beside --warm (a warm host or screen would
+            # take the other checkout's run, and compare nothing).
+            variants = {"against": {**variants["this"], "PYTHONPATH": os.path.abspath(ns.against)},
+                        **variants}
         if ns.warm:
             variants = {"cold": variants.pop("this"), **variants,
                         "warm": {**env, "TUI_DEBUGGER_WARM": "1"}}
@@ -206,6 +236,10 @@ def main() -> None:
         runs: dict[str, list[tuple[float | None, float | None]]] = {k: [] for k in variants}
         for _ in range(ns.runs):
             for name, variant_env in variants.items():
+                # Before every run, the warm-up the last one left is over:
+                # measured beside a rehearsing warm screen, cold runs were
+                # 0.2-0.3 s slower than a person's cold `run` ever is.
+                settled()
                 if name.startswith("warm"):
                     # As a person's next `run` comes seconds later: the warm
                     # screen the last TUI started has imported and rehearsed.
