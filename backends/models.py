@@ -13,6 +13,26 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field
 
 
+def _without_pydantic_plugins() -> None:
+    """Our models are the debugger's own, built in its own processes: a pydantic
+    plugin installed beside it (one that traces or logs validations) has
+    nothing of the user's to observe there. Looking for plugins reads every
+    installed distribution's entry points when the first model is built: 4-5
+    ms of each process's start (the TUI's, the host's, the MCP server's) in a
+    venv of 60 distributions, more in a larger one. The debuggee is another
+    process and keeps its plugins. A pydantic without this loader is left as
+    it is."""
+    try:
+        from pydantic.plugin import _loader
+    except ImportError:  # pragma: no cover - pydantic moved it
+        return
+    if getattr(_loader, "_plugins", False) is None:
+        _loader._plugins = {}
+
+
+_without_pydantic_plugins()
+
+
 class Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=False, defer_build=True)
 

@@ -212,3 +212,22 @@ def test_the_tuis_start_imports_no_dialog(tmp_path):
     loaded = {m.rsplit(".", 1)[1] for m in out}
     assert "source_view" in loaded  # the probe sees the TUI's widgets
     assert not loaded & set(ON_DEMAND), sorted(loaded & set(ON_DEMAND))
+
+
+def test_no_process_of_ours_reads_every_distribution_for_pydantic_plugins(tmp_path):
+    # The first model built looked for pydantic plugins in every installed
+    # distribution's entry points (4-5 ms of each process's start).
+    probe = ("import importlib.metadata as md\n"
+             "seen = []\n"
+             "real = md.entry_points\n"
+             "md.entry_points = lambda *a, **k: seen.append(k) or real(*a, **k)\n"
+             "from backends.models import SourceLocation\n"
+             "from tui_debugger.commands import registry\n"
+             "SourceLocation(path='x.py', line=1)\n"
+             "registry.get('next').args.model_validate({})\n"
+             "print(seen)\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])},
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]", done.stdout
