@@ -88,7 +88,8 @@ class Terminal:
         if self.proc.poll() is None:
             self.proc.kill()
         self.proc.wait(timeout=10)
-        os.close(self.master)
+        if self.master >= 0:
+            os.close(self.master)
 
 
 @pytest.fixture
@@ -258,6 +259,25 @@ def test_a_signal_quits_the_tui_and_ends_what_it_started(tmp_path, terminals, si
     assert [s.name for s in paths.live_sessions()] == ["other"]
     assert cli("status", "--session", "other", cwd=tmp_path).returncode == 0
     assert cli("stop", "--session", "other", cwd=tmp_path).returncode == 0
+
+
+def test_a_terminal_closed_without_a_hang_up_ends_the_tui_and_its_session(tmp_path, terminals):
+    # A pseudo-terminal that is not the TUI's controlling terminal (the TUI
+    # runs in a session of its own, as under a harness or an editor) sends no
+    # SIGHUP when its other end closes. Textual's input thread then read
+    # end-of-file in a loop: the TUI spun at a whole core, and it and its
+    # session lived on.
+    prog = program(tmp_path)
+    runtime = Path(os.environ["TUI_DEBUGGER_RUNTIME_DIR"])
+    tui = terminals("run", "--session", "orphaned", str(prog), cwd=tmp_path)
+    wait_for(lambda: any(s.name == "orphaned" for s in paths.live_sessions())
+             and session_stopped(tmp_path, "orphaned"), 30, "the TUI's session")
+    wait_for(lambda: b"STOPPED" in tui.screen, 15, "the stop on screen")
+    os.close(tui.master)
+    tui.master = -1
+    assert tui.proc.wait(timeout=20) == 128 + signal.SIGHUP
+    wait_for(lambda: not paths.live_sessions() and not processes_tagged(str(runtime)), 15,
+             lambda: f"the session to end: {paths.live_sessions()}")
 
 
 @pytest.mark.slow

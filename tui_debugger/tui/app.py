@@ -21,7 +21,7 @@ import os
 import signal
 import sys
 from functools import partial
-from typing import Any
+from typing import Any, Awaitable, Callable
 
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical
@@ -274,6 +274,34 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
                 self._signals.append(sig)
         for sig in self.early_signals[:1]:  # one that came while the app started
             handlers[sig]()
+        self._watch_terminal(hang_up)
+
+    def _watch_terminal(self, hang_up: Callable[[], Awaitable[None]]) -> None:
+        """A terminal can go without a SIGHUP: a pseudo-terminal whose other end
+        closed, for a process that does not have it as its controlling
+        terminal (started by a harness, an editor, `setsid`). Textual's input
+        thread then reads end-of-file at once, again and again: the app spun
+        at a whole core and its session never ended. Once a second the
+        terminal is asked for its attributes, which a closed one refuses
+        (EIO); that is a hang-up."""
+        fileno = getattr(self._driver, "fileno", None)
+        if not isinstance(fileno, int):
+            return  # headless, a browser tab: no terminal of its own
+        try:
+            if not os.isatty(fileno):
+                return
+        except OSError:
+            return
+        import termios
+
+        def check() -> None:
+            try:
+                termios.tcgetattr(fileno)
+            except (termios.error, OSError):
+                watch.stop()
+                asyncio.get_running_loop().create_task(hang_up())
+
+        watch = self.set_interval(1.0, check, name="terminal watch")
 
     def _after_compose(self) -> None:
         if not self.CURSOR_BLINK:
