@@ -26,6 +26,7 @@ from textual.strip import Strip
 
 from ..format import WHO_LETTER, display_path, expression_at, expressions_in
 from ..messages import EditBreakpoint, Inspect, RunCommand, ToggleBreakpoint
+from .kept_styles import KeptStyles
 
 HIGHLIGHT_BLOCK = 200  # lines lexed together: enough context for multi-line strings
 HIGHLIGHT_CACHE_BLOCKS = 64
@@ -66,7 +67,7 @@ def read_source(path: str) -> LoadedFile | None:
     return LoadedFile(path, lines, max(map(len, lines)), mtime)
 
 
-class SourceView(ScrollView, can_focus=True):
+class SourceView(KeptStyles, ScrollView, can_focus=True):
     """Shows one file. The app sets `location` (where the selected frame is),
     `breakpoints` (gutter marks by line) and opens files; the view posts
     ToggleBreakpoint and RunCommand when the person acts."""

@@ -24,12 +24,13 @@ from textual.strip import Strip
 from ...commands.views import FrameView
 from ..format import cut_end, cut_middle, fit_widths
 from ..messages import RunCommand
+from .kept_styles import KeptStyles
 
 HEADERS = ("#", "function", "where")
 MAX_WIDTH = 60  # a column's widest, as the tables elsewhere
 
 
-class StackPane(ScrollView, can_focus=True):
+class StackPane(KeptStyles, ScrollView, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "select_cursor", "Select", show=False),
         Binding("up", "cursor_up", "Cursor up", show=False),

@@ -26,6 +26,7 @@ from ...commands.views import VariablesResult, VariableView
 from ..format import bound_method, one_line
 from ..messages import EditValue, LoadChildren, RunCommand, ShowMemory, ShowStr
 from .cursor_tree import CursorTree
+from .kept_styles import KeptStyles
 
 Key = tuple[str, str | None]  # (scope name, path); path None is the scope itself
 EXPANDED_BY_DEFAULT = {"locals", "local", "arguments", "args", "locals and arguments"}
@@ -67,7 +68,7 @@ class VarNode:
     value: str = ""
 
 
-class VariablesPane(CursorTree[VarNode]):
+class VariablesPane(KeptStyles, CursorTree[VarNode]):
     BINDINGS = [Binding("e", "edit_value", "Edit", show=True, id="vars.edit",
                         tooltip="change the highlighted value (a second click on it too; "
                         "Enter opens and closes)"),
