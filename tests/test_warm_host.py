@@ -331,3 +331,32 @@ def test_the_tuis_run_takes_the_warm_host(warm_on):
     assert warm_pid() == first
     assert _run_in_a_terminal(work) == first
     assert warm_pid() == first
+
+
+def test_a_warm_host_whose_socket_is_gone_ends_at_once():
+    """A runtime directory removed under a waiting host (a test's, a
+    benchmark's temporary one, a tmp cleaner) leaves nobody able to take it or
+    stop it: it ends at its next check instead of waiting out its idle time."""
+    listener = warm.Listener.claim()
+    assert listener is not None and listener.reachable()
+    ended: list = []
+
+    def serve():
+        try:
+            warm.wait_for_taker(listener, idle_s=60, stamp=warm.install_stamp(),
+                                project=paths.project_of(os.getcwd()), env=dict(os.environ),
+                                log="", check_s=0.05)
+        except warm.Ended as exc:
+            ended.append(str(exc))
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        time.sleep(0.2)
+        assert thread.is_alive()  # still reachable: it waits
+        os.unlink(paths.runtime_dir() / warm.SOCKET_NAME)
+        thread.join(timeout=10)
+        assert not thread.is_alive()
+    finally:
+        listener.release()
+    assert ended and "socket is gone" in ended[0]

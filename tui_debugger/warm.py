@@ -452,7 +452,17 @@ class Listener:
             os.umask(old)
         os.chmod(path, 0o600)
         sock.listen(8)
-        return cls(base, fd, sock, place)
+        listener = cls(base, fd, sock, place)
+        listener._bound = _identity(path)
+        return listener
+
+    _bound: tuple[int, int] | None = None
+
+    def reachable(self) -> bool:
+        """Its socket is still the one at its path: a runtime directory removed
+        (a test's, a benchmark's, a tmp cleaner's) or a socket unlinked leaves
+        a host nobody can take or stop, to wait out its idle time for nothing."""
+        return self._bound is None or _identity(self.base / self.place.socket) == self._bound
 
     def describe(self, info: dict[str, Any]) -> None:
         meta = self.base / self.place.meta
@@ -473,13 +483,22 @@ class Listener:
             os.close(self._lock_fd)
 
 
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
 def wait_for_taker(listener: Listener, *, idle_s: float, stamp: str, project: str,
                    env: dict[str, str], log: str, check_s: float = 2.0,
                    still_wanted: Any = None) -> tuple[socket.socket, dict[str, Any]]:
     """Serve `listener` until a starter that fits takes this host: its
     connection (the spec comes on it) and its request. Raises Ended on the
     idle time, `warm stop`, a change of the installed package, or when
-    `still_wanted()` (the settings, read again) says no."""
+    `still_wanted()` (the settings, read again) says no, or when its socket
+    is gone from its path (Listener.reachable)."""
     import select
 
     deadline = time.monotonic() + idle_s
@@ -492,6 +511,8 @@ def wait_for_taker(listener: Listener, *, idle_s: float, stamp: str, project: st
             next_check = now + check_s
             if install_stamp() != stamp:
                 raise Ended("the installed package changed")
+            if not listener.reachable():
+                raise Ended("its socket is gone (its runtime directory removed?)")
         ready = select.select([listener.sock], [], [], max(0.0, min(deadline, next_check) - now))[0]
         if not ready:
             continue
