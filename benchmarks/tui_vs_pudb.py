@@ -317,6 +317,11 @@ def run_steps(t: Tool, folder: Path, program: Path, line: int, steps: int, quiet
         if t.host is not None:
             subprocess.run([*t.host(program, line)[:1], "stop", "--session", "bench"], cwd=folder,
                            env={**os.environ, **env}, capture_output=True, timeout=60)
+        if t.name.startswith("tui-debugger"):
+            # The warm host and screen a quit TUI leaves (docs/configuration.md)
+            # would wait out their idle time in a runtime folder that is gone.
+            subprocess.run([*t.argv(program, line)[:1], "warm", "stop"], cwd=folder,
+                           env={**os.environ, **env}, capture_output=True, timeout=60)
     return results
 
 
