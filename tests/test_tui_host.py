@@ -174,6 +174,38 @@ async def test_a_switch_that_lands_while_the_tui_closes_is_dropped(tmp_path, mon
     assert cli("stop", "--session", "joined", cwd=tmp_path).returncode == 0
 
 
+async def test_a_quit_during_a_switch_closes_the_connection_it_was_leaving(tmp_path):
+    """A quit that cancels a switch after its sync, before it has left the
+    previous session, left that connection open until the collector freed it;
+    meanwhile the previous session's host, ended, waited on it as on a client
+    (a full run's leftover check once found one alive 5 s after its test).
+    The quit closes it."""
+    import asyncio
+
+    tui = _mine_beside_joined(tmp_path)
+    reached: list[bool] = []
+
+    async def stuck_after_the_sync():
+        reached.append(True)
+        await asyncio.Event().wait()  # until the app's close cancels the switch
+
+    async with tui.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: tui.state == "stopped", what="the entry stop")
+        mine = host_pid("mine")
+        leaving = tui.link
+        assert leaving is not None
+        tui._stops_elsewhere_now = stuck_after_the_sync
+        tui.run_worker(tui.switch_session("joined"), group="switch")
+        await wait_until(pilot, lambda: reached, what="the switch past its sync")
+        await tui.action_quit()
+        # Closed by the quit itself, not by the collector some time after.
+        writer = leaving.remote._writer
+        assert writer is not None and writer.is_closing()
+    wait_for(lambda: not pid_alive(mine), 10, "the host of the TUI's session to exit")
+    assert [s.name for s in paths.live_sessions()] == ["joined"]
+    assert cli("stop", "--session", "joined", cwd=tmp_path).returncode == 0
+
+
 async def test_a_switch_the_apps_close_overtakes_midway_is_dropped(tmp_path):
     """The app may begin closing at any await of a switch, not only its join:
     a child's end switched back to the parent as a test ended, and the

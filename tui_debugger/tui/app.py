@@ -141,6 +141,8 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
         self._threads_last: list[Any] | None = None
         #: held while the screen is composed for a session and filled (_switch)
         self._switch_lock = asyncio.Lock()
+        #: the connection a switch is leaving, until it is closed (_switch)
+        self._leaving: list[RemoteHandle] = []
         self._shutting_down = False
         self._state_events = 0  # state, stop, resume and end events seen (see _sync_all)
         self._state_changes = 0  # changes of `state` (see watch_state)

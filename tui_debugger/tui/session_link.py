@@ -346,6 +346,12 @@ class SessionLink:
         here, it keeps running (joinable by name) and ends with this TUI, or at
         once if its program already ended; joined, this TUI just leaves it."""
         previous = self.link
+        if previous is not None and previous is not link:
+            # Closed by _leave at the end, or by shutdown() if the app quits
+            # first. A quit that cancelled the switch midway left it open until
+            # the collector freed it: the host of an ended session it had
+            # joined waited on it as on a client meanwhile.
+            self._leaving.append(previous)
         self.link = None  # the old pump stops at its next event
         for group in ("events", "refresh", "children", "watches", "threads", "console"):
             self.workers.cancel_group(self, group)
@@ -356,6 +362,7 @@ class SessionLink:
                 # has taken them away, and skipped the recompose. Its shutdown
                 # ends the sessions it owns; these connections just close.
                 await _close_quietly(link, previous)
+                self._left(previous)
                 return
             self._reset_panes_state()
             self._after_compose()
@@ -364,6 +371,11 @@ class SessionLink:
         await self._stops_elsewhere_now()
         if previous is not None and previous.name != link.name:
             await self._leave(previous)
+        self._left(previous)
+
+    def _left(self, previous: RemoteHandle | None) -> None:
+        if previous in self._leaving:
+            self._leaving.remove(previous)
 
     async def _stops_elsewhere_now(self) -> None:
         """The tree's processes stopped now: a stop told while no pump read the
@@ -460,7 +472,8 @@ class SessionLink:
         link = self.link
         await asyncio.gather(*(self._end_owned(name, link if link and link.name == name else None)
                                for name in list(self.owned)), return_exceptions=True)
-        await _close_quietly(link)
+        await _close_quietly(link, *self._leaving)
+        self._leaving.clear()
 
     async def on_unmount(self) -> None:
         await self.shutdown()
