@@ -139,11 +139,7 @@ def no_leftover_processes():
     become_subreaper()
     before = set(descendants(os.getpid()))
     yield
-    # A deadline, not an expectation: the processes are polled until they are
-    # gone, which takes well under a second; once, in a full run with both
-    # cores loaded twice over, a host was still ending 5 s after its test. A
-    # process that is really left stays past any deadline.
-    deadline = time.monotonic() + 15
+    deadline = time.monotonic() + 5
     while True:
         left = [p for p in descendants(os.getpid()) if p not in before and pid_alive(p)]
         if not left or time.monotonic() > deadline:
