@@ -643,3 +643,36 @@ async def test_unknown_keymap_id_is_a_clear_error():
         await wait_until(pilot, lambda: app.error_message is not None, what="the error")
     assert "nexxt" in app.error_message and "next" in app.error_message
     assert app.link is None  # nothing was started
+
+
+async def test_an_app_that_fails_before_its_host_serves_ends_that_host(monkeypatch):
+    # The host is started at load; a failure at mount (a bad keymap) comes
+    # before the host serves the session. The start went on after the app had
+    # gone, joined the session and left its host running, with nobody to end
+    # it (a full run's leftover check found one). Here the host is slow to
+    # say it serves, so the failure surely comes first.
+    import asyncio
+
+    from backends.process import pid_alive
+    from tui_debugger.host.start import PendingHost
+
+    started: list[PendingHost] = []
+    real_serving = PendingHost.serving
+
+    async def slow_serving(self, timeout: float = 90.0):
+        started.append(self)
+        name = await real_serving(self, timeout)
+        await asyncio.sleep(1.0)  # the app fails and quits meanwhile
+        return name
+
+    monkeypatch.setattr(PendingHost, "serving", slow_serving)
+    app = create_app("launch", {"program": "examples/inventory.py"}, None, keymap={"nexxt": "f12"})
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.error_message is not None, what="the error")
+    assert started, "the host was started at load"
+    host = started[0].proc.pid
+    deadline = time.monotonic() + 10
+    while pid_alive(host) and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    assert not pid_alive(host), "the failed app's host is still running"
+    assert app.link is None and not app.owned

@@ -150,6 +150,9 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
         self._signals: list[int] = []
         #: The host of the session to start, when run_app started it already.
         self.pending_host: Any = None
+        #: hosts started for a session not yet this app's (not in `owned`):
+        #: a quit or a failure meanwhile ends them (shutdown)
+        self._starting: list[Any] = []
         #: SIGTERM/SIGHUP that came before on_mount handles them (run_app)
         self.early_signals: list[int] = []
         #: The person's commands, run one after the other in the order of the keys

@@ -103,13 +103,23 @@ class SessionLink:
         if pending is None:
             pending = PendingHost(command_id, no_first_stop_wait(command_id, args), cwd=self.cwd,
                                   origin=self.origin, owned=True, announce=early)
+        # Until its session is in `owned`, nothing else would end this host: an
+        # app that fails (a bad keymap) or quits meanwhile left it running.
+        self._starting.append(pending)
+        try:
+            return await self._host_joined(pending, command_id, early)
+        finally:
+            if pending in self._starting:
+                self._starting.remove(pending)
+
+    async def _host_joined(self, pending: Any, command_id: str, early: bool) -> RemoteHandle:
         name = await pending.serving() if early else None
         if name is not None:
             # Joined while the launch goes on: the panes fill in, and its first
             # stop is painted from its event, as soon as it comes, instead of
             # after the launch's answer, the join and the first reads, one after
             # another (docs/performance.md). Its answer, or why it failed, comes later.
-            self.owned[name] = "terminate" if command_id == "launch" else "detach"
+            self._own(name, command_id, pending)
             try:
                 link = await join(name, self.origin, view=TUI_VIEW)
             except DebuggerError:
@@ -122,8 +132,14 @@ class SessionLink:
         name = status["session"]
         # A first stop can be painted before the start-up status call answers.
         self.status.adapter = status.get("adapter")
-        self.owned[name] = "terminate" if command_id == "launch" else "detach"
+        self._own(name, command_id, pending)
         return await join(name, self.origin, view=TUI_VIEW)
+
+    def _own(self, name: str, command_id: str, pending: Any) -> None:
+        """The session is this app's from now on: quitting ends it (_end_owned)."""
+        self.owned[name] = "terminate" if command_id == "launch" else "detach"
+        if pending in self._starting:
+            self._starting.remove(pending)
 
     async def _started(self, pending: Any, link: RemoteHandle) -> None:
         """The answer of a launch or attach whose session this app joined as
@@ -469,6 +485,11 @@ class SessionLink:
             with contextlib.suppress(Exception):
                 loop.remove_signal_handler(sig)
         self.workers.cancel_group(self, "start-session")
+        starting, self._starting = list(self._starting), []
+        if self._early_link is not None and not self._early_link.done():
+            self._early_link.cancel()
+        await asyncio.gather(*(pending.abandon() for pending in starting),
+                             return_exceptions=True)
         link = self.link
         await asyncio.gather(*(self._end_owned(name, link if link and link.name == name else None)
                                for name in list(self.owned)), return_exceptions=True)
