@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import pty
+import select
 import signal
 import subprocess
 import sys
@@ -71,11 +72,14 @@ class Terminal:
         os.close(slave)
         self.master = master
         self.screen = bytearray()
+        self._stop = threading.Event()
         self._drain = threading.Thread(target=self._read, daemon=True)
         self._drain.start()
 
     def _read(self) -> None:
-        while True:
+        while not self._stop.is_set():
+            if not select.select([self.master], [], [], 0.1)[0]:
+                continue
             try:
                 chunk = os.read(self.master, 65536)
             except OSError:
@@ -83,6 +87,14 @@ class Terminal:
             if not chunk:
                 return
             self.screen += chunk
+
+    def hang_up(self) -> None:
+        """The terminal's other end closes, as a window does. The drain stops
+        first: a read blocked on the master keeps it open after a close."""
+        self._stop.set()
+        self._drain.join(timeout=5)
+        os.close(self.master)
+        self.master = -1
 
     def close(self) -> None:
         if self.proc.poll() is None:
@@ -305,8 +317,7 @@ def test_a_terminal_closed_without_a_hang_up_ends_the_tui_and_its_session(tmp_pa
     wait_for(lambda: any(s.name == "orphaned" for s in paths.live_sessions())
              and session_stopped(tmp_path, "orphaned"), 30, "the TUI's session")
     wait_for(lambda: b"STOPPED" in tui.screen, 15, "the stop on screen")
-    os.close(tui.master)
-    tui.master = -1
+    tui.hang_up()
     assert tui.proc.wait(timeout=20) == 128 + signal.SIGHUP
     wait_for(lambda: not paths.live_sessions() and not processes_tagged(str(runtime)), 15,
              lambda: f"the session to end: {paths.live_sessions()}")
