@@ -649,8 +649,8 @@ async def test_an_app_that_fails_before_its_host_serves_ends_that_host(monkeypat
     # The host is started at load; a failure at mount (a bad keymap) comes
     # before the host serves the session. The start went on after the app had
     # gone, joined the session and left its host running, with nobody to end
-    # it (a full run's leftover check found one). Here the host is slow to
-    # say it serves, so the failure surely comes first.
+    # it (a full run's leftover check found one). Here the host's word that it
+    # serves is held until the app has gone, so the failure surely comes first.
     import asyncio
 
     from backends.process import pid_alive
@@ -662,7 +662,8 @@ async def test_an_app_that_fails_before_its_host_serves_ends_that_host(monkeypat
     async def slow_serving(self, timeout: float = 90.0):
         started.append(self)
         name = await real_serving(self, timeout)
-        await asyncio.sleep(1.0)  # the app fails and quits meanwhile
+        while app.is_running:  # the app fails and quits meanwhile
+            await asyncio.sleep(0.01)
         return name
 
     monkeypatch.setattr(PendingHost, "serving", slow_serving)

@@ -41,6 +41,26 @@ def warm_on(no_leftover_daemons, monkeypatch, tmp_path):
     stop_screens()  # a TUI's `run` starts one for the next `run`
 
 
+def _serving(listener, **options) -> tuple[threading.Thread, list, list]:
+    """`listener` served in a thread (warm.wait_for_taker, idle 5 s unless
+    `options` say otherwise): the thread, what took it, and why it ended."""
+    taken: list = []
+    ended: list = []
+
+    def serve():
+        try:
+            taken.append(warm.wait_for_taker(
+                listener, **{"idle_s": 5, "stamp": warm.install_stamp(),
+                             "project": paths.project_of(os.getcwd()),
+                             "env": dict(os.environ), "log": "", **options}))
+        except warm.Ended as exc:
+            ended.append(str(exc))
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    return thread, taken, ended
+
+
 def wait_for(predicate, timeout: float = 30.0, what: str = ""):
     deadline = time.monotonic() + timeout
     while True:
@@ -179,22 +199,10 @@ def test_another_users_connection_is_not_answered(monkeypatch):
     listener = warm.Listener.claim()
     assert listener is not None
     assert warm.Listener.claim() is None  # one warm host per user
-    taken: list = []
-    ended: list = []
-
-    def serve():
-        try:
-            taken.append(warm.wait_for_taker(listener, idle_s=5, stamp=warm.install_stamp(),
-                                             project=paths.project_of(os.getcwd()),
-                                             env=dict(os.environ), log=""))
-        except warm.Ended as exc:
-            ended.append(str(exc))
-
     # Every peer seen as another user's (the kernel's answer, SO_PEERCRED, replaced).
     monkeypatch.setattr(warm, "peer_credentials",
                         lambda sock: (os.getpid(), os.getuid() + 4242, os.getgid()))
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
+    thread, taken, ended = _serving(listener)
     try:
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         sock.settimeout(5)
@@ -221,24 +229,12 @@ def test_a_host_without_a_pid_here_is_not_taken(monkeypatch):
     monkeypatch.setenv("TUI_DEBUGGER_WARM", "1")
     listener = warm.Listener.claim()
     assert listener is not None
-    taken: list = []
-    ended: list = []
-
-    def serve():
-        try:
-            taken.append(warm.wait_for_taker(listener, idle_s=5, stamp=warm.install_stamp(),
-                                             project=paths.project_of(os.getcwd()),
-                                             env=dict(os.environ), log=""))
-        except warm.Ended as exc:
-            ended.append(str(exc))
-
     real = warm.peer_credentials
     # the starter's view of the host: no pid in its namespace; the host's view stays real
     monkeypatch.setattr(warm, "peer_credentials",
                         lambda sock: (0, *real(sock)[1:]) if threading.current_thread()
                         is threading.main_thread() else real(sock))
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
+    thread, taken, ended = _serving(listener)
     try:
         assert warm.take(os.getcwd()) is None
     finally:
@@ -339,21 +335,13 @@ def test_a_warm_host_whose_socket_is_gone_ends_at_once():
     stop it: it ends at its next check instead of waiting out its idle time."""
     listener = warm.Listener.claim()
     assert listener is not None and listener.reachable()
-    ended: list = []
-
-    def serve():
-        try:
-            warm.wait_for_taker(listener, idle_s=60, stamp=warm.install_stamp(),
-                                project=paths.project_of(os.getcwd()), env=dict(os.environ),
-                                log="", check_s=0.05)
-        except warm.Ended as exc:
-            ended.append(str(exc))
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
+    checks: list[bool] = []
+    real = listener.reachable
+    listener.reachable = lambda: checks.append(real()) or checks[-1]
+    thread, _, ended = _serving(listener, idle_s=60, check_s=0.05)
     try:
-        time.sleep(0.2)
-        assert thread.is_alive()  # still reachable: it waits
+        wait_for(lambda: len(checks) >= 3, 10, "three checks of the socket")
+        assert thread.is_alive() and all(checks)  # still reachable: it waits
         os.unlink(paths.runtime_dir() / warm.SOCKET_NAME)
         thread.join(timeout=10)
         assert not thread.is_alive()

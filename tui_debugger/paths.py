@@ -84,6 +84,32 @@ def socket_path(name: str) -> Path:
     return runtime_dir() / f"{name}.sock"
 
 
+def file_identity(path: Path) -> tuple[int, int] | None:
+    """(st_dev, st_ino) of the file at `path`, None if there is none."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
+
+
+def still_made(path: Path, made: tuple[int, int] | None) -> bool:
+    """Whether the socket file made as `made` (file_identity) is still at
+    `path`, where its clients look. It is gone when the runtime directory was
+    removed (a logout removes XDG_RUNTIME_DIR, a cleaner old files in /tmp, a
+    test or a benchmark its temporary one), and another file stands there when
+    another server claimed the path since. A transient error ends nothing."""
+    if made is None:
+        return False
+    try:
+        found = os.stat(path)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True  # not known to be gone
+    return (found.st_dev, found.st_ino) == made
+
+
 def meta_path(name: str) -> Path:
     return runtime_dir() / f"{name}.json"
 

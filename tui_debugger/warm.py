@@ -423,6 +423,8 @@ class Listener:
 
     def __init__(self, base: Path, lock_fd: int, sock: socket.socket, place: Place = HOST) -> None:
         self.base, self._lock_fd, self.sock, self.place = base, lock_fd, sock, place
+        #: the socket file as bound (paths.file_identity)
+        self._bound = paths.file_identity(base / place.socket)
 
     @classmethod
     def claim(cls, place: Place = HOST) -> Listener | None:
@@ -452,17 +454,13 @@ class Listener:
             os.umask(old)
         os.chmod(path, 0o600)
         sock.listen(8)
-        listener = cls(base, fd, sock, place)
-        listener._bound = _identity(path)
-        return listener
-
-    _bound: tuple[int, int] | None = None
+        return cls(base, fd, sock, place)
 
     def reachable(self) -> bool:
-        """Its socket is still the one at its path: a runtime directory removed
-        (a test's, a benchmark's, a tmp cleaner's) or a socket unlinked leaves
-        a host nobody can take or stop, to wait out its idle time for nothing."""
-        return self._bound is None or _identity(self.base / self.place.socket) == self._bound
+        """Its socket is still the one at its path (paths.still_made): one
+        removed leaves a host nobody can take or stop, to wait out its idle
+        time for nothing."""
+        return paths.still_made(self.base / self.place.socket, self._bound)
 
     def describe(self, info: dict[str, Any]) -> None:
         meta = self.base / self.place.meta
@@ -481,14 +479,6 @@ class Listener:
             self.sock.close()
         with contextlib.suppress(OSError):
             os.close(self._lock_fd)
-
-
-def _identity(path: Path) -> tuple[int, int] | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_dev, st.st_ino
 
 
 def wait_for_taker(listener: Listener, *, idle_s: float, stamp: str, project: str,

@@ -49,24 +49,13 @@ class SessionServer:
         finally:
             os.umask(old_umask)
         os.chmod(self.path, 0o600)
-        made = os.stat(self.path)
-        self._made = (made.st_dev, made.st_ino)
+        self._made = paths.file_identity(self.path)
 
     def reachable(self) -> bool:
         """Whether a client can still find this server: its socket file is
-        where it was made. It is gone when the runtime directory was removed
-        (a logout removes XDG_RUNTIME_DIR, a cleaner old files in /tmp), and
-        another file stands there when a session of the same name was started
-        since."""
-        if self._made is None:
-            return False
-        try:
-            found = os.stat(self.path)
-        except FileNotFoundError:
-            return False
-        except OSError:
-            return True  # not known to be gone: a transient error ends nothing
-        return (found.st_dev, found.st_ino) == self._made
+        where it was made (paths.still_made; another file stands there when a
+        session of the same name was started since)."""
+        return paths.still_made(self.path, self._made)
 
     async def close(self) -> None:
         if self._server is not None:

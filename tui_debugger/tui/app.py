@@ -290,13 +290,8 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
         terminal is asked for its attributes, which a closed one refuses
         (EIO); that is a hang-up."""
         fileno = getattr(self._driver, "fileno", None)
-        if not isinstance(fileno, int):
-            return  # headless, a browser tab: no terminal of its own
-        try:
-            if not os.isatty(fileno):
-                return
-        except OSError:
-            return
+        if not isinstance(fileno, int) or not os.isatty(fileno):
+            return  # headless, a browser tab, a pipe: no terminal of its own
         import termios
 
         def check() -> None:

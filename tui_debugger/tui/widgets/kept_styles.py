@@ -17,7 +17,7 @@ Reading ~8 counters is a small part of the walk it saves.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from rich.style import Style
 
@@ -28,34 +28,23 @@ class KeptStyles:
     def _styles_key(self) -> tuple[int, ...]:
         return tuple(node.styles._cache_key for node in self.ancestors_with_self)  # type: ignore[attr-defined]
 
-    def _kept(self) -> dict[Any, Style]:
-        kept = self.__dict__.get("_kept_styles")
-        if kept is None:
-            kept = self.__dict__["_kept_styles"] = {}
-        return kept
-
-    @property
-    def rich_style(self) -> Style:  # type: ignore[override]
-        key = ("", self._styles_key())
-        kept = self._kept()
+    def _keep(self, key: Any, make: Callable[[], Style]) -> Style:
+        kept = self.__dict__.setdefault("_kept_styles", {})
         style = kept.get(key)
         if style is None:
             if len(kept) > 64:  # old keys: styles that changed since
                 kept.clear()
-            style = kept[key] = super().rich_style  # type: ignore[misc]
+            style = kept[key] = make()
         return style
+
+    @property
+    def rich_style(self) -> Style:  # type: ignore[override]
+        return self._keep(("", self._styles_key()), lambda: super(KeptStyles, self).rich_style)
 
     def get_component_rich_style(self, *names: str, partial: bool = False,
                                  default: Style | None = None) -> Style:
-        components = self._component_styles  # type: ignore[attr-defined]
+        components = [self._component_styles.get(name) for name in names]  # type: ignore[attr-defined]
         key = (names, partial, default, self._styles_key(),
-               tuple((id(components.get(name)), getattr(components.get(name), "_cache_key", 0))
-                     for name in names))
-        kept = self._kept()
-        style = kept.get(key)
-        if style is None:
-            if len(kept) > 64:
-                kept.clear()
-            style = kept[key] = super().get_component_rich_style(  # type: ignore[misc]
-                *names, partial=partial, default=default)
-        return style
+               tuple((id(c), getattr(c, "_cache_key", 0)) for c in components))
+        return self._keep(key, lambda: super(KeptStyles, self).get_component_rich_style(  # type: ignore[misc]
+            *names, partial=partial, default=default))
