@@ -7,6 +7,8 @@ session and the front ends never ask which backend they are talking to.
 
 from __future__ import annotations
 
+import sys
+import types
 from enum import Enum
 from typing import Annotated, Any, Literal, Union
 
@@ -19,15 +21,30 @@ def _without_pydantic_plugins() -> None:
     nothing of the user's to observe there. Looking for plugins reads every
     installed distribution's entry points when the first model is built: 4-5
     ms of each process's start (the TUI's, the host's, the MCP server's) in a
-    venv of 60 distributions, more in a larger one. The debuggee is another
-    process and keeps its plugins. A pydantic without this loader is left as
-    it is."""
-    try:
-        from pydantic.plugin import _loader
-    except ImportError:  # pragma: no cover - pydantic moved it
+    venv of 60 distributions, more in a larger one; and pydantic's loader
+    imports importlib.metadata to do it, 10-11 ms more. So, while nothing has
+    imported that loader yet, a loader that finds no plugins takes its place
+    (pydantic imports it by name, `from ._loader import get_plugins`, when it
+    builds a model's validator). The debuggee is another process and keeps
+    its plugins. A pydantic whose loader is already loaded is told it has no
+    plugins; one without this loader is left as it is."""
+    name = "pydantic.plugin._loader"
+    loaded = sys.modules.get(name)
+    if loaded is None:
+        import importlib.util
+
+        try:
+            found = importlib.util.find_spec(name) is not None  # finds, does not import
+        except ImportError:  # pragma: no cover - pydantic moved it
+            found = False
+        if found:
+            none = types.ModuleType(name, "No pydantic plugins in the debugger's own processes.")
+            none.get_plugins = lambda: ()  # type: ignore[attr-defined]
+            none._plugins = {}  # type: ignore[attr-defined]
+            sys.modules[name] = none
         return
-    if getattr(_loader, "_plugins", False) is None:
-        _loader._plugins = {}
+    if getattr(loaded, "_plugins", False) is None:
+        loaded._plugins = {}
 
 
 _without_pydantic_plugins()

@@ -231,3 +231,22 @@ def test_no_process_of_ours_reads_every_distribution_for_pydantic_plugins(tmp_pa
                           timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]", done.stdout
+
+
+def test_pydantics_plugin_loader_is_not_imported_by_our_processes(tmp_path):
+    # It imports importlib.metadata (10-11 ms) only to look for plugins; our
+    # processes have none to find (backends/models.py). (Pygments before 2.20
+    # imports importlib.metadata too, so the probe asks for pydantic's loader.)
+    probe = ("import sys, tui_debugger.cli.full, tui_debugger.tui.app, tui_debugger.host.daemon\n"
+             "from backends.models import SourceLocation\n"
+             "from tui_debugger.commands import registry\n"
+             "SourceLocation(path='x.py', line=1)\n"
+             "registry.get('next').args.model_validate({})\n"
+             "from pydantic.plugin._loader import get_plugins\n"
+             "loader = sys.modules['pydantic.plugin._loader']\n"
+             "print('entry_points' in vars(loader), list(get_plugins()))\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])},
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "[]"], done.stdout
