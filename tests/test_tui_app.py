@@ -187,6 +187,59 @@ async def test_stop_paints_source_stack_and_variables():
         await quit_app(pilot)
 
 
+async def test_a_runs_screen_is_first_laid_out_with_its_first_stop(monkeypatch, tmp_path):
+    """`run` mounts the screen about when the entry stop reaches the host: the
+    first layout and paint of empty panes, then the stop's, cost the stop 50-70
+    ms. The first layout waits for the stop (here, for as long as it takes), or
+    for the state that says none comes."""
+    from textual.screen import Screen
+
+    from tui_debugger.tui import app as app_module
+
+    laid_out: list[tuple[str, bool]] = []
+    layout = Screen._refresh_layout
+
+    def refresh_layout(self, size=None, scroll=False):
+        laid_out.append((type(self).__name__, self.app.stop_info is not None))
+        return layout(self, size, scroll)
+
+    monkeypatch.setattr(Screen, "_refresh_layout", refresh_layout)
+    monkeypatch.setattr(app_module, "FIRST_STOP_HELD_AT_MOST", 60.0)
+    app, size = launch(extra={"stop_on_entry": True})
+    app.first_layout_held = True  # as run_app sets it for `run`
+    async with app.run_test(size=size) as pilot:
+        await wait_until(pilot, lambda: laid_out, what="the first layout")
+        assert laid_out[0] == ("PacedScreen", True), laid_out
+        await wait_until(pilot, lambda: "STOPPED" in app.status.render().plain, what="the stop shown")
+        assert app.source.location_line == 1 and "▶" in source_row(app, 1)
+        await quit_app(pilot)
+
+    # A program that ends before any stop: laid out when it ends (or at the
+    # deadline), never left blank.
+    program = tmp_path / "done.py"
+    program.write_text("print('done')\n")
+    laid_out.clear()
+    app = create_app("launch", {"program": str(program)}, None)
+    app.first_layout_held = True
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: app.state == "terminated", what="the end")
+        await wait_until(pilot, lambda: laid_out, what="the first layout")
+        assert laid_out[0] == ("PacedScreen", False), laid_out
+        await quit_app(pilot)
+
+    # One that runs on without a stop: laid out at the deadline, while it runs.
+    monkeypatch.setattr(app_module, "FIRST_STOP_HELD_AT_MOST", 0.25)
+    program.write_text("import time\n\nwhile True:\n    time.sleep(0.02)\n")
+    laid_out.clear()
+    app = create_app("launch", {"program": str(program)}, None)
+    app.first_layout_held = True
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: laid_out, what="the first layout")
+        assert laid_out[0] == ("PacedScreen", False), laid_out
+        await wait_until(pilot, lambda: app.state == "running", what="running")
+        await quit_app(pilot)
+
+
 @pytest.mark.slow
 async def test_run_state_greys_out_actions(tmp_path):
     program = tmp_path / "spin.py"

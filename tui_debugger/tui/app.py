@@ -75,6 +75,9 @@ FOOTER_HELD_AT_MOST = 1.0
 #: Seconds a thread that wants the GIL waits for the one holding it (Python's
 #: default is 0.005): see run_app.
 SWITCH_INTERVAL = 0.0005
+#: A `run`'s screen waits this long at most for the program's first stop
+#: before it is first laid out and painted (PacedScreen.hold_first_layout).
+FIRST_STOP_HELD_AT_MOST = 0.25
 
 #: How the session names each resume ("how" in continued events), as a sentence.
 VERBS = {"next": "stepped over", "step_in": "stepped into", "step_out": "stepped out",
@@ -166,6 +169,8 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
         #: ran: (stops shown when asked, link, stack call, variables call)
         self._stops_seen = 0
         self._stop_view: tuple[int, Any, Any, Any] | None = None
+        #: the screen's first layout waits for the first stop (run_app)
+        self.first_layout_held = False
 
     # ================================================================== layout
 
@@ -240,6 +245,8 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
                     return
             self.set_keymap(self.keymap)
         self._after_compose()
+        if self.first_layout_held and isinstance(self.screen, PacedScreen):
+            self.screen.hold_first_layout(FIRST_STOP_HELD_AT_MOST)
         self.set_timer(FOOTER_HELD_AT_MOST, self._start_over)
         self.source.prepare_for(self.start_args.get("program"))
         self.status.message = "starting…" if self.mode != "join" else "joining…"
@@ -401,6 +408,8 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
             self._state_changes += 1
         if state == "running":
             self._resumed.set()
+        elif state == "terminated" and isinstance(self.screen, PacedScreen):
+            self.screen.release()  # no stop to wait for
         if self.closing:
             # A switch between sessions (a child's end, back to its parent) can
             # still be under way while the app leaves: its screens are gone.
@@ -520,10 +529,14 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
         self._paint_soon = True  # once the events that came with it are handled (_pump)
 
     def _paint_now(self) -> None:
-        """The stop on screen in this turn of the loop (PacedScreen.paint_now)."""
+        """The stop on screen in this turn of the loop (PacedScreen.paint_now);
+        the first stop of a `run`, with the screen's first layout."""
         screen = self.screen
         if isinstance(screen, PacedScreen):
-            screen.paint_now()
+            if screen.held:
+                screen.release()
+            else:
+                screen.paint_now()
 
     @property
     def closing(self) -> bool:
@@ -636,6 +649,9 @@ def run_app(mode: str, args: dict[str, Any] | None = None, session: str | None =
     sys.setswitchinterval(SWITCH_INTERVAL)
     app = create_app(mode, args, session)
     app.pending_host = host
+    # A launch that stops at once (its entry, a breakpoint): the screen is
+    # first painted with that stop in it (PacedScreen.hold_first_layout).
+    app.first_layout_held = mode == "launch" and host is not None
     app.early_signals = early_signals if early_signals is not None else []
     code = app.run()
     if app.error_message:

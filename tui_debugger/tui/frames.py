@@ -234,6 +234,9 @@ class PacedScreen(Screen):
     _pacer: FramePacer | None = None
     _shown_once = False
     _laid_out_at: Size | None = None
+    #: the first layout waits (hold_first_layout): the timer that ends the wait
+    _hold: asyncio.TimerHandle | None = None
+    _released: asyncio.Event | None = None
 
     def __init__(self, name: str | None = None, id: str | None = None,
                  classes: str | None = None) -> None:
@@ -246,9 +249,52 @@ class PacedScreen(Screen):
             self._pacer = FramePacer(self._on_timer_update, self.app._handle_exception)
         return self._pacer
 
+    def hold_first_layout(self, seconds: float) -> None:
+        """Lay out and paint the screen first when what it is to show is in
+        (`release`), or after `seconds`, not as soon as it is mounted. A cold
+        `run` mounts the screen about when the program's entry stop reaches the
+        host: Textual's first layout and full paint of the empty panes (55-75
+        ms of the TUI's CPU) ran while the stop's events waited, then the stop
+        took a layout and a paint of its own (docs/performance.md). Held, the
+        stop fills the panes first, and one layout paints them. Only before
+        the first layout."""
+        if self._laid_out_at is not None or self._hold is not None:
+            return
+        self._released = asyncio.Event()
+        self._hold = asyncio.get_running_loop().call_later(seconds, self.release)
+
+    @property
+    def held(self) -> bool:
+        return self._hold is not None
+
+    async def released(self) -> None:
+        """Once the held first layout is done (at once when none is held)."""
+        if self._hold is not None and self._released is not None:
+            await self._released.wait()
+
+    def release(self) -> None:
+        """The held first layout, now: everything it was asked for meanwhile
+        (sizes, repaints, scrolls) is in this one."""
+        if self._hold is None:
+            return
+        self._hold.cancel()
+        self._hold = None
+        if self._released is not None:
+            self._released.set()
+        if self.is_attached and self.is_current:
+            self._update_timer.pause()
+            self._refresh_layout(self.app.size)  # the first: laid out and painted whole
+            self._layout_required = self._scroll_required = self._repaint_required = False
+            self._dirty_widgets.clear()
+            if self._callbacks:  # what waited for a refresh (call_after_refresh) runs now
+                self.call_next(self._invoke_and_clear_callbacks)
+
     def _on_timer_update(self) -> bool:  # type: ignore[override]
         """Update the screen; False when there was nothing to paint (a hidden
         widget's change only), which the pacer does not count as a frame."""
+        if self._hold is not None:  # what is asked is kept for the first layout
+            self._update_timer.pause()
+            return False
         dirty = self._dirty_widgets
         if dirty and not self._layout_required:
             visible = self._compositor.visible_widgets
@@ -285,6 +331,9 @@ class PacedScreen(Screen):
         super()._screen_resized(size)
 
     def _refresh_layout(self, size: Size | None = None, scroll: bool = False) -> None:  # type: ignore[override]
+        if self._hold is not None:
+            self._layout_required = True  # done at the release (the first show's, a resize's)
+            return
         super()._refresh_layout(size, scroll)
         self._laid_out_at = self._compositor.size
 
@@ -315,6 +364,11 @@ class PacedScreen(Screen):
         return self._update_timer.fire_now()
 
     def _on_unmount(self) -> None:
+        if self._hold is not None:
+            self._hold.cancel()
+            self._hold = None
+            if self._released is not None:
+                self._released.set()
         if self._pacer is not None:
             self._pacer.pause()
         super()._on_unmount()

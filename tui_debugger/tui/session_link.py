@@ -20,6 +20,7 @@ from backends.errors import DebuggerError
 from .. import events, paths
 from ..commands.registry import View
 from ..client.router import RemoteHandle, join
+from .frames import PacedScreen
 from .messages import StartSession, SwitchSession
 
 #: The TUI shows each scope in its own node, values cut at the pane's width,
@@ -83,6 +84,14 @@ class SessionLink:
             return
         async with self._switch_lock:
             self._show_now(link)
+            screen = self.screen
+            if isinstance(screen, PacedScreen):
+                # While the screen waits for the first stop to lay itself out,
+                # the catch-up reads wait too: their first calls build their
+                # models (~30 ms of pydantic's schemas), which came between
+                # the stop's arrival and its paint. What they bring (the
+                # breakpoints' marks, the adapter's name) follows a frame later.
+                await screen.released()
             await self._sync_all(follow_child=True)
 
     async def _host(self, command_id: str, args: dict[str, Any],
