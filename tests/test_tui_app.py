@@ -3,12 +3,13 @@ the CLI (`create_app`)."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import pytest
 
 from tests.support.tui import EXAMPLE, find_node, example_line, source_row, tree_labels, wait_until
-from tui_debugger.client.router import join
+from tui_debugger.client.router import RemoteHandle, join
 from tui_debugger.tui.app import create_app
 from tui_debugger.tui.widgets.breakpoints_pane import BreakpointsPane
 from tui_debugger.tui.widgets.breakpoint_dialog import BreakpointDialog
@@ -213,6 +214,35 @@ async def test_a_runs_screen_is_first_laid_out_with_its_first_stop(monkeypatch, 
         await wait_until(pilot, lambda: "STOPPED" in app.status.render().plain, what="the stop shown")
         assert app.source.location_line == 1 and "▶" in source_row(app, 1)
         await quit_app(pilot)
+
+    # Joined only once the session had stopped (a slow join): the stop came
+    # before the subscription, so no event brings it; the catch-up reads do,
+    # at once, not at the deadline.
+    from tui_debugger.tui import session_link
+
+    real_join = session_link.join
+
+    async def join_once_stopped(name, origin, **kw):
+        look = await RemoteHandle.connect(name, "test", register=False)
+        try:
+            started = time.monotonic()
+            while (await look.call("status", {})).state != "stopped":
+                assert time.monotonic() - started < 15, "no stop"
+                await asyncio.sleep(0.02)
+        finally:
+            await look.close()
+        return await real_join(name, origin, **kw)
+
+    monkeypatch.setattr(session_link, "join", join_once_stopped)
+    laid_out.clear()
+    app, size = launch(extra={"stop_on_entry": True})
+    app.first_layout_held = True
+    async with app.run_test(size=size) as pilot:
+        await wait_until(pilot, lambda: "STOPPED" in app.status.render().plain, what="the stop shown")
+        assert app.link.state_at_join == "stopped"
+        assert laid_out and laid_out[0][0] == "PacedScreen", laid_out
+        await quit_app(pilot)
+    monkeypatch.setattr(session_link, "join", real_join)
 
     # A program that ends before any stop: laid out when it ends (or at the
     # deadline), never left blank.

@@ -31,6 +31,7 @@ class RemoteSession:
         self._welcome: asyncio.Future[wire.Welcome] | None = None
         self.closed = False
         self.host_pid: int | None = None
+        self.state_at_join: str | None = None
 
     @classmethod
     async def connect(
@@ -76,6 +77,8 @@ class RemoteSession:
             await self.close()
             raise
         self.host_pid = welcome.pid
+        #: the session's state when this client subscribed (None: an older host)
+        self.state_at_join = welcome.state
         return self
 
     async def _send(self, message: wire.Message | bytes) -> None:

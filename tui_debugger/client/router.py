@@ -71,6 +71,11 @@ class RemoteHandle:
     def closed(self) -> bool:
         return self.remote.closed
 
+    @property
+    def state_at_join(self) -> str | None:
+        """The session's state when this handle subscribed to its events."""
+        return self.remote.state_at_join
+
     async def call(self, command: str | Command, args: Any = None, cwd: str | None = None, *,
                    for_agent: bool = False, named: bool = True) -> Any:
         """The command's result model; `for_agent`: what an agent reads of it

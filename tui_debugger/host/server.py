@@ -104,7 +104,8 @@ class SessionServer:
             if message.subscribe and subscription is None:
                 subscription = self.session.subscribe()
                 forward = asyncio.create_task(forward_events())
-            await send(wire.Welcome(session=self.session.name, pid=os.getpid()))
+            await send(wire.Welcome(session=self.session.name, pid=os.getpid(),
+                                    state=self.session.state.value))
 
         async def run_call(message: wire.Call) -> None:
             try:

@@ -13,7 +13,7 @@ client -> host (`Request`)
                 "session": null, "columns": 80}     (cli.py's quick client, which
                 writes it as plain JSON: it imports no pydantic)
 host -> client (`Reply`)
-  Welcome      {"type": "welcome", "session": "app", "pid": 123, "cli": 1}
+  Welcome      {"type": "welcome", "session": "app", "pid": 123, "cli": 1, "state": "starting"}
   Result       {"type": "result", "id": 1, "ok": true, "result": {...}}
                {"type": "result", "id": 1, "ok": true, "agent": {"structured", "text"}}
                {"type": "result", "id": 1, "ok": true, "cli": {"text"|"json"|"stdout",
@@ -90,6 +90,9 @@ class Welcome(BaseModel):
     pid: int
     #: this host runs command lines (CommandLine) for the quick client
     cli: int = 1
+    #: the session's state as the client subscribed: a stop it is in came before,
+    #: and only what comes after it arrives as events
+    state: str | None = None
 
 
 class ErrorBody(BaseModel):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import weakref
 from typing import Any
 
 from textual import work
@@ -36,6 +37,8 @@ class SessionLink:
 
     #: the app's own session being started and joined since the app loaded (_join_early)
     _early_link: asyncio.Future[RemoteHandle] | None = None
+    #: links joined while their session's start went on: its first stop comes as an event
+    _served_early: weakref.WeakSet[RemoteHandle]
 
     def _join_early(self) -> None:
         """At load, before the screen is composed: the app's own session (its
@@ -85,13 +88,20 @@ class SessionLink:
         async with self._switch_lock:
             self._show_now(link)
             screen = self.screen
-            if isinstance(screen, PacedScreen):
-                # While the screen waits for the first stop to lay itself out,
-                # the catch-up reads wait too: their first calls build their
-                # models (~30 ms of pydantic's schemas), which came between
-                # the stop's arrival and its paint. What they bring (the
-                # breakpoints' marks, the adapter's name) follows a frame later.
-                await screen.released()
+            if isinstance(screen, PacedScreen) and screen.held:
+                if link in self._served_early and link.state_at_join in ("starting", "running"):
+                    # While the screen waits for the first stop to lay itself
+                    # out, the catch-up reads wait too: their first calls build
+                    # their models (~30 ms of pydantic's schemas), which came
+                    # between the stop's arrival and its paint. What they bring
+                    # (the breakpoints' marks, the adapter's name) follows a
+                    # frame later.
+                    await screen.released()
+                else:
+                    # Joined once its start had answered, or once it had stopped
+                    # already: a first stop came before it subscribed, and the
+                    # catch-up reads bring it.
+                    screen.release()
             await self._sync_all(follow_child=True)
 
     async def _host(self, command_id: str, args: dict[str, Any],
@@ -135,6 +145,7 @@ class SessionLink:
                 # Gone already: the start failed meanwhile, and its answer says why.
                 await pending.ready()
                 raise
+            self._served_early.add(link)
             self.run_worker(self._started(pending, link), name="started", group="start")
             return link
         status = await pending.ready()
