@@ -250,3 +250,20 @@ def test_pydantics_plugin_loader_is_not_imported_by_our_processes(tmp_path):
                           timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["False", "[]"], done.stdout
+
+
+def test_the_tuis_start_imports_no_attrs_and_rich_pretty_still_works(tmp_path):
+    # Textual's RichLog imports rich.pretty, which imported attrs (17 ms of the
+    # TUI's start) to pretty-print attrs classes (tui/widgets/rich_log.py).
+    probe = ("import sys, tui_debugger.cli.full, tui_debugger.tui.app\n"
+             "assert 'rich.pretty' in sys.modules\n"
+             "print('attr' in sys.modules)\n"
+             "from rich.pretty import pretty_repr\n"
+             "print(pretty_repr({'a': [1, 2]}))\n"
+             "import attr\n"  # still there for whoever wants it
+             "print(attr.__name__)\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])},
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[:3] == ["False", "{'a': [1, 2]}", "attr"], done.stdout

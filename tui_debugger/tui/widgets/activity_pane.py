@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rich.text import Text
-from textual.widgets import RichLog
+from .rich_log import RichLog
 
 from ...models import ActivityEntry, client_id
 from ..format import one_line, own_origin, who

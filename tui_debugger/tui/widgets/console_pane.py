@@ -10,12 +10,13 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.widgets import Input, RichLog
+from textual.widgets import Input
 
 import os
 
 from ..messages import CompleteName, Evaluate
 from .console_results import ConsoleResults
+from .rich_log import RichLog
 from .text_input import TextInput
 
 
