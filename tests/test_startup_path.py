@@ -206,12 +206,15 @@ ON_DEMAND = ("attach_dialog", "breakpoint_dialog", "command_form", "exception_di
 
 def test_the_tuis_start_imports_no_dialog(tmp_path):
     probe = ("import sys, tui_debugger.cli.full, tui_debugger.tui.app; "
-             "print(' '.join(m for m in sys.modules if m.startswith('tui_debugger.tui.widgets.')))")
+             "print(' '.join(m for m in sys.modules if m.startswith('tui_debugger.tui.widgets.')"
+             " or m == 'textual.widgets._text_area'))")
     out = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True,
                          text=True, timeout=60, check=True).stdout.split()
     loaded = {m.rsplit(".", 1)[1] for m in out}
     assert "source_view" in loaded  # the probe sees the TUI's widgets
     assert not loaded & set(ON_DEMAND), sorted(loaded & set(ON_DEMAND))
+    # Nor Textual's TextArea (~8 ms), which no pane of the first screen is.
+    assert "_text_area" not in loaded, out
 
 
 def test_no_process_of_ours_reads_every_distribution_for_pydantic_plugins(tmp_path):
