@@ -557,3 +557,43 @@ async def test_the_screen_is_styled_and_laid_out_once_as_it_starts(monkeypatch):
         await wait_until(pilot, lambda: app.screen.has_class("-narrow"), what="the narrow class")
         assert any(size == (80, 24) for size in layouts[before:]), layouts[before:]
         assert not app.screen.has_class("-wide")
+
+
+class OneSource(App):
+    def compose(self) -> ComposeResult:
+        from tui_debugger.tui.widgets.source_view import SourceView
+
+        yield SourceView(id="source", cwd="/")
+
+
+async def test_the_programs_first_lines_are_highlighted_before_its_first_stop(tmp_path):
+    """The thread that builds the lexer while the screen waits for the first
+    stop also reads the program and highlights its first block; the stop's
+    paint uses it, unless the file changed since."""
+    import os
+
+    from tui_debugger.tui.widgets.source_view import SourceView
+
+    program = tmp_path / "prog.py"
+    program.write_text("import os\n\n\ndef main():\n    return 'x'  # note\n")
+    app = OneSource()
+    async with app.run_test(size=(80, 20)) as pilot:
+        view = app.query_one(SourceView)
+        view.prepare_for(str(program))
+        await wait_until(pilot, lambda: view._first_block is not None, what="the prepared block")
+        prepared = view._first_block[1]
+        assert view.open_file(str(program))
+        assert view._blocks[0] is prepared
+        fresh = view._lex(view.file.lines)
+        assert [t.plain for t in prepared] == [t.plain for t in fresh]
+        assert [t.spans for t in prepared] == [t.spans for t in fresh]  # the same colours
+
+        # Changed after it was prepared: read and highlighted again.
+        other = tmp_path / "other.py"
+        other.write_text("x = 1\n")
+        view.prepare_for(str(other))
+        await wait_until(pilot, lambda: view._first_block is not None, what="the prepared block")
+        other.write_text("y = 2\n")
+        os.utime(other, (1, 1))
+        assert view.open_file(str(other))
+        assert view._blocks.get(0) is None and view.file.lines == ["y = 2"]
