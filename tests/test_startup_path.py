@@ -217,6 +217,16 @@ def test_the_tuis_start_imports_no_dialog(tmp_path):
     assert "_text_area" not in loaded, out
 
 
+def probe_output(tmp_path, probe: str) -> str:
+    """What `python -c probe` prints, run from an empty directory with this
+    checkout first on the path."""
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])},
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
 def test_no_process_of_ours_reads_every_distribution_for_pydantic_plugins(tmp_path):
     # The first model built looked for pydantic plugins in every installed
     # distribution's entry points (4-5 ms of each process's start).
@@ -229,11 +239,8 @@ def test_no_process_of_ours_reads_every_distribution_for_pydantic_plugins(tmp_pa
              "SourceLocation(path='x.py', line=1)\n"
              "registry.get('next').args.model_validate({})\n"
              "print(seen)\n")
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                          cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])},
-                          timeout=60)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "[]", done.stdout
+    out = probe_output(tmp_path, probe)
+    assert out.strip() == "[]", out
 
 
 def test_pydantics_plugin_loader_is_not_imported_by_our_processes(tmp_path):
@@ -248,11 +255,8 @@ def test_pydantics_plugin_loader_is_not_imported_by_our_processes(tmp_path):
              "from pydantic.plugin._loader import get_plugins\n"
              "loader = sys.modules['pydantic.plugin._loader']\n"
              "print('entry_points' in vars(loader), list(get_plugins()))\n")
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                          cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])},
-                          timeout=60)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["False", "[]"], done.stdout
+    out = probe_output(tmp_path, probe)
+    assert out.split() == ["False", "[]"], out
 
 
 def test_the_tuis_start_imports_no_attrs_and_rich_pretty_still_works(tmp_path):
@@ -265,8 +269,5 @@ def test_the_tuis_start_imports_no_attrs_and_rich_pretty_still_works(tmp_path):
              "print(pretty_repr({'a': [1, 2]}))\n"
              "import attr\n"  # still there for whoever wants it
              "print(attr.__name__)\n")
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                          cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])},
-                          timeout=60)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split("\n")[:3] == ["False", "{'a': [1, 2]}", "attr"], done.stdout
+    out = probe_output(tmp_path, probe)
+    assert out.split("\n")[:3] == ["False", "{'a': [1, 2]}", "attr"], out
