@@ -215,6 +215,30 @@ async def test_a_runs_screen_is_first_laid_out_with_its_first_stop(monkeypatch, 
         assert app.source.location_line == 1 and "▶" in source_row(app, 1)
         await quit_app(pilot)
 
+    # A breakpoint deep in a long file: its line placed as on a screen laid
+    # out before the stop (a third from the top), not as if the pane were
+    # ten rows high.
+    long = tmp_path / "long.py"
+    long.write_text("x = 0\n" + "".join(f"x += {i}\n" for i in range(998)) + "print(x)\n")
+    app = create_app("launch", {"program": str(long), "breakpoints": [f"{long}:500"]}, None)
+    app.first_layout_held = True
+    painted_at: list[int] = []  # the source's scroll at each paint of the screen
+    paint = Screen._compositor_refresh
+
+    def compositor_refresh(self):
+        if type(self).__name__ == "PacedScreen":
+            painted_at.append(self.app.source.scroll_offset.y)
+        return paint(self)
+
+    monkeypatch.setattr(Screen, "_compositor_refresh", compositor_refresh)
+    async with app.run_test(size=size) as pilot:
+        await wait_until(pilot, lambda: app.source.location_line == 500, what="the stop at 500")
+        height = app.source.scrollable_content_region.height
+        await wait_until(pilot, lambda: app.source.scroll_offset.y == 499 - height // 3,
+                         what=f"line 500 a third from the top ({app.source.scroll_offset.y})")
+        assert painted_at[0] == 499 - height // 3, painted_at  # so from the first paint on
+        await quit_app(pilot)
+
     # Joined only once the session had stopped (a slow join): the stop came
     # before the subscription, so no event brings it; the catch-up reads do,
     # at once, not at the deadline.

@@ -237,6 +237,8 @@ class PacedScreen(Screen):
     #: the first layout waits (hold_first_layout): the timer that ends the wait
     _hold: asyncio.TimerHandle | None = None
     _released: asyncio.Event | None = None
+    #: run between the held first layout and its paint (after_first_layout)
+    _laid_out_hooks: list[Callable[[], object]] = []
 
     def __init__(self, name: str | None = None, id: str | None = None,
                  classes: str | None = None) -> None:
@@ -261,11 +263,21 @@ class PacedScreen(Screen):
         if self._laid_out_at is not None or self._hold is not None:
             return
         self._released = asyncio.Event()
+        self._laid_out_hooks = []
         self._hold = asyncio.get_running_loop().call_later(seconds, self.release)
 
     @property
     def held(self) -> bool:
         return self._hold is not None
+
+    def after_first_layout(self, callback: Callable[[], object]) -> None:
+        """Run `callback` once the held first layout has given the widgets
+        their sizes, before that layout is painted (a pane placing a line a
+        third of its height from the top); at once when nothing is held."""
+        if self._hold is None:
+            callback()
+        else:
+            self._laid_out_hooks.append(callback)
 
     async def released(self) -> None:
         """Once the held first layout is done (at once when none is held)."""
@@ -281,13 +293,19 @@ class PacedScreen(Screen):
         self._hold = None
         if self._released is not None:
             self._released.set()
+        hooks, self._laid_out_hooks = self._laid_out_hooks, []
         if self.is_attached and self.is_current:
             self._update_timer.pause()
-            self._refresh_layout(self.app.size)  # the first: laid out and painted whole
+            # Laid out now, painted whole once the hooks have seen the sizes:
+            # within a batch, Textual queues the paint instead of doing it.
+            with self.app.batch_update():
+                self._refresh_layout(self.app.size)
             self._layout_required = self._scroll_required = self._repaint_required = False
             self._dirty_widgets.clear()
-            if self._callbacks:  # what waited for a refresh (call_after_refresh) runs now
-                self.call_next(self._invoke_and_clear_callbacks)
+        for hook in hooks:
+            hook()
+        if self._callbacks:  # what waited for a refresh (call_after_refresh) runs now
+            self.call_next(self._invoke_and_clear_callbacks)
 
     def _on_timer_update(self) -> bool:  # type: ignore[override]
         """Update the screen; False when there was nothing to paint (a hidden

@@ -402,6 +402,11 @@ class SourceView(KeptStyles, ScrollView, can_focus=True):
         return 3 + max(digits, 3) + 3
 
     def center_line(self, line: int) -> None:
+        if getattr(self.screen, "held", False):
+            # A run's screen not laid out yet (PacedScreen.hold_first_layout):
+            # the line is placed once the height is known, before the paint.
+            self.screen.after_first_layout(functools.partial(self.center_line, line))
+            return
         height = self.scrollable_content_region.height or self.size.height or 10
         top = self.scroll_offset.y
         if top < line - 1 < top + height - 1 and height > 4 and top + 1 < line - 1:
