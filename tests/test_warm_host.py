@@ -207,10 +207,12 @@ def test_another_users_connection_is_not_answered(monkeypatch):
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         sock.settimeout(5)
         sock.connect(str(paths.runtime_dir() / warm.SOCKET_NAME))
-        sock.sendall(json.dumps(warm.fit_request(os.getcwd())).encode() + b"\n")
         try:
+            sock.sendall(json.dumps(warm.fit_request(os.getcwd())).encode() + b"\n")
             heard = sock.recv(100)
-        except ConnectionResetError:  # closed with our request unread
+        except (ConnectionResetError, BrokenPipeError):
+            # closed with our request unread, or before it was sent (a busy
+            # machine: the host refused the peer before this line ran)
             heard = b""
         assert heard == b""  # closed without a word
         sock.close()
