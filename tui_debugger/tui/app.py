@@ -20,7 +20,6 @@ import contextlib
 import os
 import signal
 import sys
-import weakref
 from functools import partial
 from typing import Any, Awaitable, Callable
 
@@ -157,7 +156,6 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
         #: hosts started for a session not yet this app's (not in `owned`):
         #: a quit or a failure meanwhile ends them (shutdown)
         self._starting: list[Any] = []
-        self._served_early: weakref.WeakSet[Any] = weakref.WeakSet()
         #: SIGTERM/SIGHUP that came before on_mount handles them (run_app)
         self.early_signals: list[int] = []
         #: The person's commands, run one after the other in the order of the keys

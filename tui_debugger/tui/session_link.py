@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import weakref
 from typing import Any
 
 from textual import work
@@ -37,8 +36,6 @@ class SessionLink:
 
     #: the app's own session being started and joined since the app loaded (_join_early)
     _early_link: asyncio.Future[RemoteHandle] | None = None
-    #: links joined while their session's start went on: its first stop comes as an event
-    _served_early: weakref.WeakSet[RemoteHandle]
 
     def _join_early(self) -> None:
         """At load, before the screen is composed: the app's own session (its
@@ -89,7 +86,7 @@ class SessionLink:
             self._show_now(link)
             screen = self.screen
             if isinstance(screen, PacedScreen) and screen.held:
-                if link in self._served_early and link.state_at_join in ("starting", "running"):
+                if link.state_at_join in ("starting", "running"):
                     # While the screen waits for the first stop to lay itself
                     # out, the catch-up reads wait too: their first calls build
                     # their models (~30 ms of pydantic's schemas), which came
@@ -98,8 +95,8 @@ class SessionLink:
                     # frame later.
                     await screen.released()
                 else:
-                    # Joined once its start had answered, or once it had stopped
-                    # already: a first stop came before it subscribed, and the
+                    # Joined once it had stopped or ended (or an older host that
+                    # does not say): a stop came before it subscribed, and the
                     # catch-up reads bring it.
                     screen.release()
             await self._sync_all(follow_child=True)
@@ -145,7 +142,6 @@ class SessionLink:
                 # Gone already: the start failed meanwhile, and its answer says why.
                 await pending.ready()
                 raise
-            self._served_early.add(link)
             self.run_worker(self._started(pending, link), name="started", group="start")
             return link
         status = await pending.ready()
