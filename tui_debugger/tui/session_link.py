@@ -82,7 +82,7 @@ class SessionLink:
         except DebuggerError as exc:
             self.fail(exc.message)
             return
-        async with self._switch_lock:
+        async with self._switch_lock, self._unless_closing():
             self._show_now(link)
             screen = self.screen
             if isinstance(screen, PacedScreen) and screen.held:
