@@ -114,9 +114,9 @@ PATTERN_EXAMPLES = [
 
 def _every_pattern(text: str) -> str:
     """redact as it is without its first search: every pattern, in order."""
-    from tui_debugger.redact import _PATTERNS
+    from tui_debugger.redact import patterns
 
-    for pattern, replacement in _PATTERNS:
+    for pattern, replacement in patterns():
         text = pattern.sub(replacement, text)
     return text
 
@@ -124,10 +124,10 @@ def _every_pattern(text: str) -> str:
 def test_each_pattern_has_an_example_its_trigger_lets_through():
     """redact skips a text in which _TRIGGERS finds nothing: every pattern's
     example must be found by it (a pattern added without its trigger fails)."""
-    from tui_debugger.redact import _PATTERNS, _TRIGGERS
+    from tui_debugger.redact import _TRIGGERS, patterns
 
-    assert len(PATTERN_EXAMPLES) == len(_PATTERNS)
-    for (pattern, _), example in zip(_PATTERNS, PATTERN_EXAMPLES):
+    assert len(PATTERN_EXAMPLES) == len(patterns())
+    for (pattern, _), example in zip(patterns(), PATTERN_EXAMPLES):
         assert pattern.search(example), (pattern.pattern, example)
         assert _TRIGGERS.search(example), example
         assert redact(example) == _every_pattern(example) != example

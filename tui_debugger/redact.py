@@ -4,6 +4,7 @@ On by default; `TUI_DEBUGGER_REDACT=0` (or the config file) turns it off."""
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -14,16 +15,17 @@ _SEP = r"""(\s*\\?["']?\s*[:=]\s*\\?["']?)"""
 _VALUE = r"""((?:[^\s"',;}\\]|\\(?!["'])){3,})"""
 _PRIVATE_KEY = r"PRIVATE KEY(?: BLOCK)?-----"
 
-_PATTERNS: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"(?i)\b(bearer)\s+[A-Za-z0-9\-._~+/]{8,}=*"), r"\1 [REDACTED]"),
+#: (pattern, replacement), compiled at their first use (`patterns`)
+_PATTERN_SOURCES: list[tuple[str, str]] = [
+    (r"(?i)\b(bearer)\s+[A-Za-z0-9\-._~+/]{8,}=*", r"\1 [REDACTED]"),
     # Authorization: Basic dXNlcjpwYXNz (and any other scheme's credentials)
-    (re.compile(r"(?i)\b((?:proxy-)?authorization\s*\\?[\"']?\s*[:=]\s*\\?[\"']?)"
-                r"(?!bearer\b)((?:basic|digest|token|negotiate|ntlm)\s+)?[^\s\"',;}\\]{3,}"),
+    (r"(?i)\b((?:proxy-)?authorization\s*\\?[\"']?\s*[:=]\s*\\?[\"']?)"
+     r"(?!bearer\b)((?:basic|digest|token|negotiate|ntlm)\s+)?[^\s\"',;}\\]{3,}",
      r"\1\2[REDACTED]"),
     # Cookie: sid=...; theme=... and Set-Cookie: whole header values
-    (re.compile(r"(?i)\b((?:set-)?cookie\s*\\?[\"']?\s*:\s*)[^\r\n\"\\]+"), r"\1[REDACTED]"),
+    (r"(?i)\b((?:set-)?cookie\s*\\?[\"']?\s*:\s*)[^\r\n\"\\]+", r"\1[REDACTED]"),
     (
-        re.compile(
+        (
             r"(?i)\b([A-Za-z0-9_\-]*(?:api[_-]?key|secret|token|passw(?:or)?d|passwd|pwd|"
             r"access[_-]?key|private[_-]?key|auth)[A-Za-z0-9_\-]*)"
             + _SEP + r"(?!(?:Bearer|Basic|\[REDACTED)\b)" + _VALUE
@@ -32,35 +34,33 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     ),
     # Short names: pw=..., pass: ... (whole words only: not "bypass", not "pass" alone)
     (
-        re.compile(r"(?i)(?<![A-Za-z0-9])((?:[A-Za-z0-9]+[_-])*(?:pw|pass|passphrase))"
-                   + _SEP + _VALUE),
+        r"(?i)(?<![A-Za-z0-9])((?:[A-Za-z0-9]+[_-])*(?:pw|pass|passphrase))" + _SEP + _VALUE,
         r"\1\2[REDACTED]",
     ),
     # Credentials inside URLs: postgres://admin:s3cr3t@db, https://user:token@host; a
     # password may hold an @ itself (p@ss@db): up to the last @ before the host
     (
-        re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://[^\s:/@'\"]+:)([^\s/'\"]+)(@)"),
+        r"(?i)\b([a-z][a-z0-9+.\-]*://[^\s:/@'\"]+:)([^\s/'\"]+)(@)",
         r"\1[REDACTED]\3",
     ),
     # JSON Web Tokens: header.payload.signature, the first two base64url JSON
-    (re.compile(r"\beyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*"),
+    (r"\beyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*",
      "[REDACTED-JWT]"),
-    (re.compile(r"\b(AKIA|ASIA)[A-Z0-9]{16}\b"), "[REDACTED-AWS-KEY]"),
-    (re.compile(r"\bgh[pousr]_[A-Za-z0-9]{30,}\b"), "[REDACTED-GITHUB-TOKEN]"),
-    (re.compile(r"\bsk-[A-Za-z0-9_\-]{20,}\b"), "[REDACTED-KEY]"),
-    (re.compile(r"\bxox[baprs]-[A-Za-z0-9\-]{10,}\b"), "[REDACTED-SLACK-TOKEN]"),
+    (r"\b(AKIA|ASIA)[A-Z0-9]{16}\b", "[REDACTED-AWS-KEY]"),
+    (r"\bgh[pousr]_[A-Za-z0-9]{30,}\b", "[REDACTED-GITHUB-TOKEN]"),
+    (r"\bsk-[A-Za-z0-9_\-]{20,}\b", "[REDACTED-KEY]"),
+    (r"\bxox[baprs]-[A-Za-z0-9\-]{10,}\b", "[REDACTED-SLACK-TOKEN]"),
     # PEM and PGP private keys; one cut short (a capped value, output read in
     # pieces) loses its END or its BEGIN, and what remains of it is hidden too.
     (
-        re.compile(r"-----BEGIN [A-Z0-9 ]*" + _PRIVATE_KEY + r".*?-----END [A-Z0-9 ]*"
-                   + _PRIVATE_KEY, re.S),
+        r"(?s)-----BEGIN [A-Z0-9 ]*" + _PRIVATE_KEY + r".*?-----END [A-Z0-9 ]*" + _PRIVATE_KEY,
         "[REDACTED-PRIVATE-KEY]",
     ),
-    (re.compile(r"-----BEGIN [A-Z0-9 ]*" + _PRIVATE_KEY + r".*\Z", re.S),
+    (r"(?s)-----BEGIN [A-Z0-9 ]*" + _PRIVATE_KEY + r".*\Z",
      "[REDACTED-PRIVATE-KEY]"),
-    (re.compile(r"\A.*?-----END [A-Z0-9 ]*" + _PRIVATE_KEY, re.S), "[REDACTED-PRIVATE-KEY]"),
-    (re.compile(r"(?i)(Signing Identity:\s*)\"[^\"]+\""), r'\1"[REDACTED]"'),
-    (re.compile(r"(?i)(Provisioning Profile:\s*)\"[^\"]+\""), r'\1"[REDACTED]"'),
+    (r"(?s)\A.*?-----END [A-Z0-9 ]*" + _PRIVATE_KEY, "[REDACTED-PRIVATE-KEY]"),
+    (r"(?i)(Signing Identity:\s*)\"[^\"]+\"", r'\1"[REDACTED]"'),
+    (r"(?i)(Provisioning Profile:\s*)\"[^\"]+\"", r'\1"[REDACTED]"'),
 ]
 
 
@@ -75,10 +75,17 @@ _TRIGGERS = re.compile(
     r"gh[pousr]_|sk-|xox|-----|signing|provisioning")
 
 
+@functools.cache
+def patterns() -> list[tuple[re.Pattern[str], str]]:
+    """The patterns, compiled at their first use: a process whose texts have
+    had no trigger (a start's, most) does not pay their compiling (~5 ms)."""
+    return [(re.compile(source), replacement) for source, replacement in _PATTERN_SOURCES]
+
+
 def redact(text: str) -> str:
     if not text or _TRIGGERS.search(text) is None:
         return text
-    for pattern, replacement in _PATTERNS:
+    for pattern, replacement in patterns():
         text = pattern.sub(replacement, text)
     return text
 
