@@ -20,8 +20,6 @@ still wins, child processes (the headless host) inherit them, and the
 backends never import this package.
 """
 
-from __future__ import annotations
-
 import json
 import os
 import re
@@ -33,6 +31,7 @@ from typing import Any, Iterable, Literal, get_origin
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from backends.errors import InvalidInput
+from backends.models import empty_list
 
 ENV_PREFIX = "TUI_DEBUGGER_"
 ENV_CONFIG = "TUI_DEBUGGER_CONFIG"
@@ -67,7 +66,7 @@ class AdapterSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     path: str | None = Field(None, description="the debugger executable")
-    args: list[str] = Field(default_factory=list, description="extra arguments for it")
+    args: list[str] = Field(default_factory=empty_list, description="extra arguments for it")
 
     @field_validator("args", mode="before")
     @classmethod

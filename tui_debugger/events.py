@@ -11,13 +11,11 @@ Every event carries `seq` (increasing per session, set when published) and
 session or the program did by itself.
 """
 
-from __future__ import annotations
-
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, Field, TypeAdapter
 
-from backends.models import Breakpoint, SourceLocation
+from backends.models import Breakpoint, SourceLocation, empty_list
 
 from .models import ActivityEntry, ClientInfo, Origin, SessionState, StopInfo, Watch
 from .output import OutputLine
@@ -61,7 +59,7 @@ class Breakpoints(Event):
     """The whole registry after a change (a front end replaces its list)."""
 
     kind: Literal["breakpoints"] = "breakpoints"
-    breakpoints: list[Breakpoint] = Field(default_factory=list)
+    breakpoints: list[Breakpoint] = Field(default_factory=empty_list)
 
 
 class Threads(Event):
@@ -107,12 +105,12 @@ class Clients(Event):
     """Who is joined, after one joined or left."""
 
     kind: Literal["clients"] = "clients"
-    clients: list[ClientInfo] = Field(default_factory=list)
+    clients: list[ClientInfo] = Field(default_factory=empty_list)
 
 
 class Watches(Event):
     kind: Literal["watches"] = "watches"
-    watches: list[Watch] = Field(default_factory=list)
+    watches: list[Watch] = Field(default_factory=empty_list)
 
 
 class Values(Event):
@@ -125,7 +123,7 @@ class Values(Event):
 
 class ExceptionFilters(Event):
     kind: Literal["exception_filters"] = "exception_filters"
-    filters: list[str] = Field(default_factory=list)
+    filters: list[str] = Field(default_factory=empty_list)
 
 
 class Process(Event):

@@ -8,8 +8,6 @@ the launch would be wrong without it, and a warning when it only changes how
 VS Code itself behaves. docs/configuration.md lists every decision.
 """
 
-from __future__ import annotations
-
 import json
 import os
 import re
@@ -21,6 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from backends.errors import InvalidInput
+from backends.models import empty_list
 
 from .config import merged_tables
 
@@ -100,7 +99,7 @@ class LaunchConfig(BaseModel):
     request: Literal["launch", "attach"]
     adapter: str
     program: str | None = None
-    args: list[str] = Field(default_factory=list)
+    args: list[str] = Field(default_factory=empty_list)
     cwd: str | None = None
     env: dict[str, str] = Field(default_factory=dict)
     stop_on_entry: bool = False
@@ -114,7 +113,7 @@ class LaunchConfig(BaseModel):
     # adapter-specific fields, passed to the adapter as they are
     extra: dict[str, Any] = Field(default_factory=dict)
     # what we ignored and why, one sentence each
-    warnings: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=empty_list)
     source: str = ""  # the launch.json it came from
     workspace: str = ""  # the folder holding .vscode
 

@@ -5,8 +5,6 @@ commands and the TUI's widgets, so they live apart from the session that
 produces them.
 """
 
-from __future__ import annotations
-
 import os
 import time
 from contextvars import ContextVar
@@ -15,7 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from backends.models import SourceLocation
+from backends.models import SourceLocation, empty_list
 
 Origin = str  # "tui", "cli", "mcp", "session" (the session itself), or "user"
 
@@ -26,36 +24,6 @@ class SessionState(str, Enum):
     running = "running"
     stopped = "stopped"
     terminated = "terminated"
-
-
-class StopInfo(BaseModel):
-    reason: str
-    thread_id: int | None = None
-    description: str | None = None
-    text: str | None = None  # exception text or signal; kept until the next resume
-    traceback: str | None = None  # an exception's, as the debugger formats it
-    location: SourceLocation | None = None
-    function: str | None = None
-    breakpoint_ids: list[int] = Field(default_factory=list)
-    caused_by: Origin | None = None  # who resumed the program before this stop
-    #: at a watchpoint stop: each watched value that changed, old and new
-    watch_changes: list[WatchChange] = Field(default_factory=list)
-    #: after a step out: what the function left returned, as the debugger shows it
-    return_value: str | None = None
-    return_type: str | None = None
-    #: the function that returned it
-    returned_from: str | None = None
-    #: other threads held at a breakpoint when this stop was read, not yet shown:
-    #: the next continue shows the first of them instead of resuming
-    held_threads: list[int] = Field(default_factory=list)
-    #: threads that reached a breakpoint while the program was being continued and
-    #: went on with it, since the previous stop (counted in the breakpoints' hits)
-    passed_threads: list[int] = Field(default_factory=list)
-    #: the adapter told of threads and this stop's is the only one alive: an
-    #: agent's answer leaves its thread_id out (every tool defaults to it);
-    #: with several threads it says which one stopped
-    only_thread: bool = False
-    at: float = Field(default_factory=time.time)
 
 
 class WatchChange(BaseModel):
@@ -73,6 +41,36 @@ class WatchChange(BaseModel):
     #: the process that changed it, when it is not the one the watch was set in
     #: (a forked child's copy): "calc.4242 (pid 4242)"
     process: str | None = None
+
+
+class StopInfo(BaseModel):
+    reason: str
+    thread_id: int | None = None
+    description: str | None = None
+    text: str | None = None  # exception text or signal; kept until the next resume
+    traceback: str | None = None  # an exception's, as the debugger formats it
+    location: SourceLocation | None = None
+    function: str | None = None
+    breakpoint_ids: list[int] = Field(default_factory=empty_list)
+    caused_by: Origin | None = None  # who resumed the program before this stop
+    #: at a watchpoint stop: each watched value that changed, old and new
+    watch_changes: list[WatchChange] = Field(default_factory=empty_list)
+    #: after a step out: what the function left returned, as the debugger shows it
+    return_value: str | None = None
+    return_type: str | None = None
+    #: the function that returned it
+    returned_from: str | None = None
+    #: other threads held at a breakpoint when this stop was read, not yet shown:
+    #: the next continue shows the first of them instead of resuming
+    held_threads: list[int] = Field(default_factory=empty_list)
+    #: threads that reached a breakpoint while the program was being continued and
+    #: went on with it, since the previous stop (counted in the breakpoints' hits)
+    passed_threads: list[int] = Field(default_factory=empty_list)
+    #: the adapter told of threads and this stop's is the only one alive: an
+    #: agent's answer leaves its thread_id out (every tool defaults to it);
+    #: with several threads it says which one stopped
+    only_thread: bool = False
+    at: float = Field(default_factory=time.time)
 
 
 class Watch(BaseModel):
@@ -99,7 +97,7 @@ class Watch(BaseModel):
     #: Python: local, global, attribute or item
     kind: str | None = None
     #: the last changes, oldest first (capped at HISTORY_CAP), each with its line
-    history: list[WatchChange] = Field(default_factory=list)
+    history: list[WatchChange] = Field(default_factory=empty_list)
     #: a copy this process got when it was forked: the pid of the process it was set in
     copied_from_pid: int | None = None
 
@@ -131,5 +129,3 @@ class ClientInfo(BaseModel):
     origin: Origin
     connected_at: float = Field(default_factory=time.time)
 
-
-StopInfo.model_rebuild()

@@ -2,8 +2,6 @@
 bytes, read with cursors so nothing is replayed whole and every reader learns
 how much it missed."""
 
-from __future__ import annotations
-
 from collections import deque
 from dataclasses import dataclass
 

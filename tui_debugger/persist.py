@@ -19,8 +19,6 @@ renamed over the old one) under a lock, since two sessions of one project may
 save at once.
 """
 
-from __future__ import annotations
-
 import contextlib
 import fcntl
 import hashlib
@@ -35,7 +33,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 from pydantic import BaseModel, Field, ValidationError
 
 from backends.errors import DebuggerError
-from backends.models import BreakpointSpec
+from backends.models import BreakpointSpec, empty_list
 
 from .config import settings
 from .events import Breakpoints, ExceptionFilters
@@ -54,8 +52,8 @@ class SkippedBreakpoint(BaseModel):
 
 
 class RestoreReport(BaseModel):
-    restored: list[int] = Field(default_factory=list)  # session breakpoint ids
-    skipped: list[SkippedBreakpoint] = Field(default_factory=list)
+    restored: list[int] = Field(default_factory=empty_list)  # session breakpoint ids
+    skipped: list[SkippedBreakpoint] = Field(default_factory=empty_list)
 
 
 def state_dir() -> Path:

@@ -14,8 +14,6 @@ machine and py-spy is at hand (Ray's `ray[default]` ships it), and is
 otherwise known once attached.
 """
 
-from __future__ import annotations
-
 import json
 import os
 import re

@@ -16,8 +16,6 @@ Simulator apps are ordinary macOS processes, so the pid launchd reports is
 attachable from the host with no remote platform.
 """
 
-from __future__ import annotations
-
 import asyncio
 import os
 from typing import Literal

@@ -8,8 +8,6 @@ is used as it is (graceful degradation): a broken listing must not block an
 attach that would otherwise work.
 """
 
-from __future__ import annotations
-
 import json
 import os
 import tempfile

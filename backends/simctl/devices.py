@@ -7,8 +7,6 @@ One name can exist under several runtimes ("iPhone 15" on iOS 17.5 and 18.0),
 so a name alone may be ambiguous; a UDID never is.
 """
 
-from __future__ import annotations
-
 import json
 import re
 

@@ -7,8 +7,6 @@ that `run`: the starter's terminal, environment and directory, its command
 line, its exit code told back.
 """
 
-from __future__ import annotations
-
 import contextlib
 import os
 import sys

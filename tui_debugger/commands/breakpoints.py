@@ -1,7 +1,5 @@
 """Breakpoints: add, remove, list and edit."""
 
-from __future__ import annotations
-
 import argparse
 from typing import Any
 

@@ -2,8 +2,6 @@
 cursor), raw debugger commands (LLDB's, vetted by the allowlist), and the
 activity log of who did what."""
 
-from __future__ import annotations
-
 import os
 from typing import Any
 

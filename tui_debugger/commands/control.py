@@ -1,8 +1,6 @@
 """Run control: continue, step, pause, run to a line, and waiting for a stop.
 Each waits a bounded time for the next stop and answers with where it stopped."""
 
-from __future__ import annotations
-
 import argparse
 import asyncio
 import contextlib

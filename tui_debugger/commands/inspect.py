@@ -2,8 +2,6 @@
 completion, setting a variable, threads and frames (output, raw debugger
 commands and the activity log are console.py's)."""
 
-from __future__ import annotations
-
 import asyncio
 import contextlib
 import os

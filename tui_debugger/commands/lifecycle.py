@@ -1,8 +1,6 @@
 """Session lifecycle: launch, attach (process, port, simulator), detach,
 terminate, restart, status and the list of sessions."""
 
-from __future__ import annotations
-
 import asyncio
 import os
 import shlex
@@ -12,7 +10,7 @@ from pydantic import Field, model_validator
 
 from backends import adapters, native_build, probe
 from backends.errors import InvalidInput
-from backends.models import STDIN_PIPE, AttachRequest, BreakpointSpec, LaunchRequest
+from backends.models import STDIN_PIPE, AttachRequest, BreakpointSpec, LaunchRequest, empty_list
 
 from .. import paths, persist, tree
 from ..persist import add_note
@@ -37,7 +35,7 @@ class LaunchBreakpoint(Args):
 class LaunchArgs(Args):
     program: str = Field("", description="A .py, .js, native or Go program, or a .c/.cpp/.rs/.go "
                          "source; with launchConfig: its ${file}.")
-    args: list[str] = Field(default_factory=list)  # the program's: the name says it
+    args: list[str] = Field(default_factory=empty_list)  # the program's: the name says it
     cwd: str | None = Field(None, description="Runs and resolves paths here (default: caller's dir).")
     env: dict[str, str] = Field(default_factory=dict)
     adapter: str | None = Field(None, description="debugpy, lldb-dap, lldb-cli, dlv or node (default: by program type).")
@@ -45,7 +43,7 @@ class LaunchArgs(Args):
     launch_config: str | None = Field(None, description="A configuration of .vscode/launch.json.")
     session_name: str | None = Field(None)
     breakpoints: list[str | LaunchBreakpoint] = Field(
-        default_factory=list,
+        default_factory=empty_list,
         description="Set before it starts: \"FILE:LINE\" or {file, line, condition, "
         "hitCondition, logMessage}.")
     wait_ms: int | None = Field(None, ge=0, le=600_000,

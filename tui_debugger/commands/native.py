@@ -1,8 +1,6 @@
 """Machine level: disassembly, memory and watchpoints (data breakpoints). The
 instruction steps (stepi, nexti) are run control and live in control.py."""
 
-from __future__ import annotations
-
 
 import string
 from typing import Literal

@@ -11,8 +11,6 @@ lives it looks at the cluster every WATCH_EVERY seconds and attaches to tasks
 that paused since, as new children. Ending it, or any worker's session,
 detaches: the workers and the cluster run on; they are never ours to end."""
 
-from __future__ import annotations
-
 import asyncio
 import contextlib
 import re
@@ -22,7 +20,7 @@ from typing import Any, Awaitable, Callable
 from pydantic import Field
 
 from backends.errors import DebuggerError, InvalidInput
-from backends.models import AttachRequest
+from backends.models import AttachRequest, empty_list
 from backends.ray import PausedTask, dashboard_url, list_paused
 
 from ..events import Stopped
@@ -278,16 +276,16 @@ async def watch_new_pauses(hub: Any, root: Any, dashboard: str,
 
 class RayAttachArgs(Args):
     ray: str | None = Field(None, description="the dashboard (default: the root's)")
-    pids: list[int] = Field(default_factory=list, description="the workers to attach")
+    pids: list[int] = Field(default_factory=empty_list, description="the workers to attach")
     every: bool = Field(False, description="every paused worker not attached yet")
 
 
 class RayWorkers(ActionResult):
     root: str
     dashboard: str
-    workers: list[SessionStatus] = Field(default_factory=list)
-    attached: list[str] = Field(default_factory=list, description="attached by this call")
-    errors: list[str] = Field(default_factory=list)
+    workers: list[SessionStatus] = Field(default_factory=empty_list)
+    attached: list[str] = Field(default_factory=empty_list, description="attached by this call")
+    errors: list[str] = Field(default_factory=empty_list)
     message: str | None = None
 
 

@@ -8,8 +8,6 @@ breakpoints, control, inspect, tools); the package imports them all before
 anything can look a command up here.
 """
 
-from __future__ import annotations
-
 import argparse
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -18,6 +16,8 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 from pydantic.alias_generators import to_camel
+
+from backends.models import empty_list
 
 if TYPE_CHECKING:
     from ..session import Session
@@ -60,7 +60,7 @@ class Result(BaseModel):
     #: schema (debug-script's output schema is its own results)
     process: SkipJsonSchema[ProcessRef | None] = None
     #: stops in the program's other processes this client has not been told of
-    meanwhile: SkipJsonSchema[list[str]] = Field(default_factory=list)
+    meanwhile: SkipJsonSchema[list[str]] = Field(default_factory=empty_list)
 
     def as_json(self) -> dict[str, Any]:
         """The result as its callers read it (by alias, JSON values), without the
@@ -91,7 +91,7 @@ class ActionResult(Result):
     """Results of commands that change state carry what usually follows."""
 
     next_steps: list[str] = Field(
-        default_factory=list,
+        default_factory=empty_list,
         description="tools that usually follow (MCP names), only where the next step is not obvious")
 
 

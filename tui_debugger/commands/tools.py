@@ -1,8 +1,6 @@
 """Machine-level commands that need no session: doctor and the one-shot
 debug-script."""
 
-from __future__ import annotations
-
 import argparse
 import asyncio
 import os

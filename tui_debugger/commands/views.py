@@ -1,13 +1,11 @@
 """Result models: what every front end receives. Capped and redacted where
 they carry program data, so no answer is 200,000 characters long."""
 
-from __future__ import annotations
-
 from typing import Any, Literal
 
 from pydantic import Field, PrivateAttr
 
-from backends.models import Breakpoint, SourceLocation
+from backends.models import Breakpoint, SourceLocation, empty_list
 
 from ..output import OutputLine
 from ..models import ActivityEntry, ClientInfo, StopInfo, Watch
@@ -41,6 +39,27 @@ class SourceLineView(ResultPart):
     breakpoint: bool = False
 
 
+class ContextResult(Result):
+    session: str
+    state: str
+    file: str | None = Field(None, description="the file shown, when asked for by name")
+    #: the stop is in the frame of this client's last answer (a step's): its
+    #: file and function were said there, so an agent's answer says the line
+    _same_frame: bool = PrivateAttr(default=False)
+    stop: StopInfo | None = None
+    thread_id: int | None = None
+    frame: FrameView | None = None
+    source: list[SourceLineView] = Field(default_factory=empty_list)
+    source_note: str | None = None
+    locals: list[VariableView] = Field(default_factory=empty_list)
+    locals_note: str | None = None
+    exit_code: int | None = None
+    others: list[ActivityEntry] = Field(
+        default_factory=empty_list,
+        description="what other clients (the person's TUI, the CLI, an agent) did lately",
+    )
+
+
 class SessionStatus(ActionResult):
     session: str
     state: str
@@ -53,7 +72,7 @@ class SessionStatus(ActionResult):
     terminated_reason: str | None = None
     breakpoints: int = 0
     output_cursor: int = 0
-    clients: list[ClientInfo] = Field(default_factory=list)
+    clients: list[ClientInfo] = Field(default_factory=empty_list)
     selected_thread_id: int | None = None
     selected_frame_index: int = 0
     post_mortem: bool = False  # a core dump: it reads, it does not run
@@ -62,12 +81,12 @@ class SessionStatus(ActionResult):
                                        "its child sessions do")
     python: str | None = Field(None, description="the interpreter that runs a Python program, "
                                "and why that one")
-    capabilities: list[str] = Field(default_factory=list, description="what the debugger under "
-                                    "the session can do: its Capabilities flags that are on")
+    capabilities: list[str] = Field(default_factory=empty_list, description="what the debugger "
+                                    "under the session can do: its Capabilities flags that are on")
     python_short: str | None = Field(None, description="the same, short, when it is not "
                                      "tui-debugger's own environment")
     message: str | None = None
-    restored: list[str] = Field(default_factory=list,
+    restored: list[str] = Field(default_factory=empty_list,
                                 description="breakpoints brought back from the last run")
     context: ContextResult | None = Field(None, description="where it stopped, after a launch that stopped")
     #: A restart that runs under the same adapter and interpreter as before: an
@@ -126,27 +145,6 @@ class BreakpointsRemoved(ActionResult):
     remaining: int
 
 
-class ContextResult(Result):
-    session: str
-    state: str
-    file: str | None = Field(None, description="the file shown, when asked for by name")
-    #: the stop is in the frame of this client's last answer (a step's): its
-    #: file and function were said there, so an agent's answer says the line
-    _same_frame: bool = PrivateAttr(default=False)
-    stop: StopInfo | None = None
-    thread_id: int | None = None
-    frame: FrameView | None = None
-    source: list[SourceLineView] = Field(default_factory=list)
-    source_note: str | None = None
-    locals: list[VariableView] = Field(default_factory=list)
-    locals_note: str | None = None
-    exit_code: int | None = None
-    others: list[ActivityEntry] = Field(
-        default_factory=list,
-        description="what other clients (the person's TUI, the CLI, an agent) did lately",
-    )
-
-
 class RunResult(ActionResult):
     """The answer to continue / step / await: where the program stopped, or that
     it is still running (then call debug_wait), or that it ended."""
@@ -159,7 +157,7 @@ class RunResult(ActionResult):
     exit_code: int | None = None
     message: str | None = None
     others: list[ActivityEntry] = Field(
-        default_factory=list,
+        default_factory=empty_list,
         description="what other clients (the person's TUI, the CLI, an agent) did lately",
     )
 
@@ -175,7 +173,7 @@ class VariablesResult(Result):
     frame_index: int
     scope: str
     path: str | None = None
-    scopes: list[str] = Field(default_factory=list)
+    scopes: list[str] = Field(default_factory=empty_list)
     variables: list[VariableView]
     total: int | None = None
     truncated: bool = False
@@ -187,7 +185,7 @@ class EvaluateResult(ActionResult):
     value: str
     type: str | None = None
     has_children: bool = False
-    children: list[VariableView] = Field(default_factory=list)
+    children: list[VariableView] = Field(default_factory=empty_list)
     children_total: int | None = None
     value_truncated: bool = False
 
@@ -203,7 +201,7 @@ class CompletionView(ResultPart):
 class CompletionsResult(Result):
     supported: bool = Field(description="false: the debugger does not complete; the items are "
                             "the frame's names (a value's members after a dot) that fit")
-    items: list[CompletionView] = Field(default_factory=list)
+    items: list[CompletionView] = Field(default_factory=empty_list)
 
 
 class ThreadView(ResultPart):
@@ -302,7 +300,7 @@ class InstructionView(ResultPart):
 class DisassemblyResult(Result):
     target: str  # what was asked: a function, an address, or the frame
     pc: str | None = None
-    instructions: list[InstructionView] = Field(default_factory=list)
+    instructions: list[InstructionView] = Field(default_factory=empty_list)
 
 
 class MemoryResult(Result):
@@ -310,12 +308,12 @@ class MemoryResult(Result):
     address: str
     count: int
     hex: str  # the bytes as hex, two digits each
-    rows: list[str] = Field(default_factory=list)  # 16 bytes a row: address, hex, ASCII
+    rows: list[str] = Field(default_factory=empty_list)  # 16 bytes a row: address, hex, ASCII
 
 
 class WatchResult(ActionResult):
-    watches: list[Watch] = Field(default_factory=list)
-    removed: list[Watch] = Field(default_factory=list)
+    watches: list[Watch] = Field(default_factory=empty_list)
+    removed: list[Watch] = Field(default_factory=empty_list)
     message: str | None = None
 class ExceptionFilterView(ResultPart):
     id: str

@@ -26,13 +26,13 @@ Starting a host (host.py -> daemon.py, on the new process's stdin and stdout):
   HostReady    {"ok": true, "result": {...}} or {"ok": false, "error": {...}}
 """
 
-from __future__ import annotations
-
 import json
 import re
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from backends.models import empty_list
 
 from ..events import SessionEvent
 
@@ -74,7 +74,7 @@ class CommandLine(BaseModel):
 
     type: Literal["cli"] = "cli"
     id: CallId = None
-    argv: list[str] = Field(default_factory=list)
+    argv: list[str] = Field(default_factory=empty_list)
     cwd: str | None = None
     #: the session the command line names (--session), None when none
     session: str | None = None
