@@ -78,6 +78,9 @@ SWITCH_INTERVAL = 0.0005
 #: A `run`'s screen waits this long at most for the program's first stop
 #: before it is first laid out and painted (PacedScreen.hold_first_layout).
 FIRST_STOP_HELD_AT_MOST = 0.25
+#: seconds after the mount that the parsed CSS of the first screen is written
+#: for the next start (css_cache.py), its stop on screen by then
+CSS_KEPT_AFTER = 2.0
 
 #: How the session names each resume ("how" in continued events), as a sentence.
 VERBS = {"next": "stepped over", "step_in": "stepped into", "step_out": "stepped out",
@@ -104,6 +107,10 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
     def __init__(self, mode: str, args: dict[str, Any] | None = None, session: str | None = None,
                  *, cwd: str | None = None, keymap: dict[str, str] | None = None) -> None:
         super().__init__()
+        from .css_cache import kept_for
+
+        #: Textual's parsed CSS from the last start (css_cache.py)
+        self._css_kept = kept_for(self.stylesheet)
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
         self.mode = mode
@@ -248,6 +255,9 @@ class DebuggerApp(SessionLink, PaneData, Inspection, OrderedCommands, PaneAction
         if self.first_layout_held and isinstance(self.screen, PacedScreen):
             self.screen.hold_first_layout(FIRST_STOP_HELD_AT_MOST)
         self.set_timer(FOOTER_HELD_AT_MOST, self._start_over)
+        if self._css_kept is not None:
+            # The first screen's CSS is parsed by now; written once its stop is shown.
+            self.set_timer(CSS_KEPT_AFTER, self._css_kept.save)
         self.source.prepare_for(self.start_args.get("program"))
         self.status.message = "starting…" if self.mode != "join" else "joining…"
         self.run_worker(self._start(), name="start", group="start")

@@ -496,6 +496,8 @@ class SessionLink:
         if self._shutting_down:
             return
         self._shutting_down = True
+        if self._css_kept is not None:
+            self._css_kept.save(background=False)  # a TUI quit before its timer (css_cache.py)
         loop = asyncio.get_running_loop()
         for sig in self._signals:
             with contextlib.suppress(Exception):
