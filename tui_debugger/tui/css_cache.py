@@ -74,17 +74,19 @@ class ParsedCss:
     def install(self, stylesheet: Any) -> None:
         """Answer `stylesheet`'s parses from the kept rules where they fit."""
         parse = stylesheet._parse_rules
-        checked: list[Any] = [None, False]  # the variables last compared, and whether they fit
+        seen: Any = None  # the variables last compared with the kept ones
+        fits = False
 
         def parse_rules(css: str, read_from: Any, is_default_rules: bool = False,
                         tie_breaker: int = 0, scope: str = "") -> Any:
+            nonlocal seen, fits
             key = (css, read_from, is_default_rules, tie_breaker, scope)
             variables = stylesheet._variables
-            if checked[0] is not variables:
-                checked[0], checked[1] = variables, variables == self._stored_variables
+            if variables is not seen:
+                seen, fits = variables, variables == self._stored_variables
                 if variables != self._used_variables:  # the first parse, or a theme set since
                     self._used, self._used_variables = {}, dict(variables)
-            rules = self._stored.get(key) if checked[1] else None
+            rules = self._stored.get(key) if fits else None
             if rules is None:
                 rules = parse(css, read_from, is_default_rules, tie_breaker, scope)
                 self._missed = True

@@ -237,8 +237,9 @@ class PacedScreen(Screen):
     #: the first layout waits (hold_first_layout): the timer that ends the wait
     _hold: asyncio.TimerHandle | None = None
     _released: asyncio.Event | None = None
-    #: run between the held first layout and its paint (after_first_layout)
-    _laid_out_hooks: list[Callable[[], object]] = []
+    #: run between the held first layout and its paint (after_first_layout;
+    #: made by hold_first_layout, read only while held)
+    _laid_out_hooks: list[Callable[[], object]]
 
     def __init__(self, name: str | None = None, id: str | None = None,
                  classes: str | None = None) -> None:
