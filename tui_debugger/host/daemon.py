@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from backends.errors import DebuggerError, InternalError
 from backends.process import (
+    HOST_TAG,
     become_subreaper,
     end_descendants,
     reap_orphans_forever,
@@ -30,6 +31,8 @@ from backends.process import (
 )
 
 from backends import early_adapter, spare_program
+
+from .. import paths
 
 # The hub, the commands and pydantic are imported by serve(): a host told to
 # (--debugpy) starts debugpy's adapter before it imports them.
@@ -134,6 +137,7 @@ async def serve(spec: HostSpec, as_json: bool = False) -> int:
         answer = result_answer(result, as_json)
     _write_ready(HostReady(ok=True, result=result.model_dump(mode="json", by_alias=True),
                            cli=answer))
+    remember_program()
     session = hub.local(None)
     assert session is not None
     cfg = settings()
@@ -300,6 +304,7 @@ def main(argv: list[str] | None = None) -> int:
     pause()  # until the start command is answered (serve)
     if "--debugpy" in argv:
         start_debugpy_early()
+        start_remembered_program()
     try:
         import_host_modules(debugpy="--debugpy" in argv)
         from .warm_stay import WarmState
@@ -336,6 +341,44 @@ def start_debugpy_early() -> None:
     become_subreaper()
     start_orphan_watchdog()
     early_adapter.start(os.getcwd(), preexec=_die_with(os.getpid()) if _LIBC is not None else None)
+
+
+def _memory_path() -> str | None:
+    try:
+        return str(paths.runtime_dir() / spare_program.MEMORY_FILE)
+    except Exception:  # no runtime directory of ours: nothing remembered
+        return None
+
+
+def start_remembered_program() -> None:
+    """The program the last launch in this directory started, up to its
+    launch (backends/spare_program.py), while this host imports: a cold
+    host's launch takes it as a warm host's takes its spare (a warm host
+    starts its spare from its own last launch, warm_stay)."""
+    from backends.process import _LIBC, _die_with
+
+    path = _memory_path()
+    if path is None or spare_program.pending():
+        return
+    cwd = os.getcwd()
+    if spare_program.recall(spare_program.read_memory(path, cwd), cwd):
+        spare_program.start(preexec=_die_with(os.getpid()) if _LIBC is not None else None)
+
+
+def remember_program() -> None:
+    """What this session's launch started, for the next cold host in its
+    directory (start_remembered_program); written by a thread, off the way
+    of the session's first answer."""
+    cwd = spare_program.last_directory()
+    path = _memory_path()
+    if cwd is None or path is None:
+        return
+    # None (its launch set variables of its own): the directory's old entry goes.
+    memory = spare_program.recollection(ignore=frozenset({HOST_TAG}))
+    import threading
+
+    threading.Thread(target=spare_program.write_memory, args=(path, cwd, memory),
+                     name="program-memory", daemon=True).start()
 
 
 if __name__ == "__main__":
