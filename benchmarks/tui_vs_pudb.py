@@ -30,6 +30,12 @@ joining a headless `tui-debugger start` (the session in another process), pudb.
 Then the in-process figures of `benchmarks/tui_step.py` (Textual's Pilot, no
 terminal), unless --no-pilot.
 
+With --floor, two more figures of the same run, what any debugger with
+debugpy's adapter under a screen in tmux pays before its own work: tmux alone
+(a program that repaints one line on each key, key to screen as above) and
+debugpy alone (next -> stopped -> stackTrace, the part of a step a new source
+line needs, a bare DAP client on debugpy's adapter: benchmarks/step_latency.py).
+
 Needs tmux, and pudb (`pip install -e '.[bench]'`).
 """
 
@@ -223,6 +229,46 @@ def pudb_env(folder: Path, program: Path, line: int) -> dict[str, str]:
 
 TOOLS = ["tui-debugger", "tui-debugger ui", "pudb"]
 
+#: the least a program in tmux can do for a key: repaint one line
+ECHO = r"""
+import os, tty
+tty.setraw(0)
+n = 0
+os.write(1, b"\x1b[2J\x1b[Hkeys: 0.")
+while os.read(0, 64):
+    n += 1
+    os.write(1, b"\x1b[H\x1b[2Kkeys: %d." % n)
+"""
+
+
+def tmux_floor(folder: Path, steps: int, quiet: float) -> list[float]:
+    """Key to screen in seconds for ECHO, each key measured as a step is."""
+    tmux = Tmux(folder)
+    tmux.start(folder, {"TERM": "xterm-256color"}, [sys.executable, "-c", ECHO])
+    try:
+        wait_for(tmux, lambda s: "keys: 0." in s, "the echo program")
+        time.sleep(0.3)
+        shown = []
+        for n in range(1, steps + 1):
+            _, at, _ = one_step(tmux, "n", lambda s, n=n: f"keys: {n}." in s,
+                                lambda s, n=n: f"keys: {n}." in s, quiet)
+            shown.append(at)
+        return shown
+    finally:
+        tmux.stop()
+
+
+def debugpy_floor(folder: Path, steps: int) -> list[float]:
+    """next -> stopped -> stackTrace in seconds, a bare DAP client on debugpy's adapter."""
+    import asyncio
+    sys.path.insert(0, str(ROOT))
+    from benchmarks.step_latency import PROGRAM, raw_rounds
+    program = folder / "raw_loop.py"
+    program.write_text(PROGRAM)
+    to_line: list[float] = []
+    asyncio.run(raw_rounds(str(program), steps, to_line=to_line))
+    return to_line
+
 
 def tool(name: str) -> Tool:
     exe = shutil.which("tui-debugger") or str(Path(sys.executable).parent / "tui-debugger")
@@ -341,6 +387,8 @@ def main() -> int:
     parser.add_argument("--no-big", action="store_true", help="skip the big-locals scenario")
     parser.add_argument("--no-pilot", action="store_true",
                         help="skip the in-process figures (benchmarks/tui_step.py)")
+    parser.add_argument("--floor", action="store_true",
+                        help="also measure tmux alone and debugpy alone (what any front end pays)")
     ns = parser.parse_args()
     names = ns.only or TOOLS
     figures: dict[tuple[str, str], dict[str, list[float]]] = {}
@@ -366,6 +414,9 @@ def main() -> int:
                 LOOP_SOURCE.update(enumerate(FLOOD.splitlines(), 1))
                 figures[(name, "flood")] = run_steps(t, folder, flood, FLOOD_LINE, max(5, ns.steps // 3),
                                                      ns.quiet, flood=True)
+        if ns.floor:
+            floor = {"tmux": tmux_floor(folder, ns.steps, ns.quiet),
+                     "debugpy": debugpy_floor(folder, ns.steps)}
     print(f"tmux {WIDTH}x{HEIGHT}, {ns.steps} steps; milliseconds from the key (median / p95)\n")
     compare = "pudb" in names and len(names) > 1
     print(f"{'':34}" + "".join(f"{n:>24}" for n in names)
@@ -396,6 +447,15 @@ def main() -> int:
             ratio = f"   {medians[0] / pudb:5.1f}x" if medians[0] >= pudb / 10 else \
                 f"   {medians[0] / pudb:5.2f}x"
         print(f"{label:34}" + "".join(f"{c:>24}" for c in cells) + ratio)
+    if ns.floor:
+        tmux_ms, debugpy_ms = (median_p95(floor[k]) for k in ("tmux", "debugpy"))
+        print(f"\n{'tmux alone: key -> one line repainted':50}{tmux_ms[0]:8.1f} / {tmux_ms[1]:6.1f}")
+        print(f"{'debugpy alone: next -> stopped -> stackTrace':50}"
+              f"{debugpy_ms[0]:8.1f} / {debugpy_ms[1]:6.1f}")
+        print(f"{'the two together (medians)':50}{tmux_ms[0] + debugpy_ms[0]:8.1f}")
+        if "pudb" in names:
+            pudb_line = median_p95(figures[("pudb", "steps")]["source line"])[0]
+            print(f"{'1.2x pudb, step: source line':50}{1.2 * pudb_line:8.1f}")
     if not ns.no_big:
         print("\nbig locals / small locals, step settled (median): " + ", ".join(
             f"{name} {median_p95(figures[(name, 'big')]['settled'])[0] / median_p95(figures[(name, 'steps')]['settled'])[0]:.2f}x"

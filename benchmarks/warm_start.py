@@ -3,10 +3,13 @@ stop, cold (TUI_DEBUGGER_WARM=0: a new host each time) against warm (the
 host the last round's session left, tui_debugger/warm.py), rounds
 alternated so both meet the same minutes of the machine; `stop` after each.
 
-    python benchmarks/warm_start.py [--rounds N] [--program FILE] [--no-spare]
+    python benchmarks/warm_start.py [--rounds N] [--program FILE] [--no-spare] [--forget]
 
 `--no-spare`: also warm rounds whose warm host's spare program process is
 ended first (backends/spare_program.py), so the program starts cold.
+`--forget`: also cold rounds with nothing remembered of the last launch
+(its `last-programs.data` removed first), so the cold host starts no spare
+program before its imports, as the very first `start` in a directory.
 
 One untimed warm round first makes the warm host; `warm stop` ends it at
 the end. Prints medians and the ratio measured in this run.
@@ -40,6 +43,7 @@ def main() -> None:
     parser.add_argument("--program", default=os.path.join(os.path.dirname(__file__), "..",
                                                           "examples", "inventory.py"))
     parser.add_argument("--no-spare", action="store_true")
+    parser.add_argument("--forget", action="store_true")
     ns = parser.parse_args()
     program = os.path.abspath(ns.program)
     with tempfile.TemporaryDirectory() as tmp:
@@ -50,6 +54,9 @@ def main() -> None:
                     "warm": {**env, "TUI_DEBUGGER_WARM": "1"}}
         if ns.no_spare:
             variants["warm, no spare"] = variants["warm"]
+        if ns.forget:
+            variants = {"cold": variants.pop("cold"),
+                        "cold, nothing remembered": {**env, "TUI_DEBUGGER_WARM": "0"}, **variants}
         once(variants["warm"], program)
         runs: dict[str, list[float]] = {k: [] for k in variants}
         for _ in range(ns.rounds):
@@ -59,8 +66,12 @@ def main() -> None:
                     from tui_startup import end_spares
 
                     end_spares(variant["TUI_DEBUGGER_RUNTIME_DIR"])
+                if name == "cold, nothing remembered":
+                    memory = os.path.join(variant["TUI_DEBUGGER_RUNTIME_DIR"], "last-programs.data")
+                    if os.path.exists(memory):
+                        os.unlink(memory)
                 runs[name].append(once(variant, program))
-                if name == "cold" and len(variants) > 2:
+                if name.startswith("cold") and len(variants) > 2:
                     # A warm start right after a cold session's end waits
                     # ~0.3 s for the warm host (seen, not explained yet): an
                     # untimed warm round, so both warm kinds follow one.
@@ -73,6 +84,9 @@ def main() -> None:
               f"{statistics.median(took) * 1000:.0f} ms (min {min(took) * 1000:.0f}, "
               f"max {max(took) * 1000:.0f})")
     print(f"warm / cold: {statistics.median(runs['warm']) / statistics.median(runs['cold']):.2f}x")
+    if ns.forget:
+        print("cold / cold with nothing remembered: "
+              f"{statistics.median(runs['cold']) / statistics.median(runs['cold, nothing remembered']):.2f}x")
 
 
 if __name__ == "__main__":
